@@ -14,7 +14,7 @@ import { createPublicKey as createPublicKey3 } from "node:crypto";
 import { readFileSync as readFileSync2 } from "node:fs";
 
 // src/audit/approval-evidence.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 
 // src/format/money.ts
 var DECIMAL = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
@@ -222,6 +222,7 @@ function repeats() {
 }
 
 // src/audit/approver-pool.ts
+import { createHash as createHash3 } from "node:crypto";
 var HOLD_ORDER = ["named", "joined", "unknown", "out"];
 var GENERAL = "approvers";
 var BY_KIND = "approvers for ";
@@ -243,22 +244,25 @@ var RecordedPools = class {
       );
       this.snapshots.push({
         seq,
-        settings: new Map(approverSettings.map((s) => [s.name, s.value]))
+        settings: new Map(approverSettings.map((s) => [s.name, s.value])),
+        fingerprint: createHash3("sha256").update(canonicalJson(policy.settings), "utf8").digest("hex")
       });
     }
     if (!policy?.group) return;
     const group = this.members.get(policy.group) ?? /* @__PURE__ */ new Map();
     this.members.set(policy.group, group);
     const note = (user, joined) => group.set(user, [...group.get(user) ?? [], { seq, joined }]);
+    for (const user of policy.members ?? []) note(user, true);
     for (const user of policy.added ?? []) note(user, true);
     for (const user of policy.removed ?? []) note(user, false);
   }
   /**
-   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if the
-   * settings in force at the step had them, out only if every settings recorded up to the window's end
+   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells. A step
+   * naming its settings: as judgedStanding says. Otherwise in if the settings in force at the step had them, out only if every settings recorded up to the window's end
    * was people by ID and none named them, else unknown. Undefined: no approvers recorded.
    */
   standing(kind, person, place) {
+    if (place.settings !== void 0) return this.judgedStanding(kind, person, place.settings, place);
     const window = this.window(place);
     if (!window) return void 0;
     const pool = (s) => [poolOf(s.settings, kind)];
@@ -272,15 +276,39 @@ var RecordedPools = class {
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
    * by ID in every settings recorded up to the window's end (`in`), in none and in no group (`out`), or
-   * maybe (`unknown`: named in some, or a recorded join not ruling out a leave the bot never saw).
+   * maybe (`unknown`: named in some, or a recorded join not ruling out a leave the bot never saw). A
+   * step naming its settings is judged by those alone (unknown when the archive lacks them).
    * Undefined: no approvers recorded.
    */
   holderStanding(holder, place) {
+    if (place.settings !== void 0) {
+      const judging = this.judging(place.settings);
+      if (!judging) return "unknown";
+      const { hold } = this.holdOf(anyKindPools(judging.settings), holder, place, place.step ?? 0);
+      return hold === "named" ? "in" : hold === "out" ? "out" : "unknown";
+    }
     const window = this.window(place);
     if (!window) return void 0;
     const holds = window.upTo.map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
     if (holds.every((h) => h.hold === "named")) return "in";
     return holds.every((h) => h.hold === "out") ? "out" : "unknown";
+  }
+  /**
+   * A step that names the settings that judged it: in when they name `person` (or everyone) or the
+   * chain shows them in a group they name (as `joined` reads it); out when they name neither the person
+   * nor any group; unknown for a group's member not shown in it, or when the archive lacks those settings.
+   */
+  judgedStanding(kind, person, print, place) {
+    const judging = this.judging(print);
+    if (!judging) return { standing: "unknown", groups: [], missing: print };
+    const until = this.window(place)?.until ?? 0;
+    const { hold, groups } = this.holdOf([poolOf(judging.settings, kind)], person, place, until);
+    if (hold === "named" || hold === "joined") return { standing: "in", groups: [] };
+    return { standing: hold === "out" ? "out" : "unknown", groups };
+  }
+  /** The recorded settings with this fingerprint (equal fingerprints, equal settings). */
+  judging(print) {
+    return this.snapshots.find((s) => s.fingerprint === print);
   }
   /**
    * The settings an approval at `place` may have been judged under: `inForce`, the newest recorded
@@ -339,7 +367,7 @@ function anyKindPools(settings) {
 }
 
 // src/audit/passkey-keys.ts
-import { createHash as createHash3, createPublicKey, verify } from "node:crypto";
+import { createHash as createHash4, createPublicKey, verify } from "node:crypto";
 
 // node_modules/@simplewebauthn/server/esm/helpers/iso/isoCBOR.js
 var isoCBOR_exports = {};
@@ -934,7 +962,7 @@ function passkeyPem(coseBase64url) {
   return passkeyKey(coseBase64url).key.export({ type: "spki", format: "pem" }).toString();
 }
 function assertionData(authenticatorData, clientDataJSON) {
-  return Buffer.concat([authenticatorData, createHash3("sha256").update(clientDataJSON).digest()]);
+  return Buffer.concat([authenticatorData, createHash4("sha256").update(clientDataJSON).digest()]);
 }
 function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
   try {
@@ -947,7 +975,7 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 // src/audit/approval-evidence.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
 function unknownStanding(who, person, answer) {
-  const why = answer.early ? "the archive holds no settings recorded before their approval step; those that judged it may predate the archive" : answer.groups.length === 0 ? "not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)" : `the archive records no joining of ${answer.groups.join(", ")} by ${person} still standing when they approved (none, or a leaving since), and the bot records only the changes it sees`;
+  const why = answer.missing ? `the archive does not hold the settings that judged their approval step (fingerprint ${short2(answer.missing)})` : answer.early ? "the archive holds no settings recorded before their approval step; those that judged it may predate the archive" : answer.groups.length === 0 ? "not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)" : `the archive records no joining of ${answer.groups.join(", ")} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
   return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
@@ -1013,14 +1041,14 @@ var EvidenceWalk = class {
   }
   /**
    * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
-   * place. A second step by one approver in a round (only a store edit writes one) keeps the first's time.
+   * place. A second step by one approver in a round (only a store edit writes one) keeps the first's
+   * time, place and settings.
    */
   readApproval(requestId, actor, entry, at) {
     const round = this.rounds.get(requestId) ?? /* @__PURE__ */ new Map();
-    const first = round.get(actor);
-    const seq = entry.seq ?? 0;
-    const keep = first !== void 0 && first.at <= at;
-    round.set(actor, { at: keep ? first.at : at, seq: first?.seq ?? seq, onBehalfOf: entry.onBehalfOf });
+    const first = round.get(actor) ?? { at, seq: entry.seq ?? 0, settings: entry.policyFingerprint };
+    const { seq, settings } = first;
+    round.set(actor, { at: Math.min(first.at, at), seq, onBehalfOf: entry.onBehalfOf, settings });
     this.rounds.set(requestId, round);
   }
   /**
@@ -1030,9 +1058,10 @@ var EvidenceWalk = class {
   approvedAt(entry, user) {
     return this.rounds.get(entry.requestId ?? "")?.get(user)?.at ?? Date.parse(entry.at);
   }
-  /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
+  /** Where in the chain `user` approved the request this entry sent, under which settings, and where it was sent. */
   placeOf(entry, user) {
-    return { step: this.rounds.get(entry.requestId ?? "")?.get(user)?.seq, sent: entry.seq ?? 0 };
+    const approval = this.rounds.get(entry.requestId ?? "")?.get(user);
+    return { step: approval?.seq, sent: entry.seq ?? 0, settings: approval?.settings };
   }
   readPolicy(entry, segment) {
     const settings = entry.policy?.settings ?? [];
@@ -1254,7 +1283,7 @@ function clientProblem(clientDataJSON, policy, challenge) {
   return void 0;
 }
 function authenticatorProblem(authenticatorData, policy) {
-  const rpIdHash = createHash4("sha256").update(policy.rpId, "utf8").digest();
+  const rpIdHash = createHash5("sha256").update(policy.rpId, "utf8").digest();
   if (authenticatorData.length < 37 || !rpIdHash.equals(authenticatorData.subarray(0, 32))) {
     return `is not for relying party ${policy.rpId}`;
   }
@@ -1299,7 +1328,7 @@ function placedEntries(segments) {
 }
 
 // src/audit/crypto.ts
-import { createHash as createHash5, createPublicKey as createPublicKey2, verify as verify2 } from "node:crypto";
+import { createHash as createHash6, createPublicKey as createPublicKey2, verify as verify2 } from "node:crypto";
 var HEX_KEY = /^[0-9a-f]{64}$/;
 function publicKeyHex(key) {
   const jwk = createPublicKey2(key).export({ format: "jwk" });
@@ -1325,7 +1354,7 @@ function signatureHolds(text, signature, keyHex) {
   }
 }
 var short3 = (hex) => `${hex.slice(0, 12)}…`;
-var sha256Hex = (bytes) => createHash5("sha256").update(bytes).digest("hex");
+var sha256Hex = (bytes) => createHash6("sha256").update(bytes).digest("hex");
 
 // src/audit/segments.ts
 import { readdirSync, readFileSync, statSync } from "node:fs";

@@ -1,5 +1,6 @@
 // `npm start`: start-up (wiring/startup.ts) with the process environment, then wait for a signal to stop.
 
+import { PolicyNotRecorded } from './approvals/index.js';
 import { ConfigError } from './config.js';
 import { armCrashPoint } from './crash-points.js';
 import { createLogger, type Logger } from './log.js';
@@ -72,7 +73,7 @@ function refusedToStart(error: unknown): boolean {
     for (const problem of error.problems) logger.error(problem, { hint: 'See docs/configuration.md' });
     return true;
   }
-  if (error instanceof StartupRefused) {
+  if (error instanceof StartupRefused || error instanceof PolicyNotRecorded) {
     logger.error(error.message);
     return true;
   }

@@ -1,6 +1,7 @@
 // Members of Slack user groups, as the roles and approver pools name them. The Slack side supplies the
 // reading (usergroups.users.list); the engine knows no Slack. Membership is trusted for a short while,
-// then read again; a re-read that finds people added or removed says so, so the change can be recorded.
+// then read again; the first read says who the members are, and a re-read that finds people added or
+// removed says so, so both can be recorded.
 
 /** The difference a re-read found against what was known before (both empty on a first read). */
 export interface MembershipChange {
@@ -9,8 +10,11 @@ export interface MembershipChange {
 }
 
 export interface GroupMembersOptions {
-  /** Reads a group's members now (absent: every group is empty, as without Slack). */
-  read?: ((groupId: string) => Promise<string[]>) | undefined;
+  /**
+   * Reads a group's members now; undefined when they cannot be read yet (no Slack client): nothing is
+   * known then. Absent: every group is empty, as without Slack.
+   */
+  read?: ((groupId: string) => Promise<string[] | undefined>) | undefined;
   /** How long membership is trusted before it is read again (default two minutes). */
   cacheMs?: number | undefined;
   now?: (() => number) | undefined;
@@ -33,6 +37,7 @@ export class GroupMembers {
   /** One read per group at a time: callers asking together share it. */
   private readonly reading = new Map<string, Promise<Set<string>>>();
   private readonly listeners: Array<(group: string, added: string[], removed: string[]) => void> = [];
+  private readonly firstReads: Array<(group: string, members: string[]) => void> = [];
 
   constructor(private readonly options: GroupMembersOptions = {}) {
     if (options.onMembershipChange) this.listeners.push(options.onMembershipChange);
@@ -41,6 +46,14 @@ export class GroupMembers {
   /** Also tell `listener` of each membership change a re-read finds. */
   onMembershipChange(listener: (group: string, added: string[], removed: string[]) => void): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Also tell `listener` of each group's members as this process first reads them (the changes come
+   * after); like a change's listener, one that throws fails that read.
+   */
+  onFirstRead(listener: (group: string, members: string[]) => void): void {
+    this.firstReads.push(listener);
   }
 
   /** The group's members, from the cache while it is fresh. */
@@ -66,9 +79,13 @@ export class GroupMembers {
   }
 
   private async readNow(group: string): Promise<Set<string>> {
-    const members = new Set((await this.options.read?.(group)) ?? []);
+    const read = await this.options.read?.(group);
+    const members = new Set(read ?? []);
+    // Nothing read (no Slack yet): nothing is known, kept or told.
+    if (read === undefined) return members;
     const before = this.known.get(group)?.members;
     this.known.set(group, { members, until: this.now() + (this.options.cacheMs ?? GROUP_CACHE_MS) });
+    if (!before) for (const tell of this.firstReads) tell(group, [...members]);
     if (before) {
       const { added, removed } = difference(before, members);
       if (added.length || removed.length) for (const tell of this.listeners) tell(group, added, removed);

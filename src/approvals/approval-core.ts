@@ -53,11 +53,6 @@ export interface EngineOptions {
   signing?: SigningOptions | undefined;
 }
 
-/**
- * A conditional write inside a locked section found the request changed since the section read it:
- * the lock had lapsed (a GC pause, a slow store) and another replica moved it on. Nothing was written;
- * `locked` runs the section again on a fresh read, under a fresh hold of the lock.
- */
 /** What a click decides under the lock: a result, a final approval to re-check first, or a request that changed. */
 type ApproveStep =
   | ActionResult
@@ -67,6 +62,10 @@ type ApproveStep =
 /** An approval as the core takes it: the click, what was seen, and a passkey assertion when signed. */
 type ApproveAs = ClickOptions & SeenRound & { evidence?: ApprovalEvidence | undefined };
 
+/**
+ * A conditional write in a locked section found the request changed since it read it (the lock lapsed;
+ * another replica moved it on): nothing was written, and `locked` runs it again, freshly read and locked.
+ */
 export class WriteRefusedError extends Error {
   override name = 'WriteRefusedError';
   readonly code = ApprovalErrorCode.WriteRefused;
@@ -98,6 +97,7 @@ export class ApprovalCore implements CoreSections {
   private readonly listeners: ApprovalListener[] = [];
   private readonly filing: FilingDeps;
   private keyId: string | undefined;
+  policyFingerprint: string | undefined; // the settings judging clicks, once recorded: on each approval step
 
   constructor(readonly options: EngineOptions) {
     this.repo = new ApprovalRepository(options.store, options.custody.environment);
@@ -381,7 +381,8 @@ export class ApprovalCore implements CoreSections {
     const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
     if (isFinal && needsRecheck(request))
       return this.markChecking(request, user, now, check.onBehalfOf, click, signing.evidence);
-    const next = withApproval(request, user, now, check.onBehalfOf, signing.evidence, signing.unsigned);
+    const given = { ...signing, onBehalfOf: check.onBehalfOf, policyFingerprint: this.policyFingerprint };
+    const next = withApproval(request, user, now, given);
     const over = await this.writeApproval(request, next, { click });
     if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
     return { ok: true, request: next };

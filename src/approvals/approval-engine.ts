@@ -85,6 +85,7 @@ export class ApprovalEngine {
   private readonly inFlight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  private trailOpen = false;
 
   constructor(private readonly options: ApprovalEngineOptions) {
     const core = new ApprovalCore(options);
@@ -342,6 +343,10 @@ export class ApprovalEngine {
   recordMembershipChange(group: string, added: readonly string[], removed: readonly string[]) {
     return this.trail.recordMembershipChange(group, added, removed);
   }
+  /** Record a user group's members as first read, when they differ from those last recorded. */
+  recordGroupMembers(group: string, members: readonly string[]) {
+    return this.trail.recordGroupMembers(group, members);
+  }
   onPolicyRecorded(listener: PolicyRecordListener): void {
     this.trail.onPolicyRecorded(listener);
   }
@@ -429,10 +434,23 @@ export class ApprovalEngine {
     await this.tracker.tick();
   }
 
+  /**
+   * Before the bot takes a click or sends anything: the trail checked and the settings in effect recorded
+   * (EngineAudit.open; PolicyNotRecorded when they cannot be), each approval step naming them from then
+   * on. start() makes it when not made yet.
+   */
+  async openTrail(): Promise<void> {
+    if (this.trailOpen) return;
+    const recorded = await this.trail.open(this.options.policySnapshot);
+    if (recorded) this.core.policyFingerprint = recorded;
+    this.trailOpen = true;
+  }
+
   /** Pick up in-flight requests (other environments' closed first), then sweep periodically. */
   async start(): Promise<void> {
-    // The audit trail first: checked, the settings recorded, interrupted exports told (EngineAudit.start).
-    await this.trail.start(this.options.policySnapshot);
+    // The audit trail first: opened, then what it held told and interrupted exports (EngineAudit.start).
+    await this.openTrail();
+    await this.trail.start();
     await this.core.repo.migrateLegacyOpenSet();
     await closeOtherEnvironments(this.core);
     await this.tracker.resume();

@@ -14,7 +14,8 @@ import {
   type UndeliveredListener,
 } from '../audit/index.js';
 import type { ApprovalCore, EngineOptions } from './approval-core.js';
-import type { PolicySnapshot } from './policy-record.js';
+import { ApprovalErrorCode } from './error-codes.js';
+import { fingerprint, type PolicySnapshot } from './policy-record.js';
 import { PolicyRecorder, type PolicyRecordListener } from './policy-recorder.js';
 import type { AuditEntry } from './types.js';
 
@@ -32,6 +33,19 @@ export interface AuditSideOptions extends EngineOptions {
 /** What an audit export is about: who asked, their words, the range, how many entries. */
 export type AuditExportAsk = Pick<AuditExportRecord, 'actor' | 'words' | 'subject' | 'entries'>;
 
+/** The settings in effect could not be put on the record at start: the start stops, taking no approvals. */
+export class PolicyNotRecorded extends Error {
+  override name = 'PolicyNotRecorded';
+  readonly code = ApprovalErrorCode.PolicyNotRecorded;
+
+  constructor(cause: unknown) {
+    super(
+      `The settings this bot runs with could not be recorded in the audit trail, so it does not start: a bot that cannot record which settings judged its approvals must not take any. Cause: ${String(cause)}`,
+      { cause },
+    );
+  }
+}
+
 export class EngineAudit {
   readonly #core: ApprovalCore;
   /** Audit exports under way; one a crash interrupted is told to the person who asked. */
@@ -41,6 +55,10 @@ export class EngineAudit {
   /** Puts policy changes (settings at start, user group members) on the record. */
   readonly #recorder: PolicyRecorder;
   readonly #log: AuditSideOptions['log'];
+  /** From open() until start(), what the listeners are told waits: they are there once the bot listens. */
+  #held: Array<() => Promise<void>> | undefined;
+  readonly #alarmListeners: AuditAlarmListener[] = [];
+  readonly #policyListeners: PolicyRecordListener[] = [];
 
   constructor(core: ApprovalCore, options: AuditSideOptions) {
     this.#core = core;
@@ -67,6 +85,10 @@ export class EngineAudit {
       now,
       logger: options.log,
     });
+    this.#keeper.onAlarm(this.#relay(this.#alarmListeners, 'an audit break could not be told'));
+    this.#recorder.onRecorded(
+      this.#relay(this.#policyListeners, 'a policy change was recorded but could not be told'),
+    );
   }
 
   /** The audit parts, for the engine's registry of parts (engine-parts.ts: tests only). */
@@ -75,26 +97,36 @@ export class EngineAudit {
   }
 
   /**
-   * The trail's part of the engine's start: checked (and its head signed) before anything is appended
-   * to it, only a signing key that differs from the store's stopping the start; then the settings this
-   * start runs with, on the record when they changed; then an export a crash interrupted is told, even
-   * when the rest of the resume fails.
+   * The trail's part of a start that comes before the bot takes a click or sends anything: checked (and
+   * its head signed) before anything is appended to it, then the settings this start runs with on the
+   * record when they changed. A signing key that differs from the store's stops the start, and so do
+   * settings that cannot be recorded (PolicyNotRecorded): every approval step must have the settings
+   * that judged it on the record before it. What the listeners are to hear waits for start(). Returns
+   * the fingerprint of the settings recorded (undefined: none to record).
    */
-  async start(snapshot: PolicySnapshot | undefined): Promise<void> {
+  async open(snapshot: PolicySnapshot | undefined): Promise<string | undefined> {
+    this.#held ??= [];
     await this.#keeper.start().catch((error: unknown) => {
       if (error instanceof AuditKeyMismatch) throw error;
       this.#log?.warn('the audit trail could not be checked at start; checked again daily', {
         error: String(error),
       });
     });
-    // The start goes on without the record of the settings.
-    if (snapshot) {
-      await this.#recorder.recordAtStart(snapshot).catch((error: unknown) => {
-        this.#log?.warn('the policy could not be recorded at start; recorded at the next start', {
-          error: String(error),
-        });
-      });
-    }
+    if (!snapshot) return undefined;
+    await this.#recorder.recordAtStart(snapshot).catch((error: unknown) => {
+      throw new PolicyNotRecorded(error);
+    });
+    return fingerprint(snapshot);
+  }
+
+  /**
+   * The rest of the trail's start, once the bot listens: what open() held is told, then an export a
+   * crash interrupted, even when the rest of the resume fails.
+   */
+  async start(): Promise<void> {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const tell of held) await tell();
     await this.#settleExports();
   }
 
@@ -119,6 +151,19 @@ export class EngineAudit {
     return this.#keeper.idle();
   }
 
+  /** Tells `listeners` each piece of news, or holds it from open() until start(); a failure is only logged. */
+  #relay<A extends unknown[]>(listeners: Array<(...news: A) => Promise<void>>, failed: string) {
+    const tellAll = async (...news: A) => {
+      for (const listener of listeners) {
+        await listener(...news).catch((error: unknown) => this.#log?.warn(failed, { error: String(error) }));
+      }
+    };
+    return async (...news: A): Promise<void> => {
+      if (this.#held) this.#held.push(() => tellAll(...news));
+      else await tellAll(...news);
+    };
+  }
+
   /** Audit exports a stopped process left undelivered: marked and told (see AuditExports). Never throws. */
   async #settleExports(): Promise<void> {
     await this.#exports.settle().catch((error: unknown) => {
@@ -137,9 +182,14 @@ export class EngineAudit {
     return this.#recorder.recordMembershipChange(group, added, removed);
   }
 
+  /** Record a user group's members as first read (see PolicyRecorder). */
+  recordGroupMembers(group: string, members: readonly string[]): Promise<AuditEntry | undefined> {
+    return this.#recorder.recordMembers(group, members);
+  }
+
   /** Told of each policy change once it is in the audit chain. */
   onPolicyRecorded(listener: PolicyRecordListener): void {
-    this.#recorder.onRecorded(listener);
+    this.#policyListeners.push(listener);
   }
 
   /** The newest `n` audit entries. */
@@ -172,7 +222,7 @@ export class EngineAudit {
 
   /** Told of each new audit break (at start, daily, or found by an append). */
   onAuditAlarm(listener: AuditAlarmListener): void {
-    this.#keeper.onAlarm(listener);
+    this.#alarmListeners.push(listener);
   }
 
   /** This environment's audit entries with `at` in [from, to), oldest first, as stored (chain fields too). */

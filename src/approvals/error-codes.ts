@@ -16,6 +16,7 @@ export const ApprovalErrorCode = {
   CustodyCallFailed: 'custody_call_failed',
   LimitIndexChanged: 'limit_index_changed',
   StaleRound: 'stale_round',
+  PolicyNotRecorded: 'policy_not_recorded',
 } as const;
 export type ApprovalErrorCode = (typeof ApprovalErrorCode)[keyof typeof ApprovalErrorCode];
 

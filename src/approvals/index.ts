@@ -11,6 +11,7 @@ export {
   WITHDRAWN_NOTE_START,
 } from './delegation-requests.js';
 export { FREEZE_REASON_MAX, FREEZE_REASON_MIN, InvalidDraftError, purposeProblem } from './draft.js';
+export { PolicyNotRecorded } from './engine-audit.js';
 export type { ApprovalReadiness } from './engine-questions.js';
 export { ApprovalErrorCode } from './error-codes.js';
 export { type ExtendResult, originalLifetimeMs, shortDuration } from './extend.js';

@@ -155,3 +155,8 @@ export function describePolicy(snapshot: PolicySnapshot): string[] {
 export function membershipLine(group: string, added: readonly string[], removed: readonly string[]): string {
   return `members of ${mentionOf(group)}: ${setDifference(added, removed)}`;
 }
+
+/** `members of @S1: @U1, @U2` (or `nobody`): a group's members as read. */
+export function membersLine(group: string, members: readonly string[]): string {
+  return `members of ${mentionOf(group)}: ${members.length ? ids(members).map(mentionOf).join(', ') : NOBODY}`;
+}

@@ -1,6 +1,7 @@
 // Puts the policy on the record: at each start, the settings in effect are compared with the last ones
 // the audit chain holds, and a difference (or a first policy) becomes a `policy-changed` entry; a user
-// group's members seen to change become one too. Once across replicas: each decision is re-checked
+// group's members as first read after a start, when they differ from those last recorded, and their
+// changes seen later, become one too. Once across replicas: each decision is re-checked
 // inside a lock every replica shares. The entry is in the chain before anyone is told.
 
 import type { AuditLog } from '../audit/index.js';
@@ -10,6 +11,7 @@ import {
   describePolicy,
   fingerprint,
   membershipLine,
+  membersLine,
   type PolicySnapshot,
 } from './policy-record.js';
 import type { ServiceEnvironment } from './ports.js';
@@ -93,7 +95,7 @@ export class PolicyRecorder {
     removed: readonly string[],
   ): Promise<AuditEntry | undefined> {
     const { store, log, environment, now } = this.options;
-    const key = `${this.lastKey()}:members:${group}`;
+    const key = this.membersKey(group);
     const entry = await store.withLock(
       this.lockName(),
       async () => {
@@ -122,6 +124,42 @@ export class PolicyRecorder {
     return entry;
   }
 
+  /**
+   * Record user group `group`'s members as this process first read them, when they differ from the
+   * members last recorded (who joined and left since is part of the entry); nothing differs, no entry.
+   */
+  async recordMembers(group: string, members: readonly string[]): Promise<AuditEntry | undefined> {
+    const { store, log, environment, now } = this.options;
+    const key = this.membersKey(group);
+    const entry = await store.withLock(
+      this.lockName(),
+      async () => {
+        const known = (await store.get<Membership>(key)) ?? {};
+        const listed = [...new Set(members)].sort();
+        const joined = listed.filter((user) => known[user] !== 'in');
+        const left = Object.keys(known).filter((user) => known[user] === 'in' && !listed.includes(user));
+        if (joined.length === 0 && left.length === 0) return undefined;
+        const changes = [membersLine(group, listed)];
+        const written = await log.append(environment, {
+          at: now().toISOString(),
+          kind: 'policy',
+          action: POLICY_CHANGED,
+          actor: POLICY_ACTOR,
+          subject: `members of ${group}`,
+          note: changes.join('; '),
+          policy: { changes, group, members: listed, added: joined, removed: left.sort() },
+        });
+        for (const user of joined) known[user] = 'in';
+        for (const user of left) known[user] = 'out';
+        await store.set<Membership>(key, known);
+        return written;
+      },
+      LOCK,
+    );
+    if (entry) await this.tell(entry);
+    return entry;
+  }
+
   /** The settings of the newest policy entry in the chain; past a retention cut, the copy beside it. */
   private async lastRecorded(): Promise<LastRecorded | undefined> {
     const entries = await this.options.log.entries(this.options.environment);
@@ -136,6 +174,11 @@ export class PolicyRecorder {
 
   private lastKey(): string {
     return `approvals:policy-record:${this.options.environment}:last`;
+  }
+
+  /** Each member's last recorded place in the group. */
+  private membersKey(group: string): string {
+    return `${this.lastKey()}:members:${group}`;
   }
 
   /** The record stands whether or not the telling works. */

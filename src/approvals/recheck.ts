@@ -106,6 +106,8 @@ export interface RecheckDeps {
       now: Date,
       click?: ClickOptions,
     ): Promise<ApprovalRequest | undefined>;
+    /** The fingerprint of the settings this process judges clicks by, once recorded. */
+    readonly policyFingerprint: string | undefined;
   };
   custody: CustodyGateway;
   policy: Pick<ApprovalPolicy, 'check'>;
@@ -212,7 +214,11 @@ async function finishCleared(
     display: outcome.request.display,
     payload: outcome.request.payload,
   } as ApprovalRequest;
-  const next = withApproval(fresh, user, now, onBehalfOf, current.checking?.evidence);
+  const next = withApproval(fresh, user, now, {
+    onBehalfOf,
+    evidence: current.checking?.evidence,
+    policyFingerprint: core.policyFingerprint,
+  });
   const over = await core.writeApproval(current, next, { click });
   if (!over) return { ok: true, request: next };
   // Past the daily limit: not approved, and the hold is lifted so it can be approved once there is room.

@@ -62,6 +62,8 @@ export interface TransitionStep {
   onBehalfOf?: string;
   note?: string;
   at: Date;
+  /** An approval step: the fingerprint of the settings that judged it. */
+  policyFingerprint?: string;
 }
 
 /**
@@ -112,23 +114,35 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
     ...(step.actor ? { actor: step.actor } : {}),
     ...(step.onBehalfOf ? { onBehalfOf: step.onBehalfOf } : {}),
     ...(step.note ? { note: step.note } : {}),
+    ...(step.policyFingerprint ? { policyFingerprint: step.policyFingerprint } : {}),
   };
   return { ...request, state: to, history: [...request.history, entry] };
+}
+
+/** How an approval was given: in whose place, its passkey assertion, why unsigned, and under which settings. */
+export interface ApprovalGiven {
+  /** A delegate gave it, in this approver's place. */
+  onBehalfOf?: string | undefined;
+  evidence?: ApprovalEvidence | undefined;
+  /** The engine counted a click by the first-passkeys rule. */
+  unsigned?: 'first passkeys' | undefined;
+  /** The fingerprint of the settings that judged the click, on the record before it (policy-record.ts). */
+  policyFingerprint?: string | undefined;
 }
 
 /**
  * The approval added (approved once it is the last needed); `onBehalfOf` when a delegate gave it, and
  * `unsigned` when the engine counted a click by the first-passkeys rule: its step's note says so
- * ("1 of 1 · unsigned: first passkeys"), on the request's history and in its audit entry. Pure.
+ * ("1 of 1 · unsigned: first passkeys"), on the request's history and in its audit entry. The step
+ * carries the fingerprint of the settings that judged it. Pure.
  */
 export function withApproval(
   request: ApprovalRequest,
   user: string,
   now: Date,
-  onBehalfOf?: string,
-  evidence?: ApprovalEvidence,
-  unsigned?: 'first passkeys',
+  given: ApprovalGiven = {},
 ): ApprovalRequest {
+  const { onBehalfOf, evidence, unsigned, policyFingerprint } = given;
   const approval = {
     user,
     at: now.toISOString(),
@@ -147,6 +161,7 @@ export function withApproval(
       ...(onBehalfOf ? { onBehalfOf } : {}),
       note,
       at: now,
+      ...(policyFingerprint ? { policyFingerprint } : {}),
     },
   );
 }

@@ -156,6 +156,11 @@ export interface HistoryEntry {
   /** An approval a delegate gave: the approver in whose place the actor approved. */
   onBehalfOf?: string;
   note?: string;
+  /**
+   * An approval step (`approval-added`, `approved`): the fingerprint of the settings that judged the
+   * click (policy-record.ts), which the audit chain held before the step.
+   */
+  policyFingerprint?: string;
   /** A reminder step: which point of the plan it was, and the approvers it went to. */
   reminder?: ReminderStep;
 }

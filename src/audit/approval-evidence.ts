@@ -15,10 +15,11 @@
 // place it took (forgotten when the request is sent back, its approvals cleared). A passkey
 // registration's approval may be a click (a new install's first passkeys) only while fewer than two
 // approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
-// approver who then held no live passkey. Each approval is by someone an approvers setting that may have
-// judged it named (a delegate's: the approver whose place they took); where only a Slack group could
-// have, and the chain shows no join, or where its step is missing, the report says it cannot tell
-// (approver-pool.ts).
+// approver who then held no live passkey. Each approval is by someone the approvers setting that judged
+// it named (a delegate's: the approver whose place they took): the settings its step names by
+// fingerprint, or for a step written before steps named them, any that may have; where only a Slack
+// group could have, and the chain shows no join, where those settings are not in the archive, or where
+// its step is missing, the report says it cannot tell (approver-pool.ts).
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
@@ -83,15 +84,19 @@ interface RoundApproval {
   /** The step's seq: where in the chain it was recorded. */
   seq: number;
   onBehalfOf?: string;
+  /** The fingerprint of the settings that judged the step, when it names them. */
+  settings?: string | undefined;
 }
 
 /** Why the chain cannot say whether `who` (for `person`) was an approver: no settings yet, other settings, or a group. */
 function unknownStanding(who: string, person: string, answer: PoolAnswer): string {
-  const why = answer.early
-    ? 'the archive holds no settings recorded before their approval step; those that judged it may predate the archive'
-    : answer.groups.length === 0
-      ? 'not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)'
-      : `the archive records no joining of ${answer.groups.join(', ')} by ${person} still standing when they approved (none, or a leaving since), and the bot records only the changes it sees`;
+  const why = answer.missing
+    ? `the archive does not hold the settings that judged their approval step (fingerprint ${short(answer.missing)})`
+    : answer.early
+      ? 'the archive holds no settings recorded before their approval step; those that judged it may predate the archive'
+      : answer.groups.length === 0
+        ? 'not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)'
+        : `the archive records no joining of ${answer.groups.join(', ')} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
   return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 
@@ -171,14 +176,14 @@ class EvidenceWalk {
 
   /**
    * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
-   * place. A second step by one approver in a round (only a store edit writes one) keeps the first's time.
+   * place. A second step by one approver in a round (only a store edit writes one) keeps the first's
+   * time, place and settings.
    */
   private readApproval(requestId: string, actor: string, entry: AuditEntry, at: number): void {
     const round = this.rounds.get(requestId) ?? new Map<string, RoundApproval>();
-    const first = round.get(actor);
-    const seq = entry.seq ?? 0;
-    const keep = first !== undefined && first.at <= at;
-    round.set(actor, { at: keep ? first.at : at, seq: first?.seq ?? seq, onBehalfOf: entry.onBehalfOf });
+    const first = round.get(actor) ?? { at, seq: entry.seq ?? 0, settings: entry.policyFingerprint };
+    const { seq, settings } = first;
+    round.set(actor, { at: Math.min(first.at, at), seq, onBehalfOf: entry.onBehalfOf, settings });
     this.rounds.set(requestId, round);
   }
 
@@ -190,9 +195,10 @@ class EvidenceWalk {
     return this.rounds.get(entry.requestId ?? '')?.get(user)?.at ?? Date.parse(entry.at);
   }
 
-  /** Where in the chain `user` approved the request this entry sent, and where it was sent. */
+  /** Where in the chain `user` approved the request this entry sent, under which settings, and where it was sent. */
   private placeOf(entry: AuditEntry, user: string): ApprovalPlace {
-    return { step: this.rounds.get(entry.requestId ?? '')?.get(user)?.seq, sent: entry.seq ?? 0 };
+    const approval = this.rounds.get(entry.requestId ?? '')?.get(user);
+    return { step: approval?.seq, sent: entry.seq ?? 0, settings: approval?.settings };
   }
 
   private readPolicy(entry: AuditEntry, segment: string): void {

@@ -1,15 +1,22 @@
 // Who the policy let approve a kind of request, as the audit chain records it: the `approvers` setting
 // (or `approvers for <kind>`) of each policy entry, people by ID and Slack user groups, kept in chain
-// order (seq, not time: replicas' clocks differ). The engine judges a click by the settings its process
-// started with, and a process takes clicks before it records them (a record that fails is only a
-// warning), and a replica not yet restarted goes on judging by older settings, so an approval may have
-// been judged under any settings recorded up to the first after the request was sent: only those in
-// force at its step place the person in, the others can only leave it unknown, and only settings that
-// never named them prove them out. A group's members show only as the changes the bot
-// saw (`members of S…` entries): never the members it first read after a start, recorded without
-// waiting, read from a cache up to two minutes old. So a recorded join places someone in a group, and
-// nothing places them out of one: only a pool of people by ID proves someone was not an approver.
-// Mirrors approvals/policy-record.ts's words and access/pools.ts's rules.
+// order (seq, not time: replicas' clocks differ). An approval step that names the settings that judged
+// it (their fingerprint) is judged by those settings alone: in when they name the person or the chain
+// shows them in a group they name, out when they name neither the person nor a group, and
+// unknown only for a group's member with no join recorded, or when those settings are not in the
+// archive. A step without a fingerprint (written before steps carried one) was judged by the settings
+// its process started with, which the chain does not say: a replica not yet restarted goes on judging by
+// older settings, and an older version took clicks before recording its own, so it may have been judged
+// under any settings recorded up to the first after the request was sent: only those in force at its
+// step place the person in, the others can only leave it unknown, and only settings that never named
+// them prove them out. A group's members show as the `members of S…` entries: all of them as first read
+// after a start (when they differ from those last recorded), then the changes the bot saw, each recorded
+// without waiting, read from a cache up to two minutes old (and a process may stop before recording
+// one). So a recorded join, or a listing, places someone in a group, and nothing places them out of
+// one: only a pool of people by ID proves someone was not an approver.
+// Mirrors approvals/policy-record.ts's words and fingerprint, and access/pools.ts's rules.
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './chain.js';
 import type { AuditEntry, PolicySetting } from './types.js';
 
 type Pool = PolicySetting['value'];
@@ -23,12 +30,18 @@ export interface PoolAnswer {
   groups: string[];
   /** No settings were recorded before the approval step: those that judged it may predate the archive. */
   early?: boolean;
+  /** The fingerprint of the settings that judged the step, which the archive does not hold. */
+  missing?: string;
 }
 
-/** Where the approval was made in the chain: its step's seq (undefined: not in the archive), and its sending's. */
+/**
+ * Where the approval was made in the chain: its step's seq (undefined: not in the archive), and its
+ * sending's; and the fingerprint of the settings that judged the step, when it names them.
+ */
 export interface ApprovalPlace {
   step: number | undefined;
   sent: number;
+  settings?: string | undefined;
 }
 
 /** How one pool holds a person: named by ID (or everyone), a recorded join of a group, maybe, or not. */
@@ -47,6 +60,8 @@ type History = Array<{ seq: number; joined: boolean }>;
 interface Snapshot {
   seq: number;
   settings: Map<string, Pool>;
+  /** SHA-256 of every setting's canonical JSON, as approvals/policy-record.ts takes it. */
+  fingerprint: string;
 }
 
 export class RecordedPools {
@@ -66,6 +81,7 @@ export class RecordedPools {
       this.snapshots.push({
         seq,
         settings: new Map(approverSettings.map((s) => [s.name, s.value])),
+        fingerprint: createHash('sha256').update(canonicalJson(policy.settings), 'utf8').digest('hex'),
       });
     }
     if (!policy?.group) return;
@@ -73,16 +89,19 @@ export class RecordedPools {
     this.members.set(policy.group, group);
     const note = (user: string, joined: boolean) =>
       group.set(user, [...(group.get(user) ?? []), { seq, joined }]);
+    // A group's members as the bot first read them after a start: each listed is in it from here.
+    for (const user of policy.members ?? []) note(user, true);
     for (const user of policy.added ?? []) note(user, true);
     for (const user of policy.removed ?? []) note(user, false);
   }
 
   /**
-   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells: in if the
-   * settings in force at the step had them, out only if every settings recorded up to the window's end
+   * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells. A step
+   * naming its settings: as judgedStanding says. Otherwise in if the settings in force at the step had them, out only if every settings recorded up to the window's end
    * was people by ID and none named them, else unknown. Undefined: no approvers recorded.
    */
   standing(kind: string, person: string, place: ApprovalPlace): PoolAnswer | undefined {
+    if (place.settings !== undefined) return this.judgedStanding(kind, person, place.settings, place);
     const window = this.window(place);
     if (!window) return undefined;
     // The settings in force at the step judged it, unless the replica that took it was on others: one
@@ -103,16 +122,43 @@ export class RecordedPools {
   /**
    * Was `holder` surely an approver of some kind (as the engine counts first passkeys) at `place`: named
    * by ID in every settings recorded up to the window's end (`in`), in none and in no group (`out`), or
-   * maybe (`unknown`: named in some, or a recorded join not ruling out a leave the bot never saw).
+   * maybe (`unknown`: named in some, or a recorded join not ruling out a leave the bot never saw). A
+   * step naming its settings is judged by those alone (unknown when the archive lacks them).
    * Undefined: no approvers recorded.
    */
   holderStanding(holder: string, place: ApprovalPlace): Standing | undefined {
+    if (place.settings !== undefined) {
+      const judging = this.judging(place.settings);
+      if (!judging) return 'unknown';
+      const { hold } = this.holdOf(anyKindPools(judging.settings), holder, place, place.step ?? 0);
+      return hold === 'named' ? 'in' : hold === 'out' ? 'out' : 'unknown';
+    }
     const window = this.window(place);
     if (!window) return undefined;
     // Every settings recorded up to the window's end: a replica still on any of them may have counted.
     const holds = window.upTo.map((s) => this.holdOf(anyKindPools(s.settings), holder, place, window.until));
     if (holds.every((h) => h.hold === 'named')) return 'in';
     return holds.every((h) => h.hold === 'out') ? 'out' : 'unknown';
+  }
+
+  /**
+   * A step that names the settings that judged it: in when they name `person` (or everyone) or the
+   * chain shows them in a group they name (as `joined` reads it); out when they name neither the person
+   * nor any group; unknown for a group's member not shown in it, or when the archive lacks those settings.
+   */
+  private judgedStanding(kind: string, person: string, print: string, place: ApprovalPlace): PoolAnswer {
+    const judging = this.judging(print);
+    if (!judging) return { standing: 'unknown', groups: [], missing: print };
+    // A join recorded late (up to the window's end) still places them: the bot records what it sees late.
+    const until = this.window(place)?.until ?? 0;
+    const { hold, groups } = this.holdOf([poolOf(judging.settings, kind)], person, place, until);
+    if (hold === 'named' || hold === 'joined') return { standing: 'in', groups: [] };
+    return { standing: hold === 'out' ? 'out' : 'unknown', groups };
+  }
+
+  /** The recorded settings with this fingerprint (equal fingerprints, equal settings). */
+  private judging(print: string): Snapshot | undefined {
+    return this.snapshots.find((s) => s.fingerprint === print);
   }
 
   /**

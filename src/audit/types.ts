@@ -80,8 +80,9 @@ interface PolicyRecordDetails {
   /** The settings in effect at start and their fingerprint, so the next start compares against them. */
   settings?: PolicySetting[];
   fingerprint?: string;
-  /** A user group's members as the bot saw them change. */
+  /** A user group's members as the bot saw them change, or (`members`) all of them as first read. */
   group?: string;
+  members?: string[];
   added?: string[];
   removed?: string[];
 }
@@ -146,6 +147,12 @@ export interface AuditEntry {
   exported?: { from?: string; to: string; lastSeq?: number };
   /** A policy entry: the settings in effect, or a user group's members, and what changed. */
   policy?: PolicyRecordDetails;
+  /**
+   * An approval step (`approval-added`, `approved`): the fingerprint of the settings that judged the
+   * click, those of a policy entry before it (`policy.fingerprint`); absent on steps written before
+   * steps carried it.
+   */
+  policyFingerprint?: string;
   seq?: number;
   prev?: string;
   hash?: string;

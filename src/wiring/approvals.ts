@@ -118,10 +118,16 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   });
   // Audit entries name their actor as Slack does at the time; before the app exists, by id only.
   const engine = engineFor(setup, policy, () => approvals.people);
-  // A change to a user group's members changes who may do what: it goes into the audit chain.
+  // A change to a user group's members changes who may do what: it goes into the audit chain, and so do
+  // the members first read after a start (when they differ from those last recorded).
   setup.roles.groups.onMembershipChange((group, added, removed) => {
     void engine.recordMembershipChange(group, added, removed).catch((error: unknown) => {
       setup.log?.warn('could not record a change of user group members', { group, error: String(error) });
+    });
+  });
+  setup.roles.groups.onFirstRead((group, members) => {
+    void engine.recordGroupMembers(group, members).catch((error: unknown) => {
+      setup.log?.warn('could not record the members of a user group', { group, error: String(error) });
     });
   });
   const deps: ApprovalSlackDeps = {

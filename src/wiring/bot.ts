@@ -431,8 +431,8 @@ function slackAppOptionsOf(parts: Parts) {
 }
 
 /**
- * Starts the admin listener, then Slack; a start-up check that refused (or a port taken) leaves
- * nothing running behind the error.
+ * Starts the admin listener, puts the settings on the record, then starts Slack; a start-up check that
+ * refused, settings that could not be recorded (or a port taken) leave nothing running behind the error.
  */
 async function startOrLeaveNothing(parts: Parts, slack: SlackApp): Promise<AdminServer> {
   const { config, logger, metrics, approvals } = parts;
@@ -440,6 +440,9 @@ async function startOrLeaveNothing(parts: Parts, slack: SlackApp): Promise<Admin
   try {
     // The probes answer from here on: /livez while the start-up check runs, /readyz once it passed.
     admin = await startAdmin({ config, logger, slack, metrics });
+    // The settings in effect on the record before anything else is: every approval step comes after
+    // the settings that judged it. A bot that cannot record them refuses to start.
+    await approvals?.engine.openTrail();
     // Frozen before the bot takes a click or resumes what a restored store holds: nothing is sent first.
     const startFreeze = config.startFrozen ? await approvals?.engine.freezeAtStart() : undefined;
     await slack.start();

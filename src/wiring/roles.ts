@@ -51,7 +51,7 @@ export function createRoles(setup: RolesSetup): RolesWiring {
   let client: WebClient | undefined;
   const groups = new GroupMembers({
     read: async (usergroup) => {
-      if (!client) return [];
+      if (!client) return undefined;
       return (await client.usergroups.users.list({ usergroup })).users ?? [];
     },
     onMembershipChange: setup.onMembershipChange,

@@ -119,6 +119,21 @@ describe('roles', () => {
     expect(world.reads).not.toContain('S_ELSEWHERE');
   });
 
+  it('tells each group’s members as first read, once, and knows nothing of a group it could not read yet', async () => {
+    const members: Record<string, string[] | undefined> = { S_TREASURY: undefined };
+    const firstReads: Array<[string, string[]]> = [];
+    const groups = new GroupMembers({ read: async (group) => members[group], cacheMs: 1_000, now: () => 0 });
+    groups.onFirstRead((group, listed) => firstReads.push([group, listed]));
+    // No Slack yet: nothing read, nothing kept, nothing told.
+    expect([...(await groups.members('S_TREASURY'))]).toEqual([]);
+    expect(firstReads).toEqual([]);
+    members.S_TREASURY = ['U_DAYO', 'U_EFE'];
+    expect([...(await groups.members('S_TREASURY'))]).toEqual(['U_DAYO', 'U_EFE']);
+    members.S_TREASURY = ['U_EFE'];
+    expect(await groups.refreshGroup('S_TREASURY')).toEqual({ added: [], removed: ['U_DAYO'] });
+    expect(firstReads).toEqual([['S_TREASURY', ['U_DAYO', 'U_EFE']]]);
+  });
+
   it('shares its group cache with the approval policy', async () => {
     const world = groupsOf({ S_APPROVERS: ['U_GRACE'] });
     const pools = new ApproverPools({ approvers: [], approverGroup: 'S_APPROVERS' }, world.groups);

@@ -51,9 +51,7 @@ describe('sealed passkeys', () => {
     const repo = new ApprovalRepository(fx.store, 'sandbox');
     const stored = await repo.get(request.id);
     if (!stored) throw new Error('not stored');
-    expect(await repo.saveIf(stored, withApproval(stored, APPROVER_A, new Date(), undefined, evidence))).toBe(
-      true,
-    );
+    expect(await repo.saveIf(stored, withApproval(stored, APPROVER_A, new Date(), { evidence }))).toBe(true);
     await partsOf(fx.engine).executor.execute(request.id);
     await fx.engine.idle();
     expect(await fx.engine.get(request.id)).toMatchObject({

@@ -104,5 +104,33 @@ for (const kind of STORE_KINDS) {
       // A membership entry holds no settings: the next start compares with the last settings recorded.
       expect(await recorder(b).recordAtStart(first)).toBeUndefined();
     });
+
+    test('records a user group’s members as first read once, and again only when they differ from those recorded', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`policy-listing-${kind.name}`);
+      await recorder(a).recordMembershipChange('S0TREASURY', ['U0ADA'], []);
+      const [one, two] = await Promise.all([
+        recorder(a).recordMembers('S0TREASURY', ['U0EFE', 'U0ADA']),
+        recorder(b).recordMembers('S0TREASURY', ['U0ADA', 'U0EFE']),
+      ]);
+      const written = [one, two].filter((e) => e !== undefined);
+      expect(written.map((e) => e.policy)).toEqual([
+        {
+          changes: ['members of @S0TREASURY: @U0ADA, @U0EFE'],
+          group: 'S0TREASURY',
+          members: ['U0ADA', 'U0EFE'],
+          added: ['U0EFE'],
+          removed: [],
+        },
+      ]);
+      // The same members read again after a restart: nothing; one gone: listed again.
+      expect(await recorder(b).recordMembers('S0TREASURY', ['U0EFE', 'U0ADA'])).toBeUndefined();
+      const shrunk = await recorder(a).recordMembers('S0TREASURY', ['U0EFE']);
+      expect(shrunk?.policy).toMatchObject({ members: ['U0EFE'], added: [], removed: ['U0ADA'] });
+      // An empty group never recorded is nothing to list.
+      expect(await recorder(a).recordMembers('S0EMPTY', [])).toBeUndefined();
+      expect(await policyEntries(a)).toHaveLength(3);
+    });
   });
 }

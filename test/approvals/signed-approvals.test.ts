@@ -125,7 +125,7 @@ async function writeApprovalThenExecute(
   const repo = new ApprovalRepository(fx.store, 'sandbox');
   const stored = await repo.get(id);
   if (!stored) throw new Error('not stored');
-  const written = withApproval(stored, user, new Date(), undefined, evidence);
+  const written = withApproval(stored, user, new Date(), { evidence });
   expect(await repo.saveIf(stored, written)).toBe(true);
   await partsOf(fx.engine).executor.execute(id);
   await fx.engine.idle();

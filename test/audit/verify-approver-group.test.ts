@@ -1,7 +1,7 @@
 // The standalone verifier with approvers given as a Slack user group. The bot records a group's
-// changes only as it sees them (never the members it first reads after a start), without waiting, from
-// a cache up to two minutes old: a recorded join places someone in the group, and nothing the archive
-// holds places them out of it. So an approval by someone the archive shows joining counts, and one by
+// members as it first reads them after a start, then the changes it sees, each without waiting, from a
+// cache up to two minutes old: a recorded join places someone in the group, and nothing the archive
+// holds places them out of it (verify-approver-members.test.ts: a listing). So an approval by someone the archive shows joining counts, and one by
 // anyone else (never seen to join, or seen to leave and maybe back since) is named as one the archive
 // cannot settle, in plain words, never a problem. A first-passkeys click likewise: a holder only a
 // group could make an approver leaves it unsettled. The archives are written by the real engine, whose
@@ -117,7 +117,7 @@ const cannotTell = (why: string, kind = '\\S+', request = '\\S+') =>
     new RegExp(`^CANNOT TELL sandbox/\\S+: request ${request} \\(${kind}, sent at seq \\d+\\): ${why}$`),
   );
 const noJoin = (who: string, person = who) =>
-  `cannot tell whether ${who} was an approver then: the archive records no joining of ${GROUP} by ${person} still standing when they approved \\(none, or a leaving since\\), and the bot records only the changes it sees`;
+  `cannot tell whether ${who} was an approver then: the archive records no joining of ${GROUP} by ${person} still standing when they approved \\(none, or a leaving since\\), and the bot records a group's members only as it reads them`;
 const notChecked = (n: number) =>
   `NOT CHECKED: ${n} approval${n === 1 ? '' : 's'} (CANNOT TELL above): the archive does not tell whether the people named were approvers then.`;
 const passedBut = (n: number) =>
@@ -133,7 +133,7 @@ describe('the verifier with approvers given as a Slack user group', () => {
     signer,
     networkId,
   }) => {
-    // A left and was added back while the bot was down: its first read after the start records nothing.
+    // A left and was added back, the bot seeing neither (its first read after a start would list A).
     const membership = { joined: [APPROVER_A, APPROVER_B], left: [APPROVER_A] };
     const { folder, withdrawal } = await groupArchive(fx, auditDir, networkId, membership);
     const { status, lines } = verify(folder, signer.publicKey);

@@ -13,6 +13,8 @@ import { type Holders, parseSigningRule, parseTiers } from '../../src/access/ind
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { type PolicySnapshot, policySnapshot } from '../../src/approvals/index.js';
 import type { RequestKind } from '../../src/approvals/types.js';
+import { type PlacedEntry, placedEntries } from '../../src/audit/approval-evidence.js';
+import { findArchive } from '../../src/audit/segments.js';
 import { type AuditSigner, HeadMarks } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
 import { approveAsSeen, seenOf } from './approve-as-seen.js';
@@ -142,3 +144,13 @@ export function verify(folder: string, key: string): { status: number; lines: st
 /** The lines that report a problem or something the archive cannot tell. */
 export const flagged = (lines: string[]) =>
   lines.filter((line) => /^(PROBLEM |CANNOT TELL |NOT CHECKED:)/.test(line));
+
+/** The entries of the archive's (one) environment folder, in seq order, as the verifier reads them. */
+export function archivedEntries(folder: string): PlacedEntry[] {
+  const [environment] = findArchive(folder).environments;
+  return placedEntries(environment?.segments ?? []);
+}
+
+/** The entries as an older version wrote them: approval steps that do not name the settings that judged them. */
+export const withoutSettingsNamed = (entries: PlacedEntry[]): PlacedEntry[] =>
+  entries.map(({ entry: { policyFingerprint: _judgedBy, ...entry }, segment }) => ({ entry, segment }));

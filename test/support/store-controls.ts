@@ -15,6 +15,7 @@ export class StoreControls {
   private readonly failingReads = new Set<string>();
   private readonly slowed = new Map<string, number>();
   private readonly hung = new Map<string, Promise<void>>();
+  private readonly arrivals = new Map<string, () => void>();
   private readonly heldWrites = new Map<string, Promise<void>>();
   private readonly failingWrites = new Set<string>();
   private readonly refusedSwaps = new Map<string, () => Promise<unknown>>();
@@ -66,6 +67,19 @@ export class StoreControls {
     };
   }
 
+  /** As hangReads, and `arrived` resolves once such a read waits (the caller has got that far). */
+  holdReads(prefix: string): { arrived: Promise<void>; release: () => void } {
+    const arrived = new Promise<void>((resolve) => this.arrivals.set(prefix, resolve));
+    const release = this.hangReads(prefix);
+    return {
+      arrived,
+      release: () => {
+        this.arrivals.delete(prefix);
+        release();
+      },
+    };
+  }
+
   /** `set` of keys starting with `prefix` first waits `ms`, until the returned function is called. */
   slowWrites(prefix: string, ms: number): () => void {
     this.slowed.set(prefix, ms);
@@ -111,7 +125,8 @@ export class StoreControls {
         }
         if (property === 'get') {
           return async (key: string) => {
-            const hang = [...this.hung].find(([prefix]) => key.startsWith(prefix))?.[1];
+            const [prefix, hang] = [...this.hung].find(([held]) => key.startsWith(held)) ?? [];
+            if (prefix) this.arrivals.get(prefix)?.();
             if (hang) await hang;
             if ([...this.failingReads].some((prefix) => key.startsWith(prefix))) {
               throw new Error(`store read failed (test): ${key}`);

@@ -260,6 +260,7 @@ export async function fileWithdrawal(
     (c) =>
       c.body.channel === APPROVALS_CHANNEL &&
       !c.body.thread_ts &&
+      /AR-[0-9A-F]+/.test(String(c.body.text)) &&
       app.slack.callsTo('chat.postMessage').indexOf(c) >= before,
   );
   const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';

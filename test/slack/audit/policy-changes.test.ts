@@ -146,3 +146,32 @@ test('roles and a kind’s own approvers changed across a restart are recorded i
     'approvers for settlement: +@U0BOLA −@U0CHIDI',
   ]);
 });
+
+const FREEZE = 'freeze checking the approvers group';
+
+test('a user group’s members, as first read after a start, are recorded and posted when they differ', async ({
+  defer,
+}) => {
+  const { store, slack } = await world(defer);
+  let members = ['U0EFE', 'U0ADA'];
+  slack.on('usergroups.users.list', (call) =>
+    call.body.usergroup === 'S0TREASURY' ? { body: { ok: true, users: members } } : undefined,
+  );
+  const listed = async () => (await policyEntries(store)).filter((e) => e.policy?.members);
+  const posted = (text: string) =>
+    slack.waitFor('chat.postMessage', (c) => JSON.stringify(c.body.blocks ?? '').includes(text));
+  const first = await startOn(store, slack, defer, { approverGroup: 'S0TREASURY' });
+  // Someone the list does not name asks to freeze: the approvers' group is read, the first read since the start.
+  await commandAnswer(first, FREEZE, 'U0OUTSIDER');
+  await posted('members of <!subteam^S0TREASURY>: <@U0ADA>, <@U0EFE>');
+  expect((await listed()).map((e) => e.note)).toEqual(['members of @S0TREASURY: @U0ADA, @U0EFE']);
+  await first.stop();
+  members = ['U0EFE'];
+  const second = await startOn(store, slack, defer, { approverGroup: 'S0TREASURY' });
+  await commandAnswer(second, FREEZE, 'U0OUTSIDER');
+  await posted('members of <!subteam^S0TREASURY>: <@U0EFE>');
+  expect((await listed()).map((e) => e.policy)).toEqual([
+    expect.objectContaining({ members: ['U0ADA', 'U0EFE'] }),
+    expect.objectContaining({ members: ['U0EFE'], added: [], removed: ['U0ADA'] }),
+  ]);
+});

@@ -1,0 +1,66 @@
+// The settings a bot runs with are on the record before it takes a click: the start records them before
+// Slack is started (and before a start-frozen freeze), and a start that cannot record them stops there,
+// saying why, with nothing listening and nothing frozen.
+import { expect } from 'vitest';
+import { ApprovalErrorCode, PolicyNotRecorded } from '../../src/approvals/index.js';
+import { AuditLog } from '../../src/audit/log.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { createStore } from '../../src/store/index.js';
+import { APPROVER_A, approve, fileWithdrawal, startApprovalApp } from '../slack/approvals/support.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { test as base } from '../support/fixtures.js';
+import { StoreControls } from '../support/store-controls.js';
+
+/** Where the policy recorder keeps its copy of the last settings: read at a chain's first start. */
+const POLICY_RECORD = 'approvals:policy-record:';
+
+const test = base.extend('world', async ({ defer }) => {
+  const memory = await createStore('memory://');
+  const slack = await FakeSlack.start();
+  const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+  defer(() => memory.close());
+  defer(() => slack.stop());
+  defer(() => sandbox.stop());
+  const controls = new StoreControls();
+  return { memory, store: controls.wrap(memory), controls, slack, sandbox };
+});
+
+test('a start whose settings cannot be recorded refuses, naming the cause, and neither listens nor freezes', async ({
+  world,
+}) => {
+  const { memory, store, controls, slack, sandbox } = world;
+  controls.failReads(POLICY_RECORD);
+  const starting = startApprovalApp({ store, slack, sandbox, recordPolicy: true, startFrozen: true });
+  await expect(starting).rejects.toThrow(PolicyNotRecorded);
+  await expect(starting).rejects.toMatchObject({
+    code: ApprovalErrorCode.PolicyNotRecorded,
+    message: expect.stringMatching(/could not be recorded in the audit trail.*store read failed \(test\)/),
+  });
+  // Slack was never started (its start-up check asks auth.test first), and nothing was frozen or posted.
+  expect(slack.callsTo('auth.test')).toEqual([]);
+  expect(slack.callsTo('chat.postMessage')).toEqual([]);
+  expect(await new AuditLog(memory).entries('sandbox')).toEqual([]);
+});
+
+test('the settings are recorded before Slack is started, so before any click’s step', async ({
+  world,
+  defer,
+}) => {
+  const { memory, store, controls, slack, sandbox } = world;
+  const held = controls.holdReads(POLICY_RECORD);
+  const starting = startApprovalApp({ store, slack, sandbox, recordPolicy: true });
+  await held.arrived;
+  expect(slack.callsTo('auth.test')).toEqual([]);
+  held.release();
+  const app = await starting;
+  defer(() => app.stop());
+  expect(slack.callsTo('auth.test')).not.toEqual([]);
+  const id = await fileWithdrawal(app, '5000');
+  expect((await approve(app, id, APPROVER_A)).told).toBeUndefined();
+  await app.engine.idle();
+  const entries = await new AuditLog(memory).entries('sandbox');
+  const policy = entries.find((e) => e.kind === 'policy');
+  const clicked = entries.find((e) => e.requestId === id && e.action === 'approved');
+  expect(policy?.seq).toBeLessThan(clicked?.seq ?? 0);
+  expect(entries.findIndex((e) => e.kind === 'policy')).toBe(0);
+});
