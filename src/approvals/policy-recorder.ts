@@ -181,7 +181,8 @@ export class PolicyRecorder {
         const joined = listed.filter((user) => known[user] !== 'in');
         const left = Object.keys(known).filter((user) => known[user] === 'in' && !listed.includes(user));
         if (joined.length === 0 && left.length === 0) return undefined;
-        const changes = [membersLine(group, listed)];
+        const first = Object.keys(known).length === 0;
+        const changes = [membersLine(group, listed, { added: joined, removed: left, first })];
         const written = await log.append(environment, {
           at: now().toISOString(),
           kind: 'policy',

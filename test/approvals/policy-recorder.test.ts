@@ -138,7 +138,7 @@ for (const kind of STORE_KINDS) {
       const written = [one, two].filter((e) => e !== undefined);
       expect(written.map((e) => e.policy)).toEqual([
         {
-          changes: ['members of @S0TREASURY: @U0ADA, @U0EFE'],
+          changes: ['members of @S0TREASURY: 2 members, +@U0EFE'],
           group: 'S0TREASURY',
           members: ['U0ADA', 'U0EFE'],
           added: ['U0EFE'],
@@ -148,7 +148,12 @@ for (const kind of STORE_KINDS) {
       // The same members read again after a restart: nothing; one gone: listed again.
       expect(await recorder(b).recordMembers('S0TREASURY', ['U0EFE', 'U0ADA'])).toBeUndefined();
       const shrunk = await recorder(a).recordMembers('S0TREASURY', ['U0EFE']);
-      expect(shrunk?.policy).toMatchObject({ members: ['U0EFE'], added: [], removed: ['U0ADA'] });
+      expect(shrunk?.policy).toMatchObject({
+        changes: ['members of @S0TREASURY: 1 member, −@U0ADA'],
+        members: ['U0EFE'],
+        added: [],
+        removed: ['U0ADA'],
+      });
       // An empty group never recorded is nothing to list.
       expect(await recorder(a).recordMembers('S0EMPTY', [])).toBeUndefined();
       expect(await policyEntries(a)).toHaveLength(3);
