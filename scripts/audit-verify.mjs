@@ -258,8 +258,9 @@ var RecordedPools = class {
   }
   /**
    * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells. A step
-   * naming its settings: as judgedStanding says. Otherwise in if the settings in force at the step had them, out only if every settings recorded up to the window's end
-   * was people by ID and none named them, else unknown. Undefined: no approvers recorded.
+   * naming its settings: as judgedStanding says. Otherwise in if the settings in force at the step had
+   * them, out only if every settings recorded up to the window's end was people by ID and none named
+   * them, else unknown. Undefined: no approvers recorded.
    */
   standing(kind, person, place) {
     if (place.settings !== void 0) return this.judgedStanding(kind, person, place.settings, place);
@@ -282,9 +283,9 @@ var RecordedPools = class {
    */
   holderStanding(holder, place) {
     if (place.settings !== void 0) {
-      const judging = this.judging(place.settings);
-      if (!judging) return "unknown";
-      const { hold } = this.holdOf(anyKindPools(judging.settings), holder, place, place.step ?? 0);
+      const judging = this.judging(place.settings, place);
+      if (!judging.before) return "unknown";
+      const { hold } = this.holdOf(anyKindPools(judging.before.settings), holder, place, place.step ?? 0);
       return hold === "named" ? "in" : hold === "out" ? "out" : "unknown";
     }
     const window = this.window(place);
@@ -296,19 +297,31 @@ var RecordedPools = class {
   /**
    * A step that names the settings that judged it: in when they name `person` (or everyone) or the
    * chain shows them in a group they name (as `joined` reads it); out when they name neither the person
-   * nor any group; unknown for a group's member not shown in it, or when the archive lacks those settings.
+   * nor any group; unknown for a group's member not shown in it, or when the archive holds those
+   * settings only after the step, or not at all.
    */
   judgedStanding(kind, person, print, place) {
-    const judging = this.judging(print);
-    if (!judging) return { standing: "unknown", groups: [], missing: print };
+    const { before, after } = this.judging(print, place);
+    if (!before)
+      return { standing: "unknown", groups: [], ...after ? { late: print } : { missing: print } };
     const until = this.window(place)?.until ?? 0;
-    const { hold, groups } = this.holdOf([poolOf(judging.settings, kind)], person, place, until);
+    const { hold, groups } = this.holdOf([poolOf(before.settings, kind)], person, place, until);
     if (hold === "named" || hold === "joined") return { standing: "in", groups: [] };
     return { standing: hold === "out" ? "out" : "unknown", groups };
   }
-  /** The recorded settings with this fingerprint (equal fingerprints, equal settings). */
-  judging(print) {
-    return this.snapshots.find((s) => s.fingerprint === print);
+  /**
+   * The settings a step names by fingerprint (equal fingerprints, equal settings): `before`, the newest
+   * recorded before the step, the only ones that may judge it (the engine records its settings before it
+   * takes a click, and the fingerprint is only the writer's claim: settings recorded after the step may
+   * be old ones that once named the person); `after`, whether some are recorded only after it (none
+   * before: cut from this chain, or a claim no honest engine makes). No step in the archive: neither.
+   */
+  judging(print, place) {
+    const { step } = place;
+    if (step === void 0) return { after: false };
+    const named = this.snapshots.filter((s) => s.fingerprint === print);
+    const before = named.findLast((s) => s.seq < step);
+    return before ? { before, after: false } : { after: named.length > 0 };
   }
   /**
    * The settings an approval at `place` may have been judged under: `inForce`, the newest recorded
@@ -975,7 +988,7 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
 // src/audit/approval-evidence.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
 function unknownStanding(who, person, answer) {
-  const why = answer.missing ? `the archive does not hold the settings that judged their approval step (fingerprint ${short2(answer.missing)})` : answer.early ? "the archive holds no settings recorded before their approval step; those that judged it may predate the archive" : answer.groups.length === 0 ? "not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)" : `the archive records no joining of ${answer.groups.join(", ")} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
+  const why = answer.late ? `their approval step names settings (fingerprint ${short2(answer.late)}) this archive records only after the step; the bot records its settings before it takes a click, so either the entry recording them before it is not in this archive, or the step names settings it was not judged by` : answer.missing ? `the archive does not hold the settings that judged their approval step (fingerprint ${short2(answer.missing)})` : answer.early ? "the archive holds no settings recorded before their approval step; those that judged it may predate the archive" : answer.groups.length === 0 ? "not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)" : `the archive records no joining of ${answer.groups.join(", ")} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
   return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);

@@ -85,8 +85,9 @@ export class GroupMembers {
     if (read === undefined) return members;
     const before = this.known.get(group)?.members;
     this.known.set(group, { members, until: this.now() + (this.options.cacheMs ?? GROUP_CACHE_MS) });
-    if (!before) for (const tell of this.firstReads) tell(group, [...members]);
-    if (before) {
+    if (!before) {
+      for (const tell of this.firstReads) tell(group, [...members]);
+    } else {
       const { added, removed } = difference(before, members);
       if (added.length || removed.length) for (const tell of this.listeners) tell(group, added, removed);
     }

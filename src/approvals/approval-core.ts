@@ -11,11 +11,12 @@ import { PaidDestinations } from './destinations.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import { type FilingDeps, fileRequest } from './filing.js';
 import { FreezeSwitch } from './freeze.js';
+import { JudgingPolicy } from './judging-policy.js';
 import { LimitIndex } from './limit-index.js';
 import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings } from './limits.js';
 import type { CustodyGateway } from './ports.js';
 import { type FileOptions, Preflight } from './preflight.js';
-import { finishRecheckedApproval, needsRecheck } from './recheck.js';
+import { finishRecheckedApproval, markChecking, needsRecheck } from './recheck.js';
 import { ApprovalRepository } from './repository.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { SignedApprovals, type SigningOptions, type TakenEvidence } from './signed-approvals.js';
@@ -27,6 +28,7 @@ import type {
   ClickOptions,
   EngineLog,
   LimitFigures,
+  PolicySetting,
   Refusal,
   RequestDraft,
 } from './types.js';
@@ -51,6 +53,8 @@ export interface EngineOptions {
   log?: EngineLog;
   /** CNGN_SIGNED_APPROVALS and where approvers sign (absent: approvals are clicks). */
   signing?: SigningOptions | undefined;
+  /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
+  policySnapshot?: PolicySetting[] | undefined;
 }
 
 /** What a click decides under the lock: a result, a final approval to re-check first, or a request that changed. */
@@ -78,9 +82,6 @@ export class WriteRefusedError extends Error {
  */
 export const MAX_SECTION_RUNS = 5;
 
-/** How long an approver's re-check of stale figures holds off other final approvals. */
-export const CHECK_HOLD_MS = 60_000;
-
 export class ApprovalCore implements CoreSections {
   readonly repo: ApprovalRepository;
   readonly delegations: DelegationBook;
@@ -97,12 +98,14 @@ export class ApprovalCore implements CoreSections {
   private readonly listeners: ApprovalListener[] = [];
   private readonly filing: FilingDeps;
   private keyId: string | undefined;
-  policyFingerprint: string | undefined; // the settings judging clicks, once recorded: on each approval step
+  /** The settings judging clicks, once recorded: named on each approval step. */
+  readonly judging: JudgingPolicy;
 
   constructor(readonly options: EngineOptions) {
     this.repo = new ApprovalRepository(options.store, options.custody.environment);
     this.now = options.now ?? (() => new Date());
     this.keyId = options.keyId;
+    this.judging = new JudgingPolicy(options.policySnapshot !== undefined);
     this.signed = new SignedApprovals(options);
     this.delegations = new DelegationBook(
       options.store,
@@ -368,6 +371,8 @@ export class ApprovalCore implements CoreSections {
     taken?: TakenEvidence,
   ): Promise<ApproveStep> {
     assertSeen(request, seen);
+    // None before the settings given are on the record (PolicyNotOpened): its step must name them.
+    const policyFingerprint = this.judging.forStep();
     const check = await this.options.policy.check(request, user);
     if (!check.allowed) return { ok: false, reason: check.reason, request };
     // Never approve into a balance known not to cover it (the last figure read, store only).
@@ -380,29 +385,17 @@ export class ApprovalCore implements CoreSections {
     click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
     const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
     if (isFinal && needsRecheck(request))
-      return this.markChecking(request, user, now, check.onBehalfOf, click, signing.evidence);
-    const given = { ...signing, onBehalfOf: check.onBehalfOf, policyFingerprint: this.policyFingerprint };
+      return markChecking(
+        this,
+        request,
+        { user, now, onBehalfOf: check.onBehalfOf, click },
+        signing.evidence,
+      );
+    const given = { ...signing, onBehalfOf: check.onBehalfOf, policyFingerprint };
     const next = withApproval(request, user, now, given);
     const over = await this.writeApproval(request, next, { click });
     if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };
     return { ok: true, request: next };
-  }
-
-  /** A final click on stale figures: hold off other final clicks while they are read again. */
-  private async markChecking(
-    request: ApprovalRequest,
-    user: string,
-    now: Date,
-    onBehalfOf: string | undefined,
-    click: ClickOptions,
-    evidence?: ApprovalEvidence,
-  ): Promise<ApproveStep> {
-    const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
-    if (busy) return { ok: false, reason: 'checking', request };
-    const checking = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
-    const marked = { ...request, checking: { ...checking, ...(evidence ? { evidence } : {}) } };
-    await this.write(request, marked, { audit: false, click });
-    return { ok: 'recheck', request: marked };
   }
 
   /**

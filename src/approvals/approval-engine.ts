@@ -42,7 +42,6 @@ import {
   type UnfreezeFiling,
 } from './freezing.js';
 import { type LimitUse, limitUse } from './limits.js';
-import type { PolicySnapshot } from './policy-record.js';
 import type { PolicyRecordListener } from './policy-recorder.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
@@ -69,8 +68,6 @@ export interface ApprovalEngineOptions extends AuditSideOptions, TrackerOptions,
   tickMs?: number;
   /** CNGN_APPROVAL_REMINDERS: points of a pending request's lifetime; none or empty: no reminders. */
   reminderPoints?: readonly ReminderPoint[];
-  /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
-  policySnapshot?: PolicySnapshot | undefined;
 }
 
 export class ApprovalEngine {
@@ -442,7 +439,7 @@ export class ApprovalEngine {
   async openTrail(): Promise<void> {
     if (this.trailOpen) return;
     const recorded = await this.trail.open(this.options.policySnapshot);
-    if (recorded) this.core.policyFingerprint = recorded;
+    if (recorded) this.core.judging.opened(recorded);
     this.trailOpen = true;
   }
 

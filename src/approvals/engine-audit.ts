@@ -120,12 +120,22 @@ export class EngineAudit {
   }
 
   /**
-   * The rest of the trail's start, once the bot listens: what open() held is told, then an export a
-   * crash interrupted, even when the rest of the resume fails.
+   * The rest of the trail's start, once the bot listens: the settings recorded at a start and not yet
+   * told (this one's, or those of a start that failed after open()), then what open() held, then an
+   * export a crash interrupted, even when the rest of the resume fails.
    */
   async start(): Promise<void> {
     const held = this.#held ?? [];
     this.#held = undefined;
+    await this.#recorder
+      .tellUntold(async (entry) => {
+        for (const listener of this.#policyListeners) await listener(entry);
+      })
+      .catch((error: unknown) => {
+        this.#log?.warn('recorded settings could not be told; told at the next start', {
+          error: String(error),
+        });
+      });
     for (const tell of held) await tell();
     await this.#settleExports();
   }

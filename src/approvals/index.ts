@@ -18,6 +18,7 @@ export { type ExtendResult, originalLifetimeMs, shortDuration } from './extend.j
 export { figuresDigest } from './figures.js';
 export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
 export { heldByFreeze } from './freeze.js';
+export { PolicyNotOpened } from './judging-policy.js';
 export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
 export { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, type LimitUse } from './limits.js';
 export { PasskeyBook, type PasskeyPageRefusal } from './passkey-book.js';

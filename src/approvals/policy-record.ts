@@ -151,12 +151,34 @@ export function describePolicy(snapshot: PolicySnapshot): string[] {
   return snapshot.map(({ name, value }) => `${name}: ${valueText(value)}`);
 }
 
-/** `members of @S1: +@U1 −@U2` */
+/** At most this many people of a group's line are named (each a mention in the post, which notifies). */
+const MEMBERS_NAMED = 20;
+
+/** `members of @S1: +@U1 −@U2` (past MEMBERS_NAMED, `and N more`: the entry's lists hold them all). */
 export function membershipLine(group: string, added: readonly string[], removed: readonly string[]): string {
-  return `members of ${mentionOf(group)}: ${setDifference(added, removed)}`;
+  return `members of ${mentionOf(group)}: ${cappedDifference(added, removed)}`;
 }
 
-/** `members of @S1: @U1, @U2` (or `nobody`): a group's members as read. */
-export function membersLine(group: string, members: readonly string[]): string {
-  return `members of ${mentionOf(group)}: ${members.length ? ids(members).map(mentionOf).join(', ') : NOBODY}`;
+/**
+ * A group's members as read: how many, and who joined and left since those last recorded (`members of
+ * @S1: 3 members, +@U1 −@U2`), or `first recorded` when none were; never every member by name (the
+ * entry's `policy.members` lists them), so a large group's post neither pings everyone nor overflows.
+ */
+export function membersLine(
+  group: string,
+  members: readonly string[],
+  change: { added: readonly string[]; removed: readonly string[]; first: boolean },
+): string {
+  const count = members.length === 0 ? NOBODY : `${members.length} member${members.length === 1 ? '' : 's'}`;
+  const since = change.first ? 'first recorded' : cappedDifference(change.added, change.removed);
+  return `members of ${mentionOf(group)}: ${since ? `${count}, ${since}` : count}`;
+}
+
+/** setDifference naming at most MEMBERS_NAMED people, then `and N more`. */
+function cappedDifference(added: readonly string[], removed: readonly string[]): string {
+  const named = ids(added).length + ids(removed).length;
+  if (named <= MEMBERS_NAMED) return setDifference(added, removed);
+  const shownAdded = ids(added).slice(0, MEMBERS_NAMED);
+  const shownRemoved = ids(removed).slice(0, MEMBERS_NAMED - shownAdded.length);
+  return `${setDifference(shownAdded, shownRemoved)} and ${named - MEMBERS_NAMED} more`;
 }

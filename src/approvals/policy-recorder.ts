@@ -2,7 +2,11 @@
 // the audit chain holds, and a difference (or a first policy) becomes a `policy-changed` entry; a user
 // group's members as first read after a start, when they differ from those last recorded, and their
 // changes seen later, become one too. Once across replicas: each decision is re-checked
-// inside a lock every replica shares. The entry is in the chain before anyone is told.
+// inside a lock every replica shares. The entry is in the chain before anyone is told. The settings
+// recorded at a start are told by tellUntold(), once Slack is connected: until the telling worked they
+// stay marked untold beside the chain, so a start that fails after recording them (Slack's start-up
+// check refuses, say) leaves them to the next start, which records nothing new (same settings) but tells
+// them, once across replicas.
 
 import type { AuditLog } from '../audit/index.js';
 import type { Store } from '../store/index.js';
@@ -30,6 +34,8 @@ export type PolicyRecordListener = (entry: AuditEntry) => Promise<void>;
 interface LastRecorded {
   settings: PolicySnapshot;
   seq?: number | undefined;
+  /** The settings entries recorded at a start and not yet told, oldest first (absent: all told). */
+  untold?: AuditEntry[] | undefined;
 }
 
 /** A member's last recorded place in a group, so two replicas seeing one change record it once. */
@@ -56,12 +62,13 @@ export class PolicyRecorder {
 
   /**
    * Record the settings this process started with when they differ from the last recorded (every
-   * setting, the first time). Returns the entry written, or undefined when nothing changed.
+   * setting, the first time), marked untold (see tellUntold). Returns the entry written, or undefined
+   * when nothing changed.
    */
   async recordAtStart(snapshot: PolicySnapshot): Promise<AuditEntry | undefined> {
     const { store, log, environment, now } = this.options;
     const print = fingerprint(snapshot);
-    const entry = await store.withLock(
+    return store.withLock(
       this.lockName(),
       async () => {
         const last = await this.lastRecorded();
@@ -76,13 +83,48 @@ export class PolicyRecorder {
           note: changes.join('; '),
           policy: { changes, settings: snapshot, fingerprint: print },
         });
-        await store.set<LastRecorded>(this.lastKey(), { settings: snapshot, seq: written.seq });
+        const untold = [...((await store.get<LastRecorded>(this.lastKey()))?.untold ?? []), written];
+        await store.set<LastRecorded>(this.lastKey(), { settings: snapshot, seq: written.seq, untold });
         return written;
       },
       LOCK,
     );
-    if (entry) await this.tell(entry);
-    return entry;
+  }
+
+  /**
+   * Tell the settings entries recorded at a start and not told yet (this start's, or one that failed
+   * after recording them), each once across replicas: inside the lock, each marked told once `tell`
+   * resolved for it. One whose telling throws, and those after it, stay untold for the next start.
+   */
+  async tellUntold(tell: PolicyRecordListener): Promise<void> {
+    const { store } = this.options;
+    await store.withLock(
+      this.lockName(),
+      async () => {
+        const last = await store.get<LastRecorded>(this.lastKey());
+        const untold = [...(last?.untold ?? [])];
+        if (!last || untold.length === 0) return;
+        try {
+          for (const entry of [...untold]) {
+            await tell(entry);
+            untold.shift();
+          }
+        } catch (error) {
+          this.options.logger?.warn(
+            'a policy change was recorded but could not be told; told at the next start',
+            {
+              seq: untold[0]?.seq,
+              error: String(error),
+            },
+          );
+        }
+        await store.set<LastRecorded>(this.lastKey(), {
+          ...last,
+          untold: untold.length > 0 ? untold : undefined,
+        });
+      },
+      LOCK,
+    );
   }
 
   /**
@@ -139,7 +181,8 @@ export class PolicyRecorder {
         const joined = listed.filter((user) => known[user] !== 'in');
         const left = Object.keys(known).filter((user) => known[user] === 'in' && !listed.includes(user));
         if (joined.length === 0 && left.length === 0) return undefined;
-        const changes = [membersLine(group, listed)];
+        const first = Object.keys(known).length === 0;
+        const changes = [membersLine(group, listed, { added: joined, removed: left, first })];
         const written = await log.append(environment, {
           at: now().toISOString(),
           kind: 'policy',

@@ -4,10 +4,11 @@
 // then, under the lock again, the approval is written with the fresh figures, or the request goes
 // back to the approvers. A request approved long ago is re-checked before sending the same way.
 
-import type { ApprovalPolicy } from '../access/index.js';
+import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import { Money } from '../format/money.js';
 import type { CoreSections } from './core-sections.js';
 import { ApprovalErrorCode } from './error-codes.js';
+import type { JudgingPolicy } from './judging-policy.js';
 import type { CustodyGateway } from './ports.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { sentBack, withApproval } from './state-machine.js';
@@ -106,8 +107,8 @@ export interface RecheckDeps {
       now: Date,
       click?: ClickOptions,
     ): Promise<ApprovalRequest | undefined>;
-    /** The fingerprint of the settings this process judges clicks by, once recorded. */
-    readonly policyFingerprint: string | undefined;
+    /** The settings this process judges clicks by, once recorded (see JudgingPolicy). */
+    readonly judging: Pick<JudgingPolicy, 'forStep'>;
   };
   custody: CustodyGateway;
   policy: Pick<ApprovalPolicy, 'check'>;
@@ -217,7 +218,7 @@ async function finishCleared(
   const next = withApproval(fresh, user, now, {
     onBehalfOf,
     evidence: current.checking?.evidence,
-    policyFingerprint: core.policyFingerprint,
+    policyFingerprint: core.judging.forStep(),
   });
   const over = await core.writeApproval(current, next, { click });
   if (!over) return { ok: true, request: next };
@@ -294,4 +295,23 @@ async function sendBackStale(
     return next;
   });
   if (back) await core.notify(back);
+}
+
+/** How long an approver's re-check of stale figures holds off other final approvals. */
+export const CHECK_HOLD_MS = 60_000;
+
+/** A final click on stale figures: hold off other final clicks while they are read again. */
+export async function markChecking(
+  core: Pick<CoreSections, 'write'>,
+  request: ApprovalRequest,
+  by: { user: string; now: Date; onBehalfOf: string | undefined; click: ClickOptions },
+  evidence?: ApprovalEvidence,
+): Promise<ActionResult | { ok: 'recheck'; request: ApprovalRequest }> {
+  const { user, now, onBehalfOf, click } = by;
+  const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
+  if (busy) return { ok: false, reason: 'checking', request };
+  const checking = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
+  const marked = { ...request, checking: { ...checking, ...(evidence ? { evidence } : {}) } };
+  await core.write(request, marked, { audit: false, click });
+  return { ok: 'recheck', request: marked };
 }

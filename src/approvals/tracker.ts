@@ -3,7 +3,6 @@
 // nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
 // expiry) and the start-up resume.
 import { checkedExplorerUrl } from '../format/explorer.js';
-import { CHECK_HOLD_MS } from './approval-core.js';
 import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
@@ -12,6 +11,7 @@ import type { FreezeSwitch } from './freeze.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
 import { type PasskeyWrite, passkeyRecorded } from './passkey-requests.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
+import { CHECK_HOLD_MS } from './recheck.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';

@@ -17,9 +17,9 @@
 // approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
 // approver who then held no live passkey. Each approval is by someone the approvers setting that judged
 // it named (a delegate's: the approver whose place they took): the settings its step names by
-// fingerprint, or for a step written before steps named them, any that may have; where only a Slack
-// group could have, and the chain shows no join, where those settings are not in the archive, or where
-// its step is missing, the report says it cannot tell (approver-pool.ts).
+// fingerprint as recorded before it, or for a step without one (taken before its settings were recorded)
+// any that may have; where only a Slack group could have and the chain shows no join, where the archive
+// lacks those settings before the step, or where its step is missing, it cannot tell (approver-pool.ts).
 import { createHash } from 'node:crypto';
 import { Money } from '../format/money.js';
 import { signedBytes, signedChallenge } from './approval-bytes.js';
@@ -90,13 +90,15 @@ interface RoundApproval {
 
 /** Why the chain cannot say whether `who` (for `person`) was an approver: no settings yet, other settings, or a group. */
 function unknownStanding(who: string, person: string, answer: PoolAnswer): string {
-  const why = answer.missing
-    ? `the archive does not hold the settings that judged their approval step (fingerprint ${short(answer.missing)})`
-    : answer.early
-      ? 'the archive holds no settings recorded before their approval step; those that judged it may predate the archive'
-      : answer.groups.length === 0
-        ? 'not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)'
-        : `the archive records no joining of ${answer.groups.join(', ')} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
+  const why = answer.late
+    ? `their approval step names settings (fingerprint ${short(answer.late)}) this archive records only after the step; the bot records its settings before it takes a click, so either the entry recording them before it is not in this archive, or the step names settings it was not judged by`
+    : answer.missing
+      ? `the archive does not hold the settings that judged their approval step (fingerprint ${short(answer.missing)})`
+      : answer.early
+        ? 'the archive holds no settings recorded before their approval step; those that judged it may predate the archive'
+        : answer.groups.length === 0
+          ? 'not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)'
+          : `the archive records no joining of ${answer.groups.join(', ')} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
   return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 

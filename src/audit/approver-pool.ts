@@ -1,19 +1,21 @@
 // Who the policy let approve a kind of request, as the audit chain records it: the `approvers` setting
 // (or `approvers for <kind>`) of each policy entry, people by ID and Slack user groups, kept in chain
 // order (seq, not time: replicas' clocks differ). An approval step that names the settings that judged
-// it (their fingerprint) is judged by those settings alone: in when they name the person or the chain
+// it (their fingerprint) is judged by those settings alone, as recorded before the step (never by an
+// entry after it: the fingerprint is the writer's claim): in when they name the person or the chain
 // shows them in a group they name, out when they name neither the person nor a group, and
 // unknown only for a group's member with no join recorded, or when those settings are not in the
-// archive. A step without a fingerprint (written before steps carried one) was judged by the settings
-// its process started with, which the chain does not say: a replica not yet restarted goes on judging by
-// older settings, and an older version took clicks before recording its own, so it may have been judged
-// under any settings recorded up to the first after the request was sent: only those in force at its
-// step place the person in, the others can only leave it unknown, and only settings that never named
-// them prove them out. A group's members show as the `members of S…` entries: all of them as first read
-// after a start (when they differ from those last recorded), then the changes the bot saw, each recorded
-// without waiting, read from a cache up to two minutes old (and a process may stop before recording
-// one). So a recorded join, or a listing, places someone in a group, and nothing places them out of
-// one: only a pool of people by ID proves someone was not an approver.
+// archive before the step. A step without a fingerprint (one taken before its settings were recorded)
+// was judged by the settings its process started with, which the chain does not say: a replica not yet
+// restarted goes on judging by earlier settings, and one that took clicks before recording its own by
+// later ones, so it may have been judged under any settings recorded up to the first after the request
+// was sent: only those in force at its step place the person in, the others can only leave it unknown,
+// and only settings that never named them prove them out. A group's members show as the `members of
+// S…` entries: all of them as first read after a start (when they differ from those last recorded),
+// then the changes the bot saw, each recorded without waiting, read from a cache up to two minutes old
+// (and a process may stop before recording one). So a recorded join, or a listing, places someone in
+// a group, and nothing places them out of one: only a pool of people by ID proves someone was not an
+// approver.
 // Mirrors approvals/policy-record.ts's words and fingerprint, and access/pools.ts's rules.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './chain.js';
@@ -32,6 +34,8 @@ export interface PoolAnswer {
   early?: boolean;
   /** The fingerprint of the settings that judged the step, which the archive does not hold. */
   missing?: string;
+  /** The fingerprint the step names, of settings the archive holds only as recorded after the step. */
+  late?: string;
 }
 
 /**
@@ -97,8 +101,9 @@ export class RecordedPools {
 
   /**
    * Was `person` an approver of `kind` when approving at `place`, as far as the chain tells. A step
-   * naming its settings: as judgedStanding says. Otherwise in if the settings in force at the step had them, out only if every settings recorded up to the window's end
-   * was people by ID and none named them, else unknown. Undefined: no approvers recorded.
+   * naming its settings: as judgedStanding says. Otherwise in if the settings in force at the step had
+   * them, out only if every settings recorded up to the window's end was people by ID and none named
+   * them, else unknown. Undefined: no approvers recorded.
    */
   standing(kind: string, person: string, place: ApprovalPlace): PoolAnswer | undefined {
     if (place.settings !== undefined) return this.judgedStanding(kind, person, place.settings, place);
@@ -128,9 +133,9 @@ export class RecordedPools {
    */
   holderStanding(holder: string, place: ApprovalPlace): Standing | undefined {
     if (place.settings !== undefined) {
-      const judging = this.judging(place.settings);
-      if (!judging) return 'unknown';
-      const { hold } = this.holdOf(anyKindPools(judging.settings), holder, place, place.step ?? 0);
+      const judging = this.judging(place.settings, place);
+      if (!judging.before) return 'unknown';
+      const { hold } = this.holdOf(anyKindPools(judging.before.settings), holder, place, place.step ?? 0);
       return hold === 'named' ? 'in' : hold === 'out' ? 'out' : 'unknown';
     }
     const window = this.window(place);
@@ -144,21 +149,33 @@ export class RecordedPools {
   /**
    * A step that names the settings that judged it: in when they name `person` (or everyone) or the
    * chain shows them in a group they name (as `joined` reads it); out when they name neither the person
-   * nor any group; unknown for a group's member not shown in it, or when the archive lacks those settings.
+   * nor any group; unknown for a group's member not shown in it, or when the archive holds those
+   * settings only after the step, or not at all.
    */
   private judgedStanding(kind: string, person: string, print: string, place: ApprovalPlace): PoolAnswer {
-    const judging = this.judging(print);
-    if (!judging) return { standing: 'unknown', groups: [], missing: print };
+    const { before, after } = this.judging(print, place);
+    if (!before)
+      return { standing: 'unknown', groups: [], ...(after ? { late: print } : { missing: print }) };
     // A join recorded late (up to the window's end) still places them: the bot records what it sees late.
     const until = this.window(place)?.until ?? 0;
-    const { hold, groups } = this.holdOf([poolOf(judging.settings, kind)], person, place, until);
+    const { hold, groups } = this.holdOf([poolOf(before.settings, kind)], person, place, until);
     if (hold === 'named' || hold === 'joined') return { standing: 'in', groups: [] };
     return { standing: hold === 'out' ? 'out' : 'unknown', groups };
   }
 
-  /** The recorded settings with this fingerprint (equal fingerprints, equal settings). */
-  private judging(print: string): Snapshot | undefined {
-    return this.snapshots.find((s) => s.fingerprint === print);
+  /**
+   * The settings a step names by fingerprint (equal fingerprints, equal settings): `before`, the newest
+   * recorded before the step, the only ones that may judge it (the engine records its settings before it
+   * takes a click, and the fingerprint is only the writer's claim: settings recorded after the step may
+   * be old ones that once named the person); `after`, whether some are recorded only after it (none
+   * before: cut from this chain, or a claim no honest engine makes). No step in the archive: neither.
+   */
+  private judging(print: string, place: ApprovalPlace): { before?: Snapshot; after: boolean } {
+    const { step } = place;
+    if (step === undefined) return { after: false };
+    const named = this.snapshots.filter((s) => s.fingerprint === print);
+    const before = named.findLast((s) => s.seq < step);
+    return before ? { before, after: false } : { after: named.length > 0 };
   }
 
   /**

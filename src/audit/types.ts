@@ -149,8 +149,9 @@ export interface AuditEntry {
   policy?: PolicyRecordDetails;
   /**
    * An approval step (`approval-added`, `approved`): the fingerprint of the settings that judged the
-   * click, those of a policy entry before it (`policy.fingerprint`); absent on steps written before
-   * steps carried it.
+   * click, those of the newest policy entry before it with that `policy.fingerprint` (the verifier
+   * never judges a step by settings recorded after it); absent on a step taken before its settings
+   * were recorded.
    */
   policyFingerprint?: string;
   seq?: number;

@@ -118,14 +118,18 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   });
   // Audit entries name their actor as Slack does at the time; before the app exists, by id only.
   const engine = engineFor(setup, policy, () => approvals.people);
-  // A change to a user group's members changes who may do what: it goes into the audit chain, and so do
-  // the members first read after a start (when they differ from those last recorded).
+  // A change to the members of a user group an approver pool names changes who may approve: it goes
+  // into the audit chain, and so do the members first read after a start (when they differ from those
+  // last recorded). Groups only the other roles name (readers, say) are not the verifier's business.
+  const approving = (group: string) => setup.roles.pools.groupIds().includes(group);
   setup.roles.groups.onMembershipChange((group, added, removed) => {
+    if (!approving(group)) return;
     void engine.recordMembershipChange(group, added, removed).catch((error: unknown) => {
       setup.log?.warn('could not record a change of user group members', { group, error: String(error) });
     });
   });
   setup.roles.groups.onFirstRead((group, members) => {
+    if (!approving(group)) return;
     void engine.recordGroupMembers(group, members).catch((error: unknown) => {
       setup.log?.warn('could not record the members of a user group', { group, error: String(error) });
     });

@@ -50,10 +50,9 @@ export function groupSettingsOf(config: Config): string[] {
 export function createRoles(setup: RolesSetup): RolesWiring {
   let client: WebClient | undefined;
   const groups = new GroupMembers({
-    read: async (usergroup) => {
-      if (!client) return undefined;
-      return (await client.usergroups.users.list({ usergroup })).users ?? [];
-    },
+    // An answer without `users` says nothing of the members: unknown, never an empty group.
+    read: async (usergroup) =>
+      client ? (await client.usergroups.users.list({ usergroup })).users : undefined,
     onMembershipChange: setup.onMembershipChange,
   });
   const pools = new ApproverPools(

@@ -2,8 +2,8 @@
 // the bot stops during that re-check, the next sweep says so in the request's thread and lifts the
 // hold so anyone may approve again; nothing is ever approved on the person's behalf.
 import { expect } from 'vitest';
-import { CHECK_HOLD_MS } from '../../src/approvals/approval-core.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
+import { CHECK_HOLD_MS } from '../../src/approvals/recheck.js';
 import { mentionUser } from '../../src/format/mrkdwn.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { redemptionDraft } from '../support/drafts.js';

@@ -7,6 +7,7 @@ import {
   describePolicy,
   fingerprint,
   membershipLine,
+  membersLine,
   type PolicyInputs,
   policySnapshot,
 } from '../../src/approvals/policy-record.js';
@@ -146,4 +147,17 @@ it('words a user group’s members that changed', () => {
   expect(membershipLine('S0TREASURY', ['U0EFE'], ['U0CHIDI', 'U0BOLA'])).toBe(
     'members of @S0TREASURY: +@U0EFE −@U0BOLA −@U0CHIDI',
   );
+});
+
+it('words a group’s members as read by count and change, naming at most twenty people', () => {
+  const many = Array.from({ length: 30 }, (_, i) => `U0${String(i).padStart(4, '0')}`);
+  expect(membersLine('S0TREASURY', many, { added: many, removed: [], first: true })).toBe(
+    'members of @S0TREASURY: 30 members, first recorded',
+  );
+  expect(membersLine('S0TREASURY', [], { added: [], removed: ['U0EFE'], first: false })).toBe(
+    'members of @S0TREASURY: nobody, −@U0EFE',
+  );
+  const line = membersLine('S0TREASURY', many, { added: many.slice(0, 25), removed: [], first: false });
+  expect(line).toMatch(/^members of @S0TREASURY: 30 members, \+@U00000 .* \+@U00019 and 5 more$/);
+  expect(line.match(/@U0/g)).toHaveLength(20);
 });

@@ -1,8 +1,10 @@
 // Who the recorded settings let approve, read from policy entries alone: only the settings in force at
 // an approval's step place the approver in; a step before every settings, or none in the archive,
 // places no one; a group's join recorded after the step leaves it untold, naming the group.
+import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { RecordedPools } from '../../src/audit/approver-pool.js';
+import { canonicalJson } from '../../src/audit/chain.js';
 import type { AuditEntry } from '../../src/audit/types.js';
 
 const settingsAt = (seq: number, approvers: string[]): AuditEntry => ({
@@ -20,6 +22,9 @@ const joinedAt = (seq: number, group: string, user: string): AuditEntry => ({
   seq,
   policy: { changes: [], group, added: [user] },
 });
+
+const fingerprintOf = (entry: AuditEntry): string =>
+  createHash('sha256').update(canonicalJson(entry.policy?.settings), 'utf8').digest('hex');
 
 function pools(...entries: AuditEntry[]): RecordedPools {
   const read = new RecordedPools();
@@ -79,5 +84,17 @@ describe('the approvers the recorded settings let approve', () => {
       groups: ['SGROUP1'],
     });
     expect(read.standing('withdraw', 'UA', { step: 6, sent: 7 })?.standing).toBe('in');
+  });
+
+  test('judges a step only by settings with its fingerprint recorded before it, never after', () => {
+    const naming = settingsAt(5, ['UA']);
+    const print = fingerprintOf(naming);
+    const read = pools(settingsAt(1, ['UB']), naming);
+    const late = read.standing('withdraw', 'UA', { step: 3, sent: 2, settings: print });
+    expect(late).toEqual({ standing: 'unknown', groups: [], late: print });
+    expect(read.holderStanding('UA', { step: 3, sent: 2, settings: print })).toBe('unknown');
+    // The same settings recorded before the step again: those judge it.
+    const again = pools(settingsAt(1, ['UA']), settingsAt(2, ['UB']), naming);
+    expect(again.standing('withdraw', 'UA', { step: 3, sent: 2, settings: print })?.standing).toBe('in');
   });
 });

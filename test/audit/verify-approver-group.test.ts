@@ -1,7 +1,8 @@
 // The standalone verifier with approvers given as a Slack user group. The bot records a group's
 // members as it first reads them after a start, then the changes it sees, each without waiting, from a
 // cache up to two minutes old: a recorded join places someone in the group, and nothing the archive
-// holds places them out of it (verify-approver-members.test.ts: a listing). So an approval by someone the archive shows joining counts, and one by
+// holds places them out of it (verify-approver-members.test.ts: a listing). So an approval by someone
+// the archive shows joining counts, and one by
 // anyone else (never seen to join, or seen to leave and maybe back since) is named as one the archive
 // cannot settle, in plain words, never a problem. A first-passkeys click likewise: a holder only a
 // group could make an approver leaves it unsettled. The archives are written by the real engine, whose

@@ -2,10 +2,9 @@
 // The engine judges each click by the settings its process started with, and only the person clicking
 // at their click: a restart with other approvers between an earlier approval and the sending does not
 // undo it, and a replica not yet restarted judges by older settings. A step names the settings that
-// judged it (verify-approver-settings.test.ts); one that does not (an older version's, or a click an
-// engine took before recording its settings) counts when the settings in force at its step named
-// the approver, cannot be told when only others recorded up to the first after the sending did, and is a problem only
-// when none ever did (verify-approver-never-named.test.ts). The archives are written by the real engine
+// judged it (verify-approver-settings.test.ts); one that does not (one taken before its settings were
+// recorded) counts when the settings in force at its step named the approver, cannot be told when only
+// others recorded up to the first after the sending did, and is a problem only when none ever did (verify-approver-never-named.test.ts). The archives are written by the real engine
 // (its own pool, the fixture's list, lets the approvals through; only the recorded policy says
 // otherwise), restarted as a second engine on the same store.
 import { join } from 'node:path';
@@ -44,13 +43,13 @@ const WITHOUT_A = policyOf({ approvers: { users: [APPROVER_B, REQUESTER] } });
 const test = auditedEngineTest
   .extend('engineOptions', async ({ auditDir, signer }) => ({ engine: signingEngine(auditDir, signer, ALL) }))
   /** The bot on the same store with other settings, not yet started (it records them at its start). */
-  .extend('restarted', async ({ fx, auditDir, signer, defer }) => async (policy: PolicySnapshot) => {
+  .extend('restarted', async ({ fx, auditDir, signer, defer }) => async (policy?: PolicySnapshot) => {
     const { engine } = await fx.another({ engine: signingEngine(auditDir, signer, policy) });
     defer(() => engine.stop());
     return engine;
   });
 
-type Restart = (policy: PolicySnapshot) => Promise<ApprovalEngine>;
+type Restart = (policy?: PolicySnapshot) => Promise<ApprovalEngine>;
 
 /** What an archive is made with: the engine fixture, its restarts, a network, the audit folder. */
 interface Making {
@@ -91,9 +90,10 @@ async function changedBetween(
 }
 
 /**
- * Restarted with `recorded` (started); a ₦5,000 withdrawal A signs and approves on the bot restarted
- * with `clickedUnder` before it starts: sent; then that bot starts, recording its settings (or not,
- * `clickedUnder` absent). The archive's folder.
+ * Restarted with `recorded` (started); a ₦5,000 withdrawal A signs and approves on a bot given no
+ * settings to record (so its step names none, as one taken before its settings were recorded): sent;
+ * then a bot with `clickedUnder` starts, recording them. An engine given settings refuses a click before
+ * they are recorded (approval-core.ts), so this archive is what such a click would leave.
  */
 async function clickedBeforeRecord(
   making: Making,
@@ -104,10 +104,10 @@ async function clickedBeforeRecord(
   const running = await restarted(recorded);
   await running.start();
   const request = await fileDraft(running, withdrawalDraft(networkId, '5000'));
-  const next = await restarted(clickedUnder);
-  await signAndApprove(next, request.id, APPROVER_A, deviceA);
-  expect((await next.get(request.id))?.state).toBe('sent');
-  await next.start();
+  const clicker = await restarted(undefined);
+  await signAndApprove(clicker, request.id, APPROVER_A, deviceA);
+  expect((await clicker.get(request.id))?.state).toBe('sent');
+  await (await restarted(clickedUnder)).start();
   return { folder: await archived(making), withdrawal: request.id };
 }
 

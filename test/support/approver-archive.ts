@@ -47,7 +47,7 @@ export function recordedPolicy({ approvers, byKind }: RecordedApprovers): Policy
 }
 
 /** The engine options of a signing, archiving engine that records `policy` at its start. */
-export function signingEngine(auditDir: string, signer: AuditSigner, policy: PolicySnapshot) {
+export function signingEngine(auditDir: string, signer: AuditSigner, policy: PolicySnapshot | undefined) {
   return {
     signing: { rule: parseSigningRule('all'), ...place },
     policySnapshot: policy,

@@ -64,3 +64,27 @@ test('the settings are recorded before Slack is started, so before any click’s
   expect(policy?.seq).toBeLessThan(clicked?.seq ?? 0);
   expect(entries.findIndex((e) => e.kind === 'policy')).toBe(0);
 });
+
+test('settings recorded by a start that Slack’s check then refused are told once, at the next start', async ({
+  world,
+  defer,
+}) => {
+  const { memory, store, slack, sandbox } = world;
+  let refuse = true;
+  slack.on('auth.test', () => (refuse ? { body: { ok: false, error: 'invalid_auth' } } : undefined));
+  await expect(startApprovalApp({ store, slack, sandbox, recordPolicy: true })).rejects.toThrow();
+  const recorded = (await new AuditLog(memory).entries('sandbox')).filter((e) => e.kind === 'policy');
+  expect(recorded).toHaveLength(1);
+  expect(slack.callsTo('chat.postMessage')).toEqual([]);
+  refuse = false;
+  const app = await startApprovalApp({ store, slack, sandbox, recordPolicy: true });
+  defer(() => app.stop());
+  const again = await startApprovalApp({ store, slack, sandbox, recordPolicy: true });
+  defer(() => again.stop());
+  // Nothing new recorded (the same settings), and the change told once, though two starts followed.
+  expect((await new AuditLog(memory).entries('sandbox')).filter((e) => e.kind === 'policy')).toEqual(
+    recorded,
+  );
+  const told = slack.messages().filter((m) => m.text.includes('Approval policy recorded'));
+  expect(told).toHaveLength(1);
+});

@@ -10,6 +10,8 @@ import type { SlackMessage } from '../types.js';
 
 /** A section holds at most 3000 characters; lines are split over several below that. */
 const SECTION_CHARS = 2900;
+/** A message holds at most 50 blocks: the title, these sections, the context line. */
+const MAX_SECTIONS = 47;
 
 export function policyChangedMessage(entry: AuditEntry, environment: string): SlackMessage {
   const details = entry.policy;
@@ -21,16 +23,7 @@ export function policyChangedMessage(entry: AuditEntry, environment: string): Sl
       : 'Approval policy changed';
   const text = `:scroll: *${title}* · ${escapeMrkdwn(environment)}`;
   const lines = (details?.changes ?? []).map((line) => `• ${escapeMrkdwnKeepingMentions(line)}`);
-  const blocks: KnownBlock[] = [section(text)];
-  let chunk = '';
-  for (const line of lines) {
-    if (chunk && chunk.length + line.length + 1 > SECTION_CHARS) {
-      blocks.push(section(chunk));
-      chunk = '';
-    }
-    chunk += chunk ? `\n${line}` : line;
-  }
-  if (chunk) blocks.push(section(chunk));
+  const blocks: KnownBlock[] = [section(text), ...sections(lines)];
   const seq = entry.seq !== undefined ? `#${entry.seq}` : 'an entry';
   blocks.push({
     type: 'context',
@@ -43,8 +36,41 @@ export function policyChangedMessage(entry: AuditEntry, environment: string): Sl
   });
   return {
     text: `${text}: ${lines.length} change${lines.length === 1 ? '' : 's'}`,
-    blocks: blocks.slice(0, 50),
+    blocks,
   };
+}
+
+/**
+ * The lines in sections of at most SECTION_CHARS, at most MAX_SECTIONS of them: a line longer than a
+ * section is cut, saying so; lines past the last section are counted (`/cngn audit` lists them all).
+ */
+function sections(lines: readonly string[]): KnownBlock[] {
+  const chunks: string[] = [];
+  let chunk = '';
+  for (const [index, whole] of lines.entries()) {
+    const line = fitted(whole);
+    if (chunk && chunk.length + line.length + 1 > SECTION_CHARS) {
+      if (chunks.length === MAX_SECTIONS - 1) {
+        // Within Slack's 3000: SECTION_CHARS leaves room for this line.
+        chunk += `\n… and ${lines.length - index} more line${lines.length - index === 1 ? '' : 's'}`;
+        break;
+      }
+      chunks.push(chunk);
+      chunk = '';
+    }
+    chunk += chunk ? `\n${line}` : line;
+  }
+  if (chunk) chunks.push(chunk);
+  return chunks.map(section);
+}
+
+/** A line cut at a space to fit a section (never inside a mention), saying how much was left out. */
+function fitted(line: string): string {
+  if (line.length <= SECTION_CHARS) return line;
+  const room = SECTION_CHARS - 60;
+  const cut = line.lastIndexOf(' ', room);
+  const kept = line.slice(0, cut > 0 ? cut : room);
+  return `${kept} … (${line.length - kept.length} characters more: \`/cngn audit\` lists them)`;
 }
 
 function section(text: string): KnownBlock {

@@ -52,3 +52,25 @@ it('lists the lines and says where the chain holds them', () => {
   expect(shown).toContain('• tiers: 0:1,1000000:2 → 0:1,500000:2\\n• approvers: +<@U0EFE> &lt;b&gt;');
   expect(shown).toContain('Recorded in the audit chain as #41');
 });
+
+it('keeps every section within Slack’s 3000 characters and the message within 50 blocks', () => {
+  const texts = (changes: string[]) =>
+    (policyChangedMessage({ ...ENTRY, policy: { changes } }, 'LIVE').blocks ?? []).map((b) =>
+      b.type === 'section' ? (b.text?.text ?? '') : '',
+    );
+  const everyone = Array.from({ length: 400 }, (_, i) => `@U0${String(i).padStart(6, '0')}`);
+  const long = texts([`members of @S0TREASURY: ${everyone.join(', ')}`]);
+  expect(long[1]?.length).toBeLessThanOrEqual(3000);
+  expect(long[1]).toMatch(
+    /^• members of <!subteam\^S0TREASURY>: <@U0000000>, .*<@U0\d{6}>,? … \(\d+ characters more/,
+  );
+  const many = policyChangedMessage(
+    { ...ENTRY, policy: { changes: Array(120).fill('x'.repeat(2000)) } },
+    'LIVE',
+  );
+  expect(many.blocks?.length).toBeLessThanOrEqual(50);
+  expect(many.blocks?.at(-1)?.type).toBe('context');
+  const shown = texts(Array(120).fill('x'.repeat(2000)));
+  expect(shown.every((t) => t.length <= 3000)).toBe(true);
+  expect(shown.join('\n')).toContain('… and 73 more lines');
+});

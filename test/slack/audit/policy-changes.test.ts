@@ -163,15 +163,38 @@ test('a user group’s members, as first read after a start, are recorded and po
   const first = await startOn(store, slack, defer, { approverGroup: 'S0TREASURY' });
   // Someone the list does not name asks to freeze: the approvers' group is read, the first read since the start.
   await commandAnswer(first, FREEZE, 'U0OUTSIDER');
-  await posted('members of <!subteam^S0TREASURY>: <@U0ADA>, <@U0EFE>');
-  expect((await listed()).map((e) => e.note)).toEqual(['members of @S0TREASURY: @U0ADA, @U0EFE']);
+  // A count, not every member as a mention (that would notify each); the entry lists them.
+  await posted('members of <!subteam^S0TREASURY>: 2 members, first recorded');
+  expect((await listed()).map((e) => e.note)).toEqual(['members of @S0TREASURY: 2 members, first recorded']);
   await first.stop();
   members = ['U0EFE'];
   const second = await startOn(store, slack, defer, { approverGroup: 'S0TREASURY' });
   await commandAnswer(second, FREEZE, 'U0OUTSIDER');
-  await posted('members of <!subteam^S0TREASURY>: <@U0EFE>');
+  await posted('members of <!subteam^S0TREASURY>: 1 member, −<@U0ADA>');
   expect((await listed()).map((e) => e.policy)).toEqual([
     expect.objectContaining({ members: ['U0ADA', 'U0EFE'] }),
     expect.objectContaining({ members: ['U0EFE'], added: [], removed: ['U0ADA'] }),
   ]);
+});
+
+test('a group only the readers name is read but not recorded: the verifier needs the approvers’ groups', async ({
+  defer,
+}) => {
+  const { store, slack } = await world(defer);
+  slack.on('usergroups.users.list', (call) =>
+    call.body.usergroup === 'S0READERS' || call.body.usergroup === 'S0TREASURY'
+      ? { body: { ok: true, users: ['U0EFE', 'U0ADA'] } }
+      : undefined,
+  );
+  const app = await startOn(store, slack, defer, {
+    approverGroup: 'S0TREASURY',
+    config: { roles: { readers: ['S0READERS'], approversByKind: {} } },
+  });
+  // Someone the lists do not name asks: the readers' group is read, then the approvers'.
+  await commandAnswer(app, 'policy', 'U0OUTSIDER');
+  expect(slack.callsTo('usergroups.users.list').map((c) => c.body.usergroup)).toContain('S0READERS');
+  await commandAnswer(app, FREEZE, 'U0OUTSIDER');
+  await slack.waitFor('chat.postMessage', (c) => JSON.stringify(c.body.blocks ?? '').includes('2 members'));
+  const groups = (await policyEntries(store)).map((e) => e.policy?.group).filter(Boolean);
+  expect(groups).toEqual(['S0TREASURY']);
 });
