@@ -57,6 +57,8 @@ export class EngineAudit {
   readonly #log: AuditSideOptions['log'];
   /** From open() until start(), what the listeners are told waits: they are there once the bot listens. */
   #held: Array<() => Promise<void>> | undefined;
+  /** The settings recorded and not yet told, being told (start()). */
+  #telling: Promise<void> | undefined;
   readonly #alarmListeners: AuditAlarmListener[] = [];
   readonly #policyListeners: PolicyRecordListener[] = [];
 
@@ -127,7 +129,8 @@ export class EngineAudit {
   async start(): Promise<void> {
     const held = this.#held ?? [];
     this.#held = undefined;
-    await this.#recorder
+    // In the background: Slack may take a minute over a post, and the resume does not wait for it.
+    this.#telling = this.#recorder
       .tellUntold(async (entry) => {
         for (const listener of this.#policyListeners) await listener(entry);
       })
@@ -156,8 +159,9 @@ export class EngineAudit {
     return this.#keeper.stop();
   }
 
-  /** Resolves when the keeper's background work has finished. */
-  idle(): Promise<void> {
+  /** Resolves when the keeper's background work, and the telling of recorded settings, has finished. */
+  async idle(): Promise<void> {
+    await this.#telling;
     return this.#keeper.idle();
   }
 

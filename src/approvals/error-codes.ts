@@ -17,6 +17,7 @@ export const ApprovalErrorCode = {
   LimitIndexChanged: 'limit_index_changed',
   StaleRound: 'stale_round',
   PolicyNotRecorded: 'policy_not_recorded',
+  PolicyNotOpened: 'policy_not_opened',
 } as const;
 export type ApprovalErrorCode = (typeof ApprovalErrorCode)[keyof typeof ApprovalErrorCode];
 

@@ -7,7 +7,7 @@ import { ApprovalErrorCode } from './error-codes.js';
 /** An approval asked of an engine whose settings are not on the audit record yet. */
 export class PolicyNotOpened extends Error {
   override name = 'PolicyNotOpened';
-  readonly code = ApprovalErrorCode.PolicyNotRecorded;
+  readonly code = ApprovalErrorCode.PolicyNotOpened;
 
   constructor() {
     super(

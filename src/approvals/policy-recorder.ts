@@ -42,6 +42,12 @@ interface LastRecorded {
 type Membership = Record<string, 'in' | 'out'>;
 
 const LOCK = { waitMs: 60_000 };
+/** At most this many settings entries wait to be told; older ones are in the audit trail only. */
+const UNTOLD_KEPT = 10;
+
+/** An error Slack's Web API gave as its answer (not a network failure): posting again will not help. */
+const isPlatformError = (error: unknown): boolean =>
+  (error as { code?: unknown } | undefined)?.code === 'slack_webapi_platform_error';
 
 export interface PolicyRecorderOptions {
   store: Store;
@@ -83,7 +89,10 @@ export class PolicyRecorder {
           note: changes.join('; '),
           policy: { changes, settings: snapshot, fingerprint: print },
         });
-        const untold = [...((await store.get<LastRecorded>(this.lastKey()))?.untold ?? []), written];
+        // The newest few only: settings a failing Slack never heard of are in the audit trail all the same.
+        const untold = [...((await store.get<LastRecorded>(this.lastKey()))?.untold ?? []), written].slice(
+          -UNTOLD_KEPT,
+        );
         await store.set<LastRecorded>(this.lastKey(), { settings: snapshot, seq: written.seq, untold });
         return written;
       },
@@ -93,31 +102,52 @@ export class PolicyRecorder {
 
   /**
    * Tell the settings entries recorded at a start and not told yet (this start's, or one that failed
-   * after recording them), each once across replicas: inside the lock, each marked told once `tell`
-   * resolved for it. One whose telling throws, and those after it, stay untold for the next start.
+   * after recording them), oldest first, each once across replicas. The teller holds a lock of its own,
+   * never the record's across a Slack call: a slow Slack keeps no replica from recording its settings.
+   * Each entry is marked told as soon as `tell` resolved for it, so a stop midway repeats none. One
+   * Slack refuses for good (a platform error) is logged and dropped; any other failure is logged and
+   * leaves it and those after it for the next start.
    */
   async tellUntold(tell: PolicyRecordListener): Promise<void> {
+    await this.options.store.withLock(
+      `${this.lockName()}:tell`,
+      async () => {
+        for (;;) {
+          const entry = (await this.options.store.get<LastRecorded>(this.lastKey()))?.untold?.[0];
+          if (!entry || !(await this.toldOrRefused(entry, tell))) return;
+          await this.markTold(entry.seq);
+        }
+      },
+      LOCK,
+    );
+  }
+
+  /** True when `entry` was told, or Slack refused it for good (logged); false to try at the next start. */
+  private async toldOrRefused(entry: AuditEntry, tell: PolicyRecordListener): Promise<boolean> {
+    const failure = await tell(entry).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (failure === undefined) return true;
+    const refused = isPlatformError(failure);
+    this.options.logger?.warn(
+      refused
+        ? 'a policy change was recorded, and Slack refused its post; not posted'
+        : 'a policy change was recorded but could not be told; told at the next start',
+      { seq: entry.seq, error: String(failure) },
+    );
+    return refused;
+  }
+
+  /** Takes the entry `seq` off the untold list, under the record's lock. */
+  private async markTold(seq: number | undefined): Promise<void> {
     const { store } = this.options;
     await store.withLock(
       this.lockName(),
       async () => {
         const last = await store.get<LastRecorded>(this.lastKey());
-        const untold = [...(last?.untold ?? [])];
-        if (!last || untold.length === 0) return;
-        try {
-          for (const entry of [...untold]) {
-            await tell(entry);
-            untold.shift();
-          }
-        } catch (error) {
-          this.options.logger?.warn(
-            'a policy change was recorded but could not be told; told at the next start',
-            {
-              seq: untold[0]?.seq,
-              error: String(error),
-            },
-          );
-        }
+        if (!last) return;
+        const untold = (last.untold ?? []).filter((entry) => entry.seq !== seq);
         await store.set<LastRecorded>(this.lastKey(), {
           ...last,
           untold: untold.length > 0 ? untold : undefined,

@@ -17,7 +17,7 @@
 // approvers had ever held a passkey (executed registrations, revoked since or not) and only by an
 // approver who then held no live passkey. Each approval is by someone the approvers setting that judged
 // it named (a delegate's: the approver whose place they took): the settings its step names by
-// fingerprint as recorded before it, or for a step without one (taken before its settings were recorded)
+// fingerprint as recorded before it, or for a step without one (its bot recorded no settings)
 // any that may have; where only a Slack group could have and the chain shows no join, where the archive
 // lacks those settings before the step, or where its step is missing, it cannot tell (approver-pool.ts).
 import { createHash } from 'node:crypto';

@@ -5,7 +5,7 @@
 // entry after it: the fingerprint is the writer's claim): in when they name the person or the chain
 // shows them in a group they name, out when they name neither the person nor a group, and
 // unknown only for a group's member with no join recorded, or when those settings are not in the
-// archive before the step. A step without a fingerprint (one taken before its settings were recorded)
+// archive before the step. A step without a fingerprint (its bot recorded no settings for it)
 // was judged by the settings its process started with, which the chain does not say: a replica not yet
 // restarted goes on judging by earlier settings, and one that took clicks before recording its own by
 // later ones, so it may have been judged under any settings recorded up to the first after the request

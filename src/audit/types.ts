@@ -150,8 +150,7 @@ export interface AuditEntry {
   /**
    * An approval step (`approval-added`, `approved`): the fingerprint of the settings that judged the
    * click, those of the newest policy entry before it with that `policy.fingerprint` (the verifier
-   * never judges a step by settings recorded after it); absent on a step taken before its settings
-   * were recorded.
+   * never judges a step by settings recorded after it); absent where the bot recorded no settings.
    */
   policyFingerprint?: string;
   seq?: number;

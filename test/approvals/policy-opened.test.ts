@@ -19,7 +19,7 @@ test('refuses an approval before the settings it was given are recorded, then na
   const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
   await expect(approveAsSeen(engine, request.id, APPROVER_A)).rejects.toThrow(PolicyNotOpened);
   await expect(approveAsSeen(engine, request.id, APPROVER_A)).rejects.toMatchObject({
-    code: ApprovalErrorCode.PolicyNotRecorded,
+    code: ApprovalErrorCode.PolicyNotOpened,
     message: expect.stringMatching(/settings this bot runs with are not on the audit record yet/),
   });
   expect((await engine.get(request.id))?.approvals).toEqual([]);

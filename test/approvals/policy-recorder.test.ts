@@ -98,6 +98,49 @@ for (const kind of STORE_KINDS) {
       expect(told).toHaveLength(2);
     });
 
+    test('a post Slack holds keeps no replica from recording, and what was told is not told again', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`policy-slow-tell-${kind.name}`);
+      const one = await recorder(a).recordAtStart(first);
+      const told: number[] = [];
+      let posting!: () => void;
+      const atSlack = new Promise<void>((resolve) => {
+        posting = resolve;
+      });
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      const telling = recorder(a).tellUntold(async (e) => {
+        told.push(e.seq ?? -1);
+        posting();
+        await answered;
+      });
+      await atSlack;
+      const two = await recorder(b).recordAtStart(changed); // while Slack holds the first post
+      answer();
+      await telling;
+      expect(told).toEqual([one?.seq, two?.seq]);
+      await recorder(b).tellUntold(async (e) => void told.push(e.seq ?? -1));
+      expect(told).toHaveLength(2);
+    });
+
+    test('settings Slack refuses to post for good are dropped, not tried at every start', async ({
+      replicas,
+    }) => {
+      const { a } = await replicas(`policy-refused-${kind.name}`);
+      await recorder(a).recordAtStart(first);
+      await recorder(a).tellUntold(async () => {
+        throw Object.assign(new Error('An API error occurred: invalid_blocks'), {
+          code: 'slack_webapi_platform_error',
+        });
+      });
+      const told: number[] = [];
+      await recorder(a).tellUntold(async (e) => void told.push(e.seq ?? -1));
+      expect(told).toEqual([]);
+    });
+
     test('two replicas starting together on a new store record the first policy once', async ({
       replicas,
     }) => {

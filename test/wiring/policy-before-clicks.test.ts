@@ -81,6 +81,8 @@ test('settings recorded by a start that Slack’s check then refused are told on
   defer(() => app.stop());
   const again = await startApprovalApp({ store, slack, sandbox, recordPolicy: true });
   defer(() => again.stop());
+  await app.engine.idle(); // the recorded settings are told in the background
+  await again.engine.idle();
   // Nothing new recorded (the same settings), and the change told once, though two starts followed.
   expect((await new AuditLog(memory).entries('sandbox')).filter((e) => e.kind === 'policy')).toEqual(
     recorded,

@@ -108,6 +108,7 @@ describe('approver pools and roles in Slack', () => {
     await waitUntil(() => roles.holds('UNEW', { role: 'requester' }), 'the group re-read');
     // Who may request is not what the verifier judges: only an approver pool's groups are recorded
     // (policy-changes.test.ts records one), decided as the read answers.
+    await app.engine.idle(); // a change the bot records, it records in the background
     const recorded = (await app.engine.audit(100)).filter((e) => e.policy?.group === TEAM);
     expect(recorded).toEqual([]);
   });

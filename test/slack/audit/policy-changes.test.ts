@@ -21,6 +21,7 @@ async function startOn(
 ) {
   const app = await startApprovalApp({ store, slack, recordPolicy: true, ...options });
   defer(() => app.stop());
+  await app.engine.idle(); // the settings recorded at start are told in the background
   return app;
 }
 
