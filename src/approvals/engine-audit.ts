@@ -154,8 +154,9 @@ export class EngineAudit {
     return this.#keeper.daily();
   }
 
-  /** A clean stop archives what is new (see AuditKeeper.stop). */
-  stop(): Promise<void> {
+  /** A clean stop lets a settings post under way end, then archives what is new (see AuditKeeper.stop). */
+  async stop(): Promise<void> {
+    await this.#telling;
     return this.#keeper.stop();
   }
 
