@@ -166,34 +166,12 @@ export class PolicyRecorder {
     added: readonly string[],
     removed: readonly string[],
   ): Promise<AuditEntry | undefined> {
-    const { store, log, environment, now } = this.options;
-    const key = this.membersKey(group);
-    const entry = await store.withLock(
-      this.lockName(),
-      async () => {
-        const known = (await store.get<Membership>(key)) ?? {};
-        const joined = [...new Set(added)].filter((user) => known[user] !== 'in');
-        const left = [...new Set(removed)].filter((user) => known[user] !== 'out' && !joined.includes(user));
-        if (joined.length === 0 && left.length === 0) return undefined;
-        const changes = [membershipLine(group, joined, left)];
-        const written = await log.append(environment, {
-          at: now().toISOString(),
-          kind: 'policy',
-          action: POLICY_CHANGED,
-          actor: POLICY_ACTOR,
-          subject: `members of ${group}`,
-          note: changes.join('; '),
-          policy: { changes, group, added: joined.sort(), removed: left.sort() },
-        });
-        for (const user of joined) known[user] = 'in';
-        for (const user of left) known[user] = 'out';
-        await store.set<Membership>(key, known);
-        return written;
-      },
-      LOCK,
-    );
-    if (entry) await this.tell(entry);
-    return entry;
+    return this.recordMembership(group, (known) => {
+      const joined = [...new Set(added)].filter((user) => known[user] !== 'in');
+      const left = [...new Set(removed)].filter((user) => known[user] !== 'out' && !joined.includes(user));
+      const changes = [membershipLine(group, joined, left)];
+      return { joined, left, policy: { changes, group, added: joined.sort(), removed: left.sort() } };
+    });
   }
 
   /**
@@ -201,26 +179,48 @@ export class PolicyRecorder {
    * members last recorded (who joined and left since is part of the entry); nothing differs, no entry.
    */
   async recordMembers(group: string, members: readonly string[]): Promise<AuditEntry | undefined> {
+    return this.recordMembership(group, (known) => {
+      const listed = [...new Set(members)].sort();
+      const joined = listed.filter((user) => known[user] !== 'in');
+      const left = Object.keys(known).filter((user) => known[user] === 'in' && !listed.includes(user));
+      const first = Object.keys(known).length === 0;
+      const changes = [membersLine(group, listed, { added: joined, removed: left, first })];
+      return {
+        joined,
+        left,
+        policy: { changes, group, members: listed, added: joined, removed: left.sort() },
+      };
+    });
+  }
+
+  /**
+   * A `members of` entry for `group`, under the lock: `change` says, from the members' last recorded
+   * places, who joined and left and the entry's policy part; no one, no entry. Told once in the chain.
+   */
+  private async recordMembership(
+    group: string,
+    change: (known: Membership) => {
+      joined: string[];
+      left: string[];
+      policy: NonNullable<AuditEntry['policy']> & { changes: string[] };
+    },
+  ): Promise<AuditEntry | undefined> {
     const { store, log, environment, now } = this.options;
     const key = this.membersKey(group);
     const entry = await store.withLock(
       this.lockName(),
       async () => {
         const known = (await store.get<Membership>(key)) ?? {};
-        const listed = [...new Set(members)].sort();
-        const joined = listed.filter((user) => known[user] !== 'in');
-        const left = Object.keys(known).filter((user) => known[user] === 'in' && !listed.includes(user));
+        const { joined, left, policy } = change(known);
         if (joined.length === 0 && left.length === 0) return undefined;
-        const first = Object.keys(known).length === 0;
-        const changes = [membersLine(group, listed, { added: joined, removed: left, first })];
         const written = await log.append(environment, {
           at: now().toISOString(),
           kind: 'policy',
           action: POLICY_CHANGED,
           actor: POLICY_ACTOR,
           subject: `members of ${group}`,
-          note: changes.join('; '),
-          policy: { changes, group, members: listed, added: joined, removed: left.sort() },
+          note: policy.changes.join('; '),
+          policy,
         });
         for (const user of joined) known[user] = 'in';
         for (const user of left) known[user] = 'out';
