@@ -154,9 +154,11 @@ export class EngineAudit {
     return this.#keeper.daily();
   }
 
-  /** A clean stop lets a settings post under way end, then archives what is new (see AuditKeeper.stop). */
-  async stop(): Promise<void> {
-    await this.#telling;
+  /**
+   * A clean stop archives what is new (see AuditKeeper.stop). A settings post under way is not waited
+   * for: Slack may hold it for a minute; if its mark is lost with the store, the next start posts it.
+   */
+  stop(): Promise<void> {
     return this.#keeper.stop();
   }
 

@@ -45,9 +45,17 @@ const LOCK = { waitMs: 60_000 };
 /** At most this many settings entries wait to be told; older ones are in the audit trail only. */
 const UNTOLD_KEPT = 10;
 
-/** An error Slack's Web API gave as its answer (not a network failure): posting again will not help. */
-const isPlatformError = (error: unknown): boolean =>
-  (error as { code?: unknown } | undefined)?.code === 'slack_webapi_platform_error';
+/** Slack's answers that refuse a post for what it is, so posting it again will not help. */
+const REFUSES_THE_POST = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'no_text']);
+
+/**
+ * Slack refused the post itself (a platform error naming the message as the fault). Anything else (a
+ * lost connection, Slack down, a revoked token, a channel not found) may pass at a later start.
+ */
+const isRefusedForGood = (error: unknown): boolean => {
+  const { code, data } = (error ?? {}) as { code?: unknown; data?: { error?: unknown } };
+  return code === 'slack_webapi_platform_error' && REFUSES_THE_POST.has(String(data?.error));
+};
 
 export interface PolicyRecorderOptions {
   store: Store;
@@ -104,9 +112,9 @@ export class PolicyRecorder {
    * Tell the settings entries recorded at a start and not told yet (this start's, or one that failed
    * after recording them), oldest first, each once across replicas. The teller holds a lock of its own,
    * never the record's across a Slack call: a slow Slack keeps no replica from recording its settings.
-   * Each entry is marked told as soon as `tell` resolved for it, so a stop midway repeats none. One
-   * Slack refuses for good (a platform error) is logged and dropped; any other failure is logged and
-   * leaves it and those after it for the next start.
+   * Each entry is marked told as soon as `tell` resolved for it. One Slack refuses for what it is
+   * (invalid blocks, too long) is logged and dropped; any other failure is logged and leaves it and
+   * those after it for the next start.
    */
   async tellUntold(tell: PolicyRecordListener): Promise<void> {
     await this.options.store.withLock(
@@ -129,7 +137,7 @@ export class PolicyRecorder {
       (error: unknown) => error,
     );
     if (failure === undefined) return true;
-    const refused = isPlatformError(failure);
+    const refused = isRefusedForGood(failure);
     this.options.logger?.warn(
       refused
         ? 'a policy change was recorded, and Slack refused its post; not posted'

@@ -22,6 +22,13 @@ const inputs: PolicyInputs = {
 const first = policySnapshot(inputs);
 const changed = policySnapshot({ ...inputs, tiers: parseTiers('0:1,500000:2') });
 
+/** The error @slack/web-api throws for an answer with `ok: false`. */
+const slackSays = (error: string) =>
+  Object.assign(new Error(`An API error occurred: ${error}`), {
+    code: 'slack_webapi_platform_error',
+    data: { ok: false, error },
+  });
+
 /** One replica's recorder, telling what it recorded into `told`. */
 function recorder(store: Store, told: number[] = []): PolicyRecorder {
   const recorder = new PolicyRecorder({
@@ -132,13 +139,26 @@ for (const kind of STORE_KINDS) {
       const { a } = await replicas(`policy-refused-${kind.name}`);
       await recorder(a).recordAtStart(first);
       await recorder(a).tellUntold(async () => {
-        throw Object.assign(new Error('An API error occurred: invalid_blocks'), {
-          code: 'slack_webapi_platform_error',
-        });
+        throw slackSays('invalid_blocks');
       });
       const told: number[] = [];
       await recorder(a).tellUntold(async (e) => void told.push(e.seq ?? -1));
       expect(told).toEqual([]);
+    });
+
+    test('settings told before a failure stay told; a revoked token keeps the rest for a later start', async ({
+      replicas,
+    }) => {
+      const { a } = await replicas(`policy-partly-${kind.name}`);
+      const one = await recorder(a).recordAtStart(first);
+      const two = await recorder(a).recordAtStart(changed);
+      const told: number[] = [];
+      await recorder(a).tellUntold(async (e) => {
+        if (e.seq === two?.seq) throw slackSays('token_revoked');
+        told.push(e.seq ?? -1);
+      });
+      await recorder(a).tellUntold(async (e) => void told.push(e.seq ?? -1));
+      expect(told).toEqual([one?.seq, two?.seq]);
     });
 
     test('two replicas starting together on a new store record the first policy once', async ({
