@@ -64,13 +64,23 @@ function sections(lines: readonly string[]): KnownBlock[] {
   return chunks.map(section);
 }
 
-/** A line cut at a space to fit a section (never inside a mention), saying how much was left out. */
+/**
+ * A line cut to fit a section, saying how much was left out: at its last space if that keeps at least
+ * half the room, else at the room itself, moved back so it never falls inside a mention or an escape.
+ */
 function fitted(line: string): string {
   if (line.length <= SECTION_CHARS) return line;
   const room = SECTION_CHARS - 60;
-  const cut = line.lastIndexOf(' ', room);
-  const kept = line.slice(0, cut > 0 ? cut : room);
+  const space = line.lastIndexOf(' ', room);
+  const kept = line.slice(0, space >= room / 2 ? space : outsideMarkup(line, room));
   return `${kept} … (${line.length - kept.length} characters more: \`/cngn audit\` lists them)`;
+}
+
+/** `at`, or the start of the mention (`<…>`) or escape (`&…;`) that `at` would cut through. */
+function outsideMarkup(line: string, at: number): number {
+  const open = Math.max(line.lastIndexOf('<', at - 1), line.lastIndexOf('&', at - 1));
+  if (open === -1) return at;
+  return /[>;]/.test(line.slice(open, at)) ? at : open;
 }
 
 function section(text: string): KnownBlock {

@@ -74,3 +74,20 @@ it('keeps every section within Slack’s 3000 characters and the message within 
   expect(shown.every((t) => t.length <= 3000)).toBe(true);
   expect(shown.join('\n')).toContain('… and 73 more lines');
 });
+
+it('cuts a long line without spaces at the room it has, never inside a mention or an escape', () => {
+  const first = (changes: string[]) => {
+    const block = policyChangedMessage({ ...ENTRY, policy: { changes } }, 'LIVE').blocks?.[1];
+    return block?.type === 'section' ? (block.text?.text ?? '') : '';
+  };
+  const plain = first([`members: ${'y'.repeat(4000)}`]);
+  expect(plain.length).toBeGreaterThan(2500);
+  expect(plain.length).toBeLessThanOrEqual(3000);
+  expect(plain).toMatch(/^• members: y+ … \(\d+ characters more/);
+  const mentions = first([`members of @S0TREASURY: ${'@U0EFE,'.repeat(700)}`]);
+  expect(mentions.length).toBeGreaterThan(2500);
+  expect(mentions.length).toBeLessThanOrEqual(3000);
+  expect(mentions).toMatch(/^• members of <!subteam\^S0TREASURY>: (<@U0EFE>,)+ … \(\d+ characters more/);
+  const escapes = first([`note: ${'a<'.repeat(1500)}`]);
+  expect(escapes).toMatch(/^• note: (a&lt;)+a? … \(\d+ characters more/);
+});
