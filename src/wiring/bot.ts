@@ -140,14 +140,9 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   });
   watchParts({ config, logger: options.logger, store, client, approvals, webhooks, slack, metrics });
   const admin = await startOrLeaveNothing(parts, slack);
-  await approvals?.engine.start();
-  await webhooks.start();
-  if (parts.ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);
-  // A run missed while the bot was down is posted in the background: start-up does not wait for it.
-  void schedule.scheduled()?.start();
 
   let stopped = false;
-  return {
+  const bot: Bot = {
     ...{ config, store, client, sandbox, approvals, roles, webhooks, slack, metrics, admin },
     url: slack.url,
     adminUrl: admin.url,
@@ -164,6 +159,22 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       await closeSharedParts(parts);
     },
   };
+  try {
+    await approvals?.engine.start();
+    await webhooks.start();
+  } catch (error) {
+    // Slack and the admin listener run by now: stopped as a signal stops them, nothing left behind.
+    await bot
+      .stop()
+      .catch((stopError: unknown) =>
+        options.logger.warn('stop after a failed start failed', { error: stopError }),
+      );
+    throw error;
+  }
+  if (parts.ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);
+  // A run missed while the bot was down is posted in the background: start-up does not wait for it.
+  void schedule.scheduled()?.start();
+  return bot;
 }
 
 /** The store, sandbox and client; roles, approvals and webhooks over them. */
