@@ -13,172 +13,6 @@ var __export = (target, all) => {
 import { createPublicKey as createPublicKey3 } from "node:crypto";
 import { readFileSync as readFileSync2 } from "node:fs";
 
-// src/audit/approval-evidence.ts
-import { createHash as createHash5 } from "node:crypto";
-
-// src/format/money.ts
-var DECIMAL = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
-var KOBO_PER_NAIRA = 100n;
-var AMOUNT_HINT = "enter a number with at most 2 decimals, e.g. 1500.50";
-var AMOUNT_MAX_INTEGER_DIGITS = 15;
-var PLAIN_AMOUNT = new RegExp(`^\\d{1,${AMOUNT_MAX_INTEGER_DIGITS}}(?:\\.\\d{1,2})?$`);
-var MoneyFormatError = class extends Error {
-  /** @param reason the words for the person who typed it (the message is for logs). */
-  constructor(message, reason = AMOUNT_HINT) {
-    super(message);
-    this.reason = reason;
-  }
-  reason;
-  name = "MoneyFormatError";
-  code = "money_format";
-};
-var GROUPED = /^-?\d{1,3}(?:,\d{3})+$/;
-var Money = class _Money {
-  constructor(kobo) {
-    this.kobo = kobo;
-  }
-  kobo;
-  static fromKobo(kobo) {
-    return new _Money(kobo);
-  }
-  static zero() {
-    return new _Money(0n);
-  }
-  /**
-   * Parse what a person typed: `1500`, `1,500.5`, `₦1,500.50`. At most 2 decimals; commas only
-   * between groups of three digits of the whole part, so `1,0000` and `1,00,0` are refused rather
-   * than read as some other amount.
-   */
-  static parse(input) {
-    const cleaned = input.trim().replace(/^₦/, "").replace(/^NGN\s*/i, "").trim();
-    const [whole = "", ...fraction] = cleaned.split(".");
-    if (whole.includes(",") && !GROUPED.test(whole)) {
-      throw new MoneyFormatError(
-        `"${cleaned}" has commas that do not separate thousands`,
-        "commas go between groups of three digits, e.g. 10,000 or 1,500.50"
-      );
-    }
-    return _Money.parseDecimal([whole.replace(/,/g, ""), ...fraction].join("."));
-  }
-  /** Parse a canonical decimal string such as the service returns (`"150000.00"`, `"5000"`). */
-  static parseDecimal(decimal) {
-    const match = DECIMAL.exec(decimal);
-    if (!match) {
-      throw new MoneyFormatError(`"${decimal}" is not an amount with at most 2 decimals`);
-    }
-    const [, sign, whole = "0", fraction = ""] = match;
-    const kobo = BigInt(whole) * KOBO_PER_NAIRA + BigInt(fraction.padEnd(2, "0"));
-    return new _Money(sign ? -kobo : kobo);
-  }
-  /**
-   * Accept a service amount that may be a decimal string or a JSON number. Numbers are read through
-   * their shortest decimal text, which is exact for every amount of at most 2 decimals.
-   */
-  static fromService(value) {
-    if (typeof value === "number") {
-      if (!Number.isFinite(value)) throw new MoneyFormatError(`${value} is not an amount`);
-      return _Money.parseDecimal(numberToPlainDecimal(value));
-    }
-    return _Money.parseDecimal(value.trim());
-  }
-  /** Canonical text with two decimals: `1500.50`. */
-  toString() {
-    const negative = this.kobo < 0n;
-    const abs = negative ? -this.kobo : this.kobo;
-    const whole = abs / KOBO_PER_NAIRA;
-    const fraction = (abs % KOBO_PER_NAIRA).toString().padStart(2, "0");
-    return `${negative ? "-" : ""}${whole}.${fraction}`;
-  }
-  /** Shortest decimal text: `1500.5`, `100`. This is what goes into JSON on the wire. */
-  toPlainString() {
-    return this.toString().replace(/\.00$/, "").replace(/(\.\d)0$/, "$1");
-  }
-  /**
-   * The JSON number the service expects. JSON.stringify of the result prints exactly
-   * `toPlainString()`; we check that rather than trust it.
-   */
-  toWireNumber() {
-    const text = this.toPlainString();
-    const value = Number(text);
-    if (!Number.isSafeInteger(Number(this.kobo)) || String(value) !== text) {
-      throw new MoneyFormatError(`${text} cannot be sent exactly as a JSON number`);
-    }
-    return value;
-  }
-  toJSON() {
-    return this.toString();
-  }
-  plus(other) {
-    return new _Money(this.kobo + other.kobo);
-  }
-  minus(other) {
-    return new _Money(this.kobo - other.kobo);
-  }
-  compare(other) {
-    return this.kobo < other.kobo ? -1 : this.kobo > other.kobo ? 1 : 0;
-  }
-  equals(other) {
-    return this.kobo === other.kobo;
-  }
-  isPositive() {
-    return this.kobo > 0n;
-  }
-};
-function numberToPlainDecimal(value) {
-  const text = String(value);
-  if (!/e/i.test(text)) return text;
-  return value.toFixed(2);
-}
-
-// src/audit/approval-bytes.ts
-import { createHash as createHash2 } from "node:crypto";
-
-// src/audit/chain.ts
-import { createHash } from "node:crypto";
-var GENESIS = "0".repeat(64);
-function canonicalJson(value) {
-  if (value === null || typeof value !== "object") {
-    if (typeof value === "number" && !Number.isFinite(value)) throw new Error("not a finite number");
-    return JSON.stringify(value) ?? "null";
-  }
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(",")}]`;
-  const fields = Object.entries(value).filter(([, field]) => field !== void 0).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`);
-  return `{${fields.join(",")}}`;
-}
-var sha256 = (text) => createHash("sha256").update(text, "utf8").digest("hex");
-function entryHash(entry) {
-  const { hash: _hash, ...rest } = entry;
-  return sha256(canonicalJson(rest));
-}
-
-// src/audit/approval-bytes.ts
-var HEADER = "cngn-desk approval v1";
-var oneLine = (value) => value.replace(/[\r\n]/g, " ");
-function networkOf(payload) {
-  const network = payload.networkId ?? payload.destinationNetworkId;
-  return typeof network === "string" ? network : "";
-}
-function signedBytes(fields) {
-  const { callbackUrl: _token, ...payload } = { ...fields.payload };
-  const lines = [
-    HEADER,
-    `id=${fields.id}`,
-    `kind=${fields.kind}`,
-    `amount_kobo=${fields.amount ? Money.parseDecimal(fields.amount).kobo.toString() : ""}`,
-    `destination=${canonicalJson(payload)}`,
-    `network=${networkOf(payload)}`,
-    `purpose=${fields.purpose ?? ""}`,
-    `round=${fields.round}`,
-    `environment=${fields.environment}`,
-    `key=${fields.keyId ?? ""}`
-  ];
-  return Buffer.from(`${lines.map(oneLine).join("\n")}
-`, "utf8");
-}
-function signedChallenge(bytes, nonce) {
-  return createHash2("sha256").update(bytes).update(Buffer.from([0])).update(nonce, "utf8").digest("base64url");
-}
-
 // src/audit/approval-people.ts
 function countPeople(approvals, inPlaceOf) {
   const counted = /* @__PURE__ */ new Set();
@@ -222,7 +56,27 @@ function repeats() {
 }
 
 // src/audit/approver-pool.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
+
+// src/audit/chain.ts
+import { createHash } from "node:crypto";
+var GENESIS = "0".repeat(64);
+function canonicalJson(value) {
+  if (value === null || typeof value !== "object") {
+    if (typeof value === "number" && !Number.isFinite(value)) throw new Error("not a finite number");
+    return JSON.stringify(value) ?? "null";
+  }
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(",")}]`;
+  const fields = Object.entries(value).filter(([, field]) => field !== void 0).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`);
+  return `{${fields.join(",")}}`;
+}
+var sha256 = (text) => createHash("sha256").update(text, "utf8").digest("hex");
+function entryHash(entry) {
+  const { hash: _hash, ...rest } = entry;
+  return sha256(canonicalJson(rest));
+}
+
+// src/audit/approver-pool.ts
 var HOLD_ORDER = ["named", "joined", "unknown", "out"];
 var GENERAL = "approvers";
 var BY_KIND = "approvers for ";
@@ -245,7 +99,7 @@ var RecordedPools = class {
       this.snapshots.push({
         seq,
         settings: new Map(approverSettings.map((s) => [s.name, s.value])),
-        fingerprint: createHash3("sha256").update(canonicalJson(policy.settings), "utf8").digest("hex")
+        fingerprint: createHash2("sha256").update(canonicalJson(policy.settings), "utf8").digest("hex")
       });
     }
     if (!policy?.group) return;
@@ -377,6 +231,152 @@ function anyKindPools(settings) {
   const kinds = [...settings.keys()].filter((name) => name.startsWith(BY_KIND));
   if (kinds.length === 0) return [settings.get(GENERAL) ?? NOBODY];
   return kinds.map((name) => poolOf(settings, name.slice(BY_KIND.length)));
+}
+
+// src/audit/signature-checks.ts
+import { createHash as createHash5 } from "node:crypto";
+
+// src/format/money.ts
+var DECIMAL = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;
+var KOBO_PER_NAIRA = 100n;
+var AMOUNT_HINT = "enter a number with at most 2 decimals, e.g. 1500.50";
+var AMOUNT_MAX_INTEGER_DIGITS = 15;
+var PLAIN_AMOUNT = new RegExp(`^\\d{1,${AMOUNT_MAX_INTEGER_DIGITS}}(?:\\.\\d{1,2})?$`);
+var MoneyFormatError = class extends Error {
+  /** @param reason the words for the person who typed it (the message is for logs). */
+  constructor(message, reason = AMOUNT_HINT) {
+    super(message);
+    this.reason = reason;
+  }
+  reason;
+  name = "MoneyFormatError";
+  code = "money_format";
+};
+var GROUPED = /^-?\d{1,3}(?:,\d{3})+$/;
+var Money = class _Money {
+  constructor(kobo) {
+    this.kobo = kobo;
+  }
+  kobo;
+  static fromKobo(kobo) {
+    return new _Money(kobo);
+  }
+  static zero() {
+    return new _Money(0n);
+  }
+  /**
+   * Parse what a person typed: `1500`, `1,500.5`, `₦1,500.50`. At most 2 decimals; commas only
+   * between groups of three digits of the whole part, so `1,0000` and `1,00,0` are refused rather
+   * than read as some other amount.
+   */
+  static parse(input) {
+    const cleaned = input.trim().replace(/^₦/, "").replace(/^NGN\s*/i, "").trim();
+    const [whole = "", ...fraction] = cleaned.split(".");
+    if (whole.includes(",") && !GROUPED.test(whole)) {
+      throw new MoneyFormatError(
+        `"${cleaned}" has commas that do not separate thousands`,
+        "commas go between groups of three digits, e.g. 10,000 or 1,500.50"
+      );
+    }
+    return _Money.parseDecimal([whole.replace(/,/g, ""), ...fraction].join("."));
+  }
+  /** Parse a canonical decimal string such as the service returns (`"150000.00"`, `"5000"`). */
+  static parseDecimal(decimal) {
+    const match = DECIMAL.exec(decimal);
+    if (!match) {
+      throw new MoneyFormatError(`"${decimal}" is not an amount with at most 2 decimals`);
+    }
+    const [, sign, whole = "0", fraction = ""] = match;
+    const kobo = BigInt(whole) * KOBO_PER_NAIRA + BigInt(fraction.padEnd(2, "0"));
+    return new _Money(sign ? -kobo : kobo);
+  }
+  /**
+   * Accept a service amount that may be a decimal string or a JSON number. Numbers are read through
+   * their shortest decimal text, which is exact for every amount of at most 2 decimals.
+   */
+  static fromService(value) {
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) throw new MoneyFormatError(`${value} is not an amount`);
+      return _Money.parseDecimal(numberToPlainDecimal(value));
+    }
+    return _Money.parseDecimal(value.trim());
+  }
+  /** Canonical text with two decimals: `1500.50`. */
+  toString() {
+    const negative = this.kobo < 0n;
+    const abs = negative ? -this.kobo : this.kobo;
+    const whole = abs / KOBO_PER_NAIRA;
+    const fraction = (abs % KOBO_PER_NAIRA).toString().padStart(2, "0");
+    return `${negative ? "-" : ""}${whole}.${fraction}`;
+  }
+  /** Shortest decimal text: `1500.5`, `100`. This is what goes into JSON on the wire. */
+  toPlainString() {
+    return this.toString().replace(/\.00$/, "").replace(/(\.\d)0$/, "$1");
+  }
+  /**
+   * The JSON number the service expects. JSON.stringify of the result prints exactly
+   * `toPlainString()`; we check that rather than trust it.
+   */
+  toWireNumber() {
+    const text = this.toPlainString();
+    const value = Number(text);
+    if (!Number.isSafeInteger(Number(this.kobo)) || String(value) !== text) {
+      throw new MoneyFormatError(`${text} cannot be sent exactly as a JSON number`);
+    }
+    return value;
+  }
+  toJSON() {
+    return this.toString();
+  }
+  plus(other) {
+    return new _Money(this.kobo + other.kobo);
+  }
+  minus(other) {
+    return new _Money(this.kobo - other.kobo);
+  }
+  compare(other) {
+    return this.kobo < other.kobo ? -1 : this.kobo > other.kobo ? 1 : 0;
+  }
+  equals(other) {
+    return this.kobo === other.kobo;
+  }
+  isPositive() {
+    return this.kobo > 0n;
+  }
+};
+function numberToPlainDecimal(value) {
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  return value.toFixed(2);
+}
+
+// src/audit/approval-bytes.ts
+import { createHash as createHash3 } from "node:crypto";
+var HEADER = "cngn-desk approval v1";
+var oneLine = (value) => value.replace(/[\r\n]/g, " ");
+function networkOf(payload) {
+  const network = payload.networkId ?? payload.destinationNetworkId;
+  return typeof network === "string" ? network : "";
+}
+function signedBytes(fields) {
+  const { callbackUrl: _token, ...payload } = { ...fields.payload };
+  const lines = [
+    HEADER,
+    `id=${fields.id}`,
+    `kind=${fields.kind}`,
+    `amount_kobo=${fields.amount ? Money.parseDecimal(fields.amount).kobo.toString() : ""}`,
+    `destination=${canonicalJson(payload)}`,
+    `network=${networkOf(payload)}`,
+    `purpose=${fields.purpose ?? ""}`,
+    `round=${fields.round}`,
+    `environment=${fields.environment}`,
+    `key=${fields.keyId ?? ""}`
+  ];
+  return Buffer.from(`${lines.map(oneLine).join("\n")}
+`, "utf8");
+}
+function signedChallenge(bytes, nonce) {
+  return createHash3("sha256").update(bytes).update(Buffer.from([0])).update(nonce, "utf8").digest("base64url");
 }
 
 // src/audit/passkey-keys.ts
@@ -985,17 +985,8 @@ function assertionHolds(key, authenticatorData, clientDataJSON, signature) {
   }
 }
 
-// src/audit/approval-evidence.ts
+// src/audit/signature-checks.ts
 var MONEY_KINDS = /* @__PURE__ */ new Set(["withdraw", "redeem", "bridge"]);
-function unknownStanding(who, person, answer) {
-  const why = answer.late ? `their approval step names settings (fingerprint ${short2(answer.late)}) this archive records only after the step; the bot records its settings before it takes a click, so either the entry recording them before it is not in this archive, or the step names settings it was not judged by` : answer.missing ? `the archive does not hold the settings that judged their approval step (fingerprint ${short2(answer.missing)})` : answer.early ? "the archive holds no settings recorded before their approval step; those that judged it may predate the archive" : answer.groups.length === 0 ? "not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)" : `the archive records no joining of ${answer.groups.join(", ")} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
-  return `cannot tell whether ${who} was an approver then: ${why}`;
-}
-var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
-var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
-var SENT_BACK = "sent-back";
-var POLICY_SETTING = "signed approvals";
-var short2 = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
 function signingPolicyOf(value) {
   if (typeof value !== "string") return void 0;
   const words = /^(all|above (.+)) at (\S+)$/.exec(value.trim());
@@ -1008,6 +999,75 @@ function policyNeeds(policy, kind, amount) {
   if (!MONEY_KINDS.has(kind) || policy.above === void 0 || amount === void 0) return true;
   return Money.parseDecimal(amount).kobo > policy.above;
 }
+function assertionProblem(entry, signature, publicKey, policy) {
+  const bytes = entrySignedBytes(entry);
+  if (!bytes) return "has no round recorded to rebuild what was signed";
+  const authenticatorData = Buffer.from(signature.authenticatorData, "base64url");
+  const clientDataJSON = Buffer.from(signature.clientDataJSON, "base64url");
+  const problem = clientProblem(clientDataJSON, policy, signedChallenge(bytes, signature.nonce)) ?? authenticatorProblem(authenticatorData, policy);
+  if (problem) return problem;
+  let key;
+  try {
+    key = passkeyKey(publicKey);
+  } catch (error) {
+    return `cannot be checked: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const holds = assertionHolds(
+    key,
+    authenticatorData,
+    clientDataJSON,
+    Buffer.from(signature.signature, "base64url")
+  );
+  return holds ? void 0 : "does not verify with the public key its passkey was registered with";
+}
+function entrySignedBytes(entry) {
+  const figures = entry.figures;
+  if (!figures || figures.round === void 0) return void 0;
+  return signedBytes({
+    id: entry.requestId ?? "",
+    kind: entry.kind,
+    amount: entry.amount,
+    payload: figures.payload,
+    purpose: figures.purpose,
+    round: figures.round,
+    environment: entry.environment ?? "",
+    keyId: entry.keyId
+  });
+}
+function clientProblem(clientDataJSON, policy, challenge) {
+  let client;
+  try {
+    client = JSON.parse(clientDataJSON.toString("utf8"));
+  } catch {
+    return "has client data that is not JSON";
+  }
+  if (client.type !== "webauthn.get") return "has client data that is not an assertion (webauthn.get)";
+  if (client.origin !== policy.origin) return `was made at ${String(client.origin)}, not ${policy.origin}`;
+  if (client.challenge !== challenge) {
+    return "is over other figures than the chain recorded for the request (its challenge differs)";
+  }
+  return void 0;
+}
+function authenticatorProblem(authenticatorData, policy) {
+  const rpIdHash = createHash5("sha256").update(policy.rpId, "utf8").digest();
+  if (authenticatorData.length < 37 || !rpIdHash.equals(authenticatorData.subarray(0, 32))) {
+    return `is not for relying party ${policy.rpId}`;
+  }
+  const flags = authenticatorData[32] ?? 0;
+  if ((flags & 1) === 0 || (flags & 4) === 0) return "was made without user verification";
+  return void 0;
+}
+
+// src/audit/approval-evidence.ts
+function unknownStanding(who, person, answer) {
+  const why = answer.late ? `their approval step names settings (fingerprint ${short2(answer.late)}) this archive records only after the step; the bot records its settings before it takes a click, so either the entry recording them before it is not in this archive, or the step names settings it was not judged by` : answer.missing ? `the archive does not hold the settings that judged their approval step (fingerprint ${short2(answer.missing)})` : answer.early ? "the archive holds no settings recorded before their approval step; those that judged it may predate the archive" : answer.groups.length === 0 ? "not under the settings in force when approving, but under others recorded up to the first after the sending, by which the replica that took the click may have judged (one not yet restarted, or one that had not yet recorded its own)" : `the archive records no joining of ${answer.groups.join(", ")} by ${person} still standing when they approved (none, or a leaving since), and the bot records a group's members only as it reads them`;
+  return `cannot tell whether ${who} was an approver then: ${why}`;
+}
+var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
+var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
+var SENT_BACK = "sent-back";
+var POLICY_SETTING = "signed approvals";
+var short2 = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
 var EvidenceWalk = class {
   /** `pools`: who the policy let approve, read from the whole chain first (a later record may settle one). */
   constructor(pools) {
@@ -1242,68 +1302,9 @@ var EvidenceWalk = class {
       return `is by ${credential}, revoked at ${new Date(passkey.revokedAt).toISOString()}, before the request was sent`;
     }
     if (!this.policy) return "was made while the chain records no signing origin to check it against";
-    return this.assertionProblem(entry, signature, passkey);
-  }
-  assertionProblem(entry, signature, passkey) {
-    const { policy } = this;
-    const bytes = entrySignedBytes(entry);
-    if (!policy || !bytes) return "has no round recorded to rebuild what was signed";
-    const authenticatorData = Buffer.from(signature.authenticatorData, "base64url");
-    const clientDataJSON = Buffer.from(signature.clientDataJSON, "base64url");
-    const problem = clientProblem(clientDataJSON, policy, signedChallenge(bytes, signature.nonce)) ?? authenticatorProblem(authenticatorData, policy);
-    if (problem) return problem;
-    let key;
-    try {
-      key = passkeyKey(passkey.publicKey);
-    } catch (error) {
-      return `cannot be checked: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    const holds = assertionHolds(
-      key,
-      authenticatorData,
-      clientDataJSON,
-      Buffer.from(signature.signature, "base64url")
-    );
-    return holds ? void 0 : "does not verify with the public key its passkey was registered with";
+    return assertionProblem(entry, signature, passkey.publicKey, this.policy);
   }
 };
-function entrySignedBytes(entry) {
-  const figures = entry.figures;
-  if (!figures || figures.round === void 0) return void 0;
-  return signedBytes({
-    id: entry.requestId ?? "",
-    kind: entry.kind,
-    amount: entry.amount,
-    payload: figures.payload,
-    purpose: figures.purpose,
-    round: figures.round,
-    environment: entry.environment ?? "",
-    keyId: entry.keyId
-  });
-}
-function clientProblem(clientDataJSON, policy, challenge) {
-  let client;
-  try {
-    client = JSON.parse(clientDataJSON.toString("utf8"));
-  } catch {
-    return "has client data that is not JSON";
-  }
-  if (client.type !== "webauthn.get") return "has client data that is not an assertion (webauthn.get)";
-  if (client.origin !== policy.origin) return `was made at ${String(client.origin)}, not ${policy.origin}`;
-  if (client.challenge !== challenge) {
-    return "is over other figures than the chain recorded for the request (its challenge differs)";
-  }
-  return void 0;
-}
-function authenticatorProblem(authenticatorData, policy) {
-  const rpIdHash = createHash5("sha256").update(policy.rpId, "utf8").digest();
-  if (authenticatorData.length < 37 || !rpIdHash.equals(authenticatorData.subarray(0, 32))) {
-    return `is not for relying party ${policy.rpId}`;
-  }
-  const flags = authenticatorData[32] ?? 0;
-  if ((flags & 1) === 0 || (flags & 4) === 0) return "was made without user verification";
-  return void 0;
-}
 function checkApprovalEvidence(entries) {
   const placed = [...entries];
   const pools = new RecordedPools();

@@ -5,6 +5,7 @@
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import { type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
 import { DelegationBook, delegationsLockName } from './delegation-requests.js';
 import { PaidDestinations } from './destinations.js';
@@ -82,7 +83,7 @@ export class WriteRefusedError extends Error {
  */
 export const MAX_SECTION_RUNS = 5;
 
-export class ApprovalCore implements CoreSections {
+export class ApprovalCore implements CoreSections, ClosingCore {
   readonly repo: ApprovalRepository;
   readonly delegations: DelegationBook;
   /** The freeze of sends, shared by every replica through the store. */
@@ -248,7 +249,7 @@ export class ApprovalCore implements CoreSections {
    * else's place: the user is no approver in their own right (an approver's check never reads
    * delegations) and the request is not a delegation (approved only by approvers in their own right).
    */
-  private async asDelegateMaybe<T>(request: ApprovalRequest, user: string, fn: () => Promise<T>): Promise<T> {
+  async asDelegateMaybe<T>(request: ApprovalRequest, user: string, fn: () => Promise<T>): Promise<T> {
     const forOthers =
       request.kind !== 'delegation' && !(await this.options.policy.isApprover(user, request.kind));
     return forOthers ? this.underDelegationsLock(fn) : fn();
@@ -398,88 +399,19 @@ export class ApprovalCore implements CoreSections {
     return { ok: true, request: next };
   }
 
-  /**
-   * A rejection; with `round` (the one the rejecter saw), refused by throwing StaleRoundError under the
-   * request's lock when the request is in another round. The engine's reject always passes it.
-   */
-  async reject(
+  /** A rejection of the `round` the rejecter saw, when given (see close-by-person.ts). */
+  reject(
     id: string,
     user: string,
     reason: string,
     options: ClickOptions & { round?: number | undefined } = {},
   ): Promise<ActionResult> {
-    const { round, ...click } = options;
-    let onBehalfOf: string | undefined;
-    return this.closeByPerson(
-      id,
-      user,
-      async (request) => {
-        assertSeen(request, { round });
-        const check = await this.options.policy.mayReject(request, user);
-        if (!check.allowed) return check.reason;
-        onBehalfOf = check.onBehalfOf;
-        return undefined;
-      },
-      'rejected',
-      click,
-      reason.trim(),
-      () => onBehalfOf,
-    );
+    return rejectRequest(this, this.options.policy, id, user, reason, options);
   }
 
-  async cancel(id: string, user: string, click: ClickOptions = {}): Promise<ActionResult> {
-    return this.closeByPerson(
-      id,
-      user,
-      async (request) => (user === request.requester ? undefined : 'not-requester'),
-      'cancelled',
-      click,
-    );
-  }
-
-  private async closeByPerson(
-    id: string,
-    user: string,
-    refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>,
-    to: 'rejected' | 'cancelled',
-    click: ClickOptions,
-    note?: string,
-    behalf: () => string | undefined = () => undefined,
-  ): Promise<ActionResult> {
-    const result = await this.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
-      if (!request) return { ok: false, reason: 'not-found' };
-      const now = this.now();
-      click.signal?.throwIfAborted();
-      const expired = await this.expireIfDue(request, now, click);
-      if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
-      if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
-      const decide = async (): Promise<ActionResult & { changed?: boolean }> => {
-        const refusal = await refuse(request);
-        if (refusal) return { ok: false, reason: refusal, request };
-        click.signal?.throwIfAborted();
-        const base = {
-          ...request,
-          checking: undefined,
-          ...(note ? { reason: note } : {}),
-        } as ApprovalRequest;
-        const onBehalfOf = behalf();
-        const next = transition(base, to, {
-          action: to,
-          actor: user,
-          ...(onBehalfOf ? { onBehalfOf } : {}),
-          ...(note ? { note } : {}),
-          at: now,
-        });
-        await this.write(request, next, { click });
-        return { ok: true, request: next, changed: true };
-      };
-      // A rejection may be a delegate's, in someone's place: it too holds off a revocation.
-      return to === 'rejected' ? this.asDelegateMaybe(request, user, decide) : decide();
-    });
-    click.onRecorded?.();
-    const { changed, ...answer } = result;
-    if (changed && answer.request) await this.notify(answer.request);
-    return answer as ActionResult;
+  /** The requester's cancellation (see close-by-person.ts). */
+  cancel(id: string, user: string, click: ClickOptions = {}): Promise<ActionResult> {
+    return cancelRequest(this, id, user, click);
   }
 
   /** Open requests (pending first, then those in flight), oldest first. */

@@ -23,7 +23,8 @@ import {
   type RejectReadiness,
   waitingFor,
 } from './engine-questions.js';
-import { Executor, type ExecutorOptions, STOP_DRAIN_MS } from './executor.js';
+import { EngineRunning } from './engine-running.js';
+import { Executor, type ExecutorOptions } from './executor.js';
 import { type ExtendResult, extendRequest } from './extend.js';
 import {
   type FileConfirmations,
@@ -46,8 +47,6 @@ import type { PolicyRecordListener } from './policy-recorder.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
-import { shutDown } from './shutdown.js';
-import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
@@ -79,16 +78,14 @@ export class ApprovalEngine {
   private readonly reminders: Reminders;
   /** Registering, listing and revoking passkeys, and the signing pages' challenges (engine-passkeys.ts). */
   readonly passkeys: EnginePasskeys;
-  private readonly inFlight = new Set<Promise<unknown>>();
-  private timer: NodeJS.Timeout | undefined;
-  private ticking = false;
-  private trailOpen = false;
+  /** Opening the trail, the start, the sweeps, background work and the stop (engine-running.ts). */
+  private readonly running: EngineRunning;
 
   constructor(private readonly options: ApprovalEngineOptions) {
     const core = new ApprovalCore(options);
     this.core = core;
     this.trail = new EngineAudit(core, options);
-    this.passkeys = new EnginePasskeys(core, options, (work) => this.background(work));
+    this.passkeys = new EnginePasskeys(core, options, (work) => this.running.background(work));
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
     const own = {
@@ -102,8 +99,10 @@ export class ApprovalEngine {
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
     // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.
     core.freeze.onChange(async (change) => {
-      if ('lifted' in change) this.background(sendApproved(core, this.executor, options.log));
+      if ('lifted' in change) this.running.background(sendApproved(core, this.executor, options.log));
     });
+    const { executor, tracker, reminders } = this;
+    this.running = new EngineRunning({ core, trail: this.trail, executor, tracker, reminders }, options);
     registerParts(this, {
       core,
       executor: this.executor,
@@ -159,7 +158,7 @@ export class ApprovalEngine {
     // A caller that does not say what was seen (untyped, or cast) binds to nothing: refused as stale.
     const seen = { round: options?.round ?? Number.NaN, figuresDigest: options?.figuresDigest ?? '' };
     const result = await this.core.approve(id, user, { ...options, ...seen });
-    if (result.ok && result.request.state === 'approved') this.background(this.executor.execute(id));
+    if (result.ok && result.request.state === 'approved') this.running.background(this.executor.execute(id));
     return result;
   }
 
@@ -403,95 +402,23 @@ export class ApprovalEngine {
   }
 
   /** One sweep now (expiry, polls, reconciliation, reminders); overlapping sweeps are skipped. */
-  async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
-    try {
-      await this.sweepRequests();
-      // After expiry: a request that just lapsed gets no reminder.
-      await this.sendReminders();
-      await this.trail.sweep();
-    } finally {
-      this.ticking = false;
-    }
+  tick(): Promise<void> {
+    return this.running.tick();
   }
-
-  /** Reminders due now; one that cannot be sent is tried again at the next sweep. */
-  private async sendReminders(): Promise<void> {
-    await this.reminders.sweep().catch((error: unknown) => {
-      this.options.log?.warn('approval reminders could not be sent; tried again next sweep', {
-        error: String(error),
-      });
-    });
+  /** The trail checked and the settings recorded, before any click or send (engine-running.ts). */
+  openTrail(): Promise<void> {
+    return this.running.openTrail();
   }
-
-  /** Expire what is due, then follow, send and reconcile the open requests. */
-  private async sweepRequests(): Promise<void> {
-    await expireDue(this.core);
-    await this.tracker.tick();
-  }
-
-  /**
-   * Before the bot takes a click or sends anything: the trail checked and the settings in effect recorded
-   * (EngineAudit.open; PolicyNotRecorded when they cannot be), each approval step naming them from then
-   * on. start() makes it when not made yet.
-   */
-  async openTrail(): Promise<void> {
-    if (this.trailOpen) return;
-    const recorded = await this.trail.open(this.options.policySnapshot);
-    if (recorded) this.core.judging.opened(recorded);
-    this.trailOpen = true;
-  }
-
   /** Pick up in-flight requests (other environments' closed first), then sweep periodically. */
-  async start(): Promise<void> {
-    // The audit trail first: opened, then what it held told and interrupted exports (EngineAudit.start).
-    await this.openTrail();
-    await this.trail.start();
-    await this.core.repo.migrateLegacyOpenSet();
-    await closeOtherEnvironments(this.core);
-    await this.tracker.resume();
-    await this.sweepRequests();
-    // Reminders that fell due while no replica ran are sent now (only the latest point of each).
-    await this.sendReminders();
-    await this.applyAuditRetention().catch((error: unknown) => {
-      this.options.log?.warn('audit retention could not be applied', { error: String(error) });
-    });
-    const every = this.options.tickMs ?? 15_000;
-    // Each process checks the audit trail daily, whichever replica takes the sweeps.
-    const sweep = sweepInTurn(this.core, this.executor.instanceId, every, {
-      daily: () => this.trail.daily(),
-      sweep: () => this.tick(),
-    });
-    this.timer = setInterval(() => this.background(sweep()), every);
-    this.timer.unref();
+  start(): Promise<void> {
+    return this.running.start();
   }
-
   /** Stop sweeping, drain background work (at most `drainMs`), end leases, archive (see shutdown.ts). */
-  async stop(options: { drainMs?: number } = {}): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await shutDown(
-      { idle: () => this.idle(), executor: this.executor, trail: this.trail, log: this.options.log },
-      options.drainMs ?? STOP_DRAIN_MS,
-    );
+  stop(options: { drainMs?: number } = {}): Promise<void> {
+    return this.running.stop(options);
   }
-
   /** Resolves when background work started so far (executions, sweeps) has finished. For tests and shutdown. */
-  async idle(): Promise<void> {
-    do {
-      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-      await this.core.freeze.idle(); // its listeners may start more background work
-      await this.executor.idle();
-      await this.trail.idle();
-    } while (this.inFlight.size > 0);
-  }
-
-  private background(work: Promise<unknown>): void {
-    const tracked = work.catch((error: unknown) => {
-      this.options.log?.warn('approval background work failed', { error: String(error) });
-    });
-    this.inFlight.add(tracked);
-    void tracked.finally(() => this.inFlight.delete(tracked));
+  idle(): Promise<void> {
+    return this.running.idle();
   }
 }

@@ -20,13 +20,16 @@
 // fingerprint as recorded before it, or for a step without one (its bot recorded no settings)
 // any that may have; where only a Slack group could have and the chain shows no join, where the archive
 // lacks those settings before the step, or where its step is missing, it cannot tell (approver-pool.ts).
-import { createHash } from 'node:crypto';
-import { Money } from '../format/money.js';
-import { signedBytes, signedChallenge } from './approval-bytes.js';
 import { countPeople, repeats, requesterProblems } from './approval-people.js';
 import { type ApprovalPlace, type PoolAnswer, RecordedPools } from './approver-pool.js';
-import { assertionHolds, type PasskeyKey, passkeyKey } from './passkey-keys.js';
 import type { SegmentOnDisk } from './segments.js';
+import {
+  assertionProblem,
+  policyNeeds,
+  type Signature,
+  type SigningPolicy,
+  signingPolicyOf,
+} from './signature-checks.js';
 import type { AuditEntry } from './types.js';
 
 /** An entry and the segment it was read from. */
@@ -54,20 +57,6 @@ export interface EvidenceReport {
   requests: number;
   signatures: number;
 }
-
-/**
- * What `signed approvals` says: every approval signed, or those of money above an amount (kobo), and
- * where approvers sign. Read here rather than with access/'s parser, which the standalone verifier
- * would carry the whole configuration schema with; a test holds the two to the same answers.
- */
-interface SigningPolicy {
-  above?: bigint;
-  origin: string;
-  rpId: string;
-}
-
-/** The kinds whose approval moves money (access/passkeys.ts): the only ones `above:` spares. */
-const MONEY_KINDS = new Set(['withdraw', 'redeem', 'bridge']);
 
 /** A passkey as the chain registered it. */
 interface Registered {
@@ -105,30 +94,12 @@ function unknownStanding(who: string, person: string, answer: PoolAnswer): strin
 /** Told of an approval by `user` the chain cannot settle, and why. */
 type DoubtSink = (user: string, why: string) => void;
 
-type Signature = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
-
 const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
 /** The steps that add an approval (the last one needed is `approved`), and the one that clears them. */
 const APPROVAL_STEPS = new Set(['approval-added', 'approved']);
 const SENT_BACK = 'sent-back';
 const POLICY_SETTING = 'signed approvals';
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id);
-
-/** `all at https://desk.example.com` or `above ₦1,000,000.00 at …` → the policy; undefined: off. */
-export function signingPolicyOf(value: string | string[] | undefined): SigningPolicy | undefined {
-  if (typeof value !== 'string') return undefined;
-  const words = /^(all|above (.+)) at (\S+)$/.exec(value.trim());
-  if (!words?.[3]) throw new Error(`"${value}" is not "all at <origin>" or "above <amount> at <origin>"`);
-  const origin = words[3];
-  const place = { origin, rpId: new URL(origin).hostname };
-  return words[1] === 'all' ? place : { ...place, above: Money.parse(words[2] ?? '').kobo };
-}
-
-/** Must an approval of this kind and amount be signed under `policy` (as access/passkeys.ts says)? */
-export function policyNeeds(policy: SigningPolicy, kind: string, amount: string | undefined): boolean {
-  if (!MONEY_KINDS.has(kind) || policy.above === undefined || amount === undefined) return true;
-  return Money.parseDecimal(amount).kobo > policy.above;
-}
 
 /** The chain read in order: what is in force at each entry, and each sending checked. */
 class EvidenceWalk {
@@ -386,76 +357,8 @@ class EvidenceWalk {
       return `is by ${credential}, revoked at ${new Date(passkey.revokedAt).toISOString()}, before the request was sent`;
     }
     if (!this.policy) return 'was made while the chain records no signing origin to check it against';
-    return this.assertionProblem(entry, signature, passkey);
+    return assertionProblem(entry, signature, passkey.publicKey, this.policy);
   }
-
-  private assertionProblem(entry: AuditEntry, signature: Signature, passkey: Registered): string | undefined {
-    const { policy } = this;
-    const bytes = entrySignedBytes(entry);
-    if (!policy || !bytes) return 'has no round recorded to rebuild what was signed';
-    const authenticatorData = Buffer.from(signature.authenticatorData, 'base64url');
-    const clientDataJSON = Buffer.from(signature.clientDataJSON, 'base64url');
-    const problem =
-      clientProblem(clientDataJSON, policy, signedChallenge(bytes, signature.nonce)) ??
-      authenticatorProblem(authenticatorData, policy);
-    if (problem) return problem;
-    let key: PasskeyKey;
-    try {
-      key = passkeyKey(passkey.publicKey);
-    } catch (error) {
-      return `cannot be checked: ${error instanceof Error ? error.message : String(error)}`;
-    }
-    const holds = assertionHolds(
-      key,
-      authenticatorData,
-      clientDataJSON,
-      Buffer.from(signature.signature, 'base64url'),
-    );
-    return holds ? undefined : 'does not verify with the public key its passkey was registered with';
-  }
-}
-
-/** What an approver of the request this entry sent signed, rebuilt from it; undefined without its round. */
-export function entrySignedBytes(entry: AuditEntry): Buffer | undefined {
-  const figures = entry.figures;
-  if (!figures || figures.round === undefined) return undefined;
-  return signedBytes({
-    id: entry.requestId ?? '',
-    kind: entry.kind,
-    amount: entry.amount,
-    payload: figures.payload,
-    purpose: figures.purpose,
-    round: figures.round,
-    environment: entry.environment ?? '',
-    keyId: entry.keyId,
-  });
-}
-
-/** The client data's type, origin and challenge, against the policy and the rebuilt challenge. */
-function clientProblem(clientDataJSON: Buffer, policy: SigningPolicy, challenge: string): string | undefined {
-  let client: { type?: unknown; challenge?: unknown; origin?: unknown };
-  try {
-    client = JSON.parse(clientDataJSON.toString('utf8'));
-  } catch {
-    return 'has client data that is not JSON';
-  }
-  if (client.type !== 'webauthn.get') return 'has client data that is not an assertion (webauthn.get)';
-  if (client.origin !== policy.origin) return `was made at ${String(client.origin)}, not ${policy.origin}`;
-  if (client.challenge !== challenge) {
-    return 'is over other figures than the chain recorded for the request (its challenge differs)';
-  }
-  return undefined;
-}
-
-/** The authenticator data's relying party (SHA-256 of the host) and its user-present and -verified flags. */
-function authenticatorProblem(authenticatorData: Buffer, policy: SigningPolicy): string | undefined {
-  const rpIdHash = createHash('sha256').update(policy.rpId, 'utf8').digest();
-  if (authenticatorData.length < 37 || !rpIdHash.equals(authenticatorData.subarray(0, 32))) {
-    return `is not for relying party ${policy.rpId}`;
-  }
-  const flags = authenticatorData[32] ?? 0;
-  if ((flags & 0x01) === 0 || (flags & 0x04) === 0) return 'was made without user verification';
-  return undefined;
 }
 
 /** Check the signed approvals of one environment's chain, its entries in seq order. */

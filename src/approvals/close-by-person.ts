@@ -1,0 +1,115 @@
+// A person closes a pending request: an approver (or a delegate in their place) rejects it, or its
+// requester cancels it. Like every step of the core (approval-core.ts), decided under the request's
+// lock, a request past its time expired first, and persisted before any listener hears of it.
+
+import type { ApprovalPolicy } from '../access/index.js';
+import type { CoreSections } from './core-sections.js';
+import { assertSeen } from './round.js';
+import { transition } from './state-machine.js';
+import type { ActionResult, ApprovalRequest, ClickOptions, Refusal } from './types.js';
+
+/** What closing a request reaches the core for, beyond its sections: the clock, expiry, the delegate's lock. */
+export interface ClosingCore extends CoreSections {
+  readonly now: () => Date;
+  expireIfDue(
+    request: ApprovalRequest,
+    now: Date,
+    click?: ClickOptions,
+  ): Promise<ApprovalRequest | undefined>;
+  asDelegateMaybe<T>(request: ApprovalRequest, user: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * A rejection; with `round` (the one the rejecter saw), refused by throwing StaleRoundError under the
+ * request's lock when the request is in another round. The engine's reject always passes it.
+ */
+export async function rejectRequest(
+  core: ClosingCore,
+  policy: ApprovalPolicy,
+  id: string,
+  user: string,
+  reason: string,
+  options: ClickOptions & { round?: number | undefined },
+): Promise<ActionResult> {
+  const { round, ...click } = options;
+  let onBehalfOf: string | undefined;
+  return closeByPerson(
+    core,
+    id,
+    user,
+    async (request) => {
+      assertSeen(request, { round });
+      const check = await policy.mayReject(request, user);
+      if (!check.allowed) return check.reason;
+      onBehalfOf = check.onBehalfOf;
+      return undefined;
+    },
+    'rejected',
+    click,
+    reason.trim(),
+    () => onBehalfOf,
+  );
+}
+
+/** The requester withdraws their own pending request. */
+export async function cancelRequest(
+  core: ClosingCore,
+  id: string,
+  user: string,
+  click: ClickOptions,
+): Promise<ActionResult> {
+  return closeByPerson(
+    core,
+    id,
+    user,
+    async (request) => (user === request.requester ? undefined : 'not-requester'),
+    'cancelled',
+    click,
+  );
+}
+
+async function closeByPerson(
+  core: ClosingCore,
+  id: string,
+  user: string,
+  refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>,
+  to: 'rejected' | 'cancelled',
+  click: ClickOptions,
+  note?: string,
+  behalf: () => string | undefined = () => undefined,
+): Promise<ActionResult> {
+  const result = await core.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
+    if (!request) return { ok: false, reason: 'not-found' };
+    const now = core.now();
+    click.signal?.throwIfAborted();
+    const expired = await core.expireIfDue(request, now, click);
+    if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
+    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+    const decide = async (): Promise<ActionResult & { changed?: boolean }> => {
+      const refusal = await refuse(request);
+      if (refusal) return { ok: false, reason: refusal, request };
+      click.signal?.throwIfAborted();
+      const base = {
+        ...request,
+        checking: undefined,
+        ...(note ? { reason: note } : {}),
+      } as ApprovalRequest;
+      const onBehalfOf = behalf();
+      const next = transition(base, to, {
+        action: to,
+        actor: user,
+        ...(onBehalfOf ? { onBehalfOf } : {}),
+        ...(note ? { note } : {}),
+        at: now,
+      });
+      await core.write(request, next, { click });
+      return { ok: true, request: next, changed: true };
+    };
+    // A rejection may be a delegate's, in someone's place: it too holds off a revocation.
+    return to === 'rejected' ? core.asDelegateMaybe(request, user, decide) : decide();
+  });
+  click.onRecorded?.();
+  const { changed, ...answer } = result;
+  if (changed && answer.request) await core.notify(answer.request);
+  return answer as ActionResult;
+}
