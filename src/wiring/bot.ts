@@ -2,6 +2,7 @@
 // client, approvals, webhooks), then the list of what each feature installs, handed to the Slack app in
 // order and stopped in the reverse one. main.ts and the test harness both start it this way.
 
+import { setTimeout as wait } from 'node:timers/promises';
 import { parseTiers, peopleNamedBy } from '../access/index.js';
 import {
   DEFAULT_LIMIT_WINDOW_MS,
@@ -106,6 +107,9 @@ interface Parts {
   home: Home | undefined;
 }
 
+/** How long a start that failed half-way waits for its stop before reporting the error. */
+const FAILED_START_STOP_MS = 15_000;
+
 export async function startBot(options: BotOptions): Promise<Bot> {
   const parts = await sharedParts(options);
   const { config, store, client, sandbox, approvals, webhooks, roles, metrics } = parts;
@@ -163,12 +167,14 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await approvals?.engine.start();
     await webhooks.start();
   } catch (error) {
-    // Slack and the admin listener run by now: stopped as a signal stops them, nothing left behind.
-    await bot
+    // Slack and the admin listener run by now: stopped as a signal stops them, nothing left behind,
+    // within as long as a signal's stop is given (main.ts), so the error still reaches the supervisor.
+    const stopping = bot
       .stop()
       .catch((stopError: unknown) =>
         options.logger.warn('stop after a failed start failed', { error: stopError }),
       );
+    await Promise.race([stopping, wait(FAILED_START_STOP_MS, undefined, { ref: false })]);
     throw error;
   }
   if (parts.ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);

@@ -1,9 +1,10 @@
 // A start that fails once Slack is listening (the engine's resume cannot read the store) stops what it
 // started: no server of the bot is left listening behind the error.
+import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore } from '../../src/store/index.js';
-import { startApprovalApp } from '../slack/approvals/support.js';
+import { freePort, startApprovalApp } from '../slack/approvals/support.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { test as base } from '../support/fixtures.js';
 import { StoreControls } from '../support/store-controls.js';
@@ -19,8 +20,15 @@ const test = base.extend('world', async ({ defer }) => {
   return { memory, store: controls.wrap(memory), controls, slack, sandbox };
 });
 
-/** Servers listening in this process (this file's only test: nothing else opens or closes one meanwhile). */
-const listening = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+/** Whether anything accepts a connection on this loopback port. */
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
+    socket.once('close', () => socket.destroy());
+    socket.setTimeout(5_000, () => socket.destroy());
+    socket.once('connect', () => socket.end());
+  });
 
 test('a start that fails after Slack started stops all it started, leaving nothing listening', async ({
   world,
@@ -29,11 +37,16 @@ test('a start that fails after Slack started stops all it started, leaving nothi
   // A request id in the old open set: the engine's start reads it after Slack started, and that read fails.
   await memory.addToSet('approvals:open', 'A-unreadable');
   controls.failReads('approval:A-unreadable');
-  const before = listening();
-  await expect(startApprovalApp({ store, slack, sandbox, recordPolicy: true })).rejects.toThrow(
-    'store read failed (test): approval:A-unreadable',
-  );
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const starting = startApprovalApp({
+    store,
+    slack,
+    sandbox,
+    recordPolicy: true,
+    config: { port, admin: { port: adminPort, host: '127.0.0.1' } },
+  });
+  await expect(starting).rejects.toThrow('store read failed (test): approval:A-unreadable');
   expect(slack.callsTo('auth.test')).not.toEqual([]);
-  // A closed server's handle goes at the loop's next turn.
-  await expect.poll(listening, { timeout: 10_000 }).toBe(before);
+  expect(await accepts(port)).toBe(false);
+  expect(await accepts(adminPort)).toBe(false);
 });
