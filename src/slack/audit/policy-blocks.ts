@@ -76,11 +76,20 @@ function fitted(line: string): string {
   return `${kept} … (${line.length - kept.length} characters more: \`/cngn audit\` lists them)`;
 }
 
-/** `at`, or the start of the mention (`<…>`) or escape (`&…;`) that `at` would cut through. */
+/**
+ * `at`, or the start of the mention (`<…>`) or escape (`&…;`) that a cut at `at` would go through, or
+ * one back when `at` would split a character in two (a surrogate pair).
+ */
 function outsideMarkup(line: string, at: number): number {
-  const open = Math.max(line.lastIndexOf('<', at - 1), line.lastIndexOf('&', at - 1));
-  if (open === -1) return at;
-  return /[>;]/.test(line.slice(open, at)) ? at : open;
+  for (const [opener, closer] of [
+    ['<', '>'],
+    ['&', ';'],
+  ] as const) {
+    const open = line.lastIndexOf(opener, at - 1);
+    if (open !== -1 && !line.slice(open, at).includes(closer)) return open;
+  }
+  const last = line.charCodeAt(at - 1);
+  return last >= 0xd800 && last <= 0xdbff ? at - 1 : at;
 }
 
 function section(text: string): KnownBlock {

@@ -90,4 +90,6 @@ it('cuts a long line without spaces at the room it has, never inside a mention o
   expect(mentions).toMatch(/^• members of <!subteam\^S0TREASURY>: (<@U0EFE>,)+ … \(\d+ characters more/);
   const escapes = first([`note: ${'a<'.repeat(1500)}`]);
   expect(escapes).toMatch(/^• note: (a&lt;)+a? … \(\d+ characters more/);
+  const emoji = first([`notes: ${'🙂'.repeat(1500)}`]);
+  expect(emoji).toMatch(/^• notes: (🙂)+ … \(\d+ characters more/u);
 });
