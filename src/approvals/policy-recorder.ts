@@ -97,15 +97,33 @@ export class PolicyRecorder {
           note: changes.join('; '),
           policy: { changes, settings: snapshot, fingerprint: print },
         });
-        // The newest few only: settings a failing Slack never heard of are in the audit trail all the same.
-        const untold = [...((await store.get<LastRecorded>(this.lastKey()))?.untold ?? []), written].slice(
-          -UNTOLD_KEPT,
-        );
+        const untold = this.keptUntold([
+          ...((await store.get<LastRecorded>(this.lastKey()))?.untold ?? []),
+          written,
+        ]);
         await store.set<LastRecorded>(this.lastKey(), { settings: snapshot, seq: written.seq, untold });
         return written;
       },
       LOCK,
     );
+  }
+
+  /**
+   * The newest few of `untold` only: settings a failing Slack never heard of are in the audit trail all
+   * the same. Those dropped are logged, so an operator knows the channel will never hear of them.
+   */
+  private keptUntold(untold: AuditEntry[]): AuditEntry[] {
+    const dropped = untold.slice(0, -UNTOLD_KEPT);
+    if (dropped.length > 0) {
+      this.options.logger?.warn(
+        'policy changes were recorded but never told, more than are kept to tell; not posted',
+        {
+          dropped: dropped.length,
+          seqs: dropped.map((entry) => entry.seq),
+        },
+      );
+    }
+    return untold.slice(-UNTOLD_KEPT);
   }
 
   /**

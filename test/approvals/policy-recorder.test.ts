@@ -29,13 +29,17 @@ const slackSays = (error: string) =>
     data: { ok: false, error },
   });
 
-/** One replica's recorder, telling what it recorded into `told`. */
-function recorder(store: Store, told: number[] = []): PolicyRecorder {
+/** A warning the recorder logged: its line and fields. */
+type Warning = { message: string; fields?: Record<string, unknown> };
+
+/** One replica's recorder, telling what it recorded into `told`, logging its warnings into `warnings`. */
+function recorder(store: Store, told: number[] = [], warnings: Warning[] = []): PolicyRecorder {
   const recorder = new PolicyRecorder({
     store,
     log: new AuditLog(store),
     environment: 'sandbox',
     now: () => new Date(),
+    logger: { warn: (message, fields) => warnings.push({ message, ...(fields ? { fields } : {}) }) },
   });
   recorder.onRecorded(async (entry) => void told.push(entry.seq ?? -1));
   return recorder;
@@ -159,6 +163,27 @@ for (const kind of STORE_KINDS) {
       });
       await recorder(a).tellUntold(async (e) => void told.push(e.seq ?? -1));
       expect(told).toEqual([one?.seq, two?.seq]);
+    });
+
+    test('settings never told past the ten kept to tell are logged as dropped, and the newest ten told', async ({
+      replicas,
+    }) => {
+      const { a } = await replicas(`policy-untold-cap-${kind.name}`);
+      const warnings: Warning[] = [];
+      const seqs: number[] = [];
+      // Twelve starts, each with other settings, none reaching Slack.
+      for (let hours = 1; hours <= 12; hours++) {
+        const settings = policySnapshot({ ...inputs, limitWindowMs: hours * HOUR });
+        seqs.push((await recorder(a, [], warnings).recordAtStart(settings))?.seq ?? -1);
+      }
+      const dropped = (seq: number | undefined) => ({
+        message: 'policy changes were recorded but never told, more than are kept to tell; not posted',
+        fields: { dropped: 1, seqs: [seq] },
+      });
+      expect(warnings).toEqual([dropped(seqs[0]), dropped(seqs[1])]);
+      const told: number[] = [];
+      await recorder(a).tellUntold(async (e) => void told.push(e.seq ?? -1));
+      expect(told).toEqual(seqs.slice(2));
     });
 
     test('two replicas starting together on a new store record the first policy once', async ({

@@ -7,33 +7,22 @@
 // cannot settle, in plain words, never a problem. A first-passkeys click likewise: a holder only a
 // group could make an approver leaves it unsettled. The archives are written by the real engine, whose
 // own pool (the fixture's list) lets the approvals through: only the recorded policy says otherwise.
-import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import {
-  auditedEngineTest,
+  approverArchiveTest,
   delegatedToOutsider,
   flagged,
   recordedPolicy,
   registerClicked,
-  signAndApprove,
-  signingEngine,
+  type SignedAndArchived,
   verify,
+  type WithdrawalArchive,
 } from '../support/approver-archive.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  type EngineFixture,
-  OUTSIDER,
-  REQUESTER,
-  withdrawalDraft,
-} from '../support/engine.js';
-import { fileDraft } from '../support/filing.js';
+import { APPROVER_A, APPROVER_B, type EngineFixture, OUTSIDER, REQUESTER } from '../support/engine.js';
 
 const GROUP = 'S0TREASURY';
 
-const test = auditedEngineTest.extend('engineOptions', async ({ auditDir, signer }) => ({
-  engine: signingEngine(auditDir, signer, recordedPolicy({ approvers: { users: [], group: GROUP } })),
-}));
+const test = approverArchiveTest(recordedPolicy({ approvers: { users: [], group: GROUP } }));
 
 /** What the group's recorded members do before anyone approves: who the bot saw join, then leave. */
 interface Membership {
@@ -47,20 +36,12 @@ interface Membership {
  */
 async function groupArchive(
   fx: EngineFixture,
-  auditDir: string,
-  networkId: string,
+  signedAndArchived: SignedAndArchived,
   membership: Membership,
-): Promise<{ folder: string; withdrawal: string; sentSeq: number }> {
-  const { engine } = fx;
+): Promise<WithdrawalArchive> {
   await startWith(fx, membership);
-  const deviceA = await registerClicked(engine, APPROVER_A, APPROVER_B);
-  const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
-  await signAndApprove(engine, request.id, APPROVER_A, deviceA);
-  expect((await engine.get(request.id))?.state).toBe('sent');
-  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
-  const entries = await engine.auditRange(undefined, undefined);
-  const sentSeq = entries.find((e) => e.requestId === request.id && e.state === 'sent')?.seq ?? -1;
-  return { folder: join(auditDir, 'archive', 'sandbox'), withdrawal: request.id, sentSeq };
+  const deviceA = await registerClicked(fx.engine, APPROVER_A, APPROVER_B);
+  return signedAndArchived(APPROVER_A, deviceA);
 }
 
 /** Started, the group's membership changes recorded, a second apart. */
@@ -77,14 +58,17 @@ async function startWith({ engine, clock }: EngineFixture, membership: Membershi
  * passkey B signs; then A's passkey clicked by the requester: the engine, counting approvers only (not
  * the outsider, a delegate), saw one holding a passkey before it. Archived: the folder.
  */
-async function firstPasskeysArchive(fx: EngineFixture, auditDir: string, membership: Membership) {
+async function firstPasskeysArchive(
+  fx: EngineFixture,
+  archived: () => Promise<string>,
+  membership: Membership,
+) {
   const { engine } = fx;
   await startWith(fx, membership);
   const deviceB = await registerClicked(engine, APPROVER_B, APPROVER_A);
   await delegatedToOutsider(engine, deviceB);
   await registerClicked(engine, APPROVER_A, REQUESTER);
-  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
-  return join(auditDir, 'archive', 'sandbox');
+  return archived();
 }
 
 /**
@@ -94,22 +78,19 @@ async function firstPasskeysArchive(fx: EngineFixture, auditDir: string, members
  */
 async function delegateArchive(
   fx: EngineFixture,
-  auditDir: string,
-  networkId: string,
+  signedAndArchived: SignedAndArchived,
   membership: Membership,
-) {
+): Promise<WithdrawalArchive> {
   const { engine } = fx;
   await startWith(fx, membership);
   const deviceB = await registerClicked(engine, APPROVER_B, REQUESTER);
   const device = await delegatedToOutsider(engine, deviceB);
-  const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
-  await signAndApprove(engine, request.id, OUTSIDER, device);
-  expect(await engine.get(request.id)).toMatchObject({
+  const archive = await signedAndArchived(OUTSIDER, device);
+  expect(await engine.get(archive.withdrawal)).toMatchObject({
     state: 'sent',
     approvals: [{ user: OUTSIDER, onBehalfOf: APPROVER_A }],
   });
-  expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
-  return { folder: join(auditDir, 'archive', 'sandbox'), withdrawal: request.id };
+  return archive;
 }
 
 /** A CANNOT TELL line about request `request` (of `kind`; any when not given), saying `why`. */
@@ -130,13 +111,12 @@ const clickUnsettled = (holders: string) =>
 describe('the verifier with approvers given as a Slack user group', () => {
   test('says it cannot tell, never a problem, for an approver the archive shows leaving the group (back since, unrecorded)', async ({
     fx,
-    auditDir,
+    signedAndArchived,
     signer,
-    networkId,
   }) => {
     // A left and was added back, the bot seeing neither (its first read after a start would list A).
     const membership = { joined: [APPROVER_A, APPROVER_B], left: [APPROVER_A] };
-    const { folder, withdrawal } = await groupArchive(fx, auditDir, networkId, membership);
+    const { folder, withdrawal } = await groupArchive(fx, signedAndArchived, membership);
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([cannotTell(noJoin(APPROVER_A), 'withdraw', withdrawal), notChecked(1)]);
     expect(lines.at(-1)).toBe(passedBut(1));
@@ -145,12 +125,11 @@ describe('the verifier with approvers given as a Slack user group', () => {
 
   test('passes approvals by people the archive shows joining the group before approving', async ({
     fx,
-    auditDir,
+    signedAndArchived,
     signer,
-    networkId,
   }) => {
     const membership = { joined: [APPROVER_A, APPROVER_B], left: [] };
-    const { folder } = await groupArchive(fx, auditDir, networkId, membership);
+    const { folder } = await groupArchive(fx, signedAndArchived, membership);
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([]);
     expect(lines.at(-1)).toBe('No problems: every signature, hash and link checks out.');
@@ -159,11 +138,10 @@ describe('the verifier with approvers given as a Slack user group', () => {
 
   test('says it cannot tell for approvers the archive never shows joining the group', async ({
     fx,
-    auditDir,
+    signedAndArchived,
     signer,
-    networkId,
   }) => {
-    const { folder, withdrawal } = await groupArchive(fx, auditDir, networkId, { joined: [], left: [] });
+    const { folder, withdrawal } = await groupArchive(fx, signedAndArchived, { joined: [], left: [] });
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([
       cannotTell(noJoin(APPROVER_B), 'passkey'),
@@ -175,12 +153,11 @@ describe('the verifier with approvers given as a Slack user group', () => {
 
   test('passes a delegate’s approval in the place of a member the archive shows joining', async ({
     fx,
-    auditDir,
+    signedAndArchived,
     signer,
-    networkId,
   }) => {
     const membership = { joined: [APPROVER_A, APPROVER_B, REQUESTER], left: [] };
-    const { folder } = await delegateArchive(fx, auditDir, networkId, membership);
+    const { folder } = await delegateArchive(fx, signedAndArchived, membership);
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([]);
     expect(status).toBe(0);
@@ -188,12 +165,11 @@ describe('the verifier with approvers given as a Slack user group', () => {
 
   test('says it cannot tell, never a problem, for a delegate’s approval in the place of a member seen leaving', async ({
     fx,
-    auditDir,
+    signedAndArchived,
     signer,
-    networkId,
   }) => {
     const membership = { joined: [APPROVER_A, APPROVER_B, REQUESTER], left: [APPROVER_A] };
-    const { folder, withdrawal } = await delegateArchive(fx, auditDir, networkId, membership);
+    const { folder, withdrawal } = await delegateArchive(fx, signedAndArchived, membership);
     const { status, lines } = verify(folder, signer.publicKey);
     const who = `${APPROVER_A}, in whose place ${OUTSIDER} approved,`;
     expect(flagged(lines)).toEqual([
@@ -205,13 +181,13 @@ describe('the verifier with approvers given as a Slack user group', () => {
 
   test('says it cannot tell whether a first-passkeys click counts when the holders are a group’s members', async ({
     fx,
-    auditDir,
+    archived,
     signer,
   }) => {
     // B joined (and may have left unseen); the outsider left (and may be back unseen); the requester,
     // whose click it is, never shown joining: two lines about one approval, counted once.
     const membership = { joined: [APPROVER_A, APPROVER_B, OUTSIDER], left: [OUTSIDER] };
-    const folder = await firstPasskeysArchive(fx, auditDir, membership);
+    const folder = await firstPasskeysArchive(fx, archived, membership);
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([
       cannotTell(clickUnsettled(`${APPROVER_B}, ${OUTSIDER}`), 'passkey'),

@@ -3,33 +3,26 @@
 // in the group from there, even where the archive no longer holds the join recorded before it. The
 // archive is written by the real engine, whose own pool (the fixture's list) lets the approvals
 // through: only the recorded policy says otherwise.
-import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { checkApprovalEvidence } from '../../src/audit/approval-evidence.js';
 import {
+  approverArchiveTest,
   archivedEntries,
-  auditedEngineTest,
   flagged,
   recordedPolicy,
   registerClicked,
-  signAndApprove,
-  signingEngine,
   verify,
 } from '../support/approver-archive.js';
-import { APPROVER_A, APPROVER_B, REQUESTER, withdrawalDraft } from '../support/engine.js';
-import { fileDraft } from '../support/filing.js';
+import { APPROVER_A, APPROVER_B, REQUESTER } from '../support/engine.js';
 
 const GROUP = 'S0TREASURY';
 
-const test = auditedEngineTest.extend('engineOptions', async ({ auditDir, signer }) => ({
-  engine: signingEngine(auditDir, signer, recordedPolicy({ approvers: { users: [], group: GROUP } })),
-}));
+const test = approverArchiveTest(recordedPolicy({ approvers: { users: [], group: GROUP } }));
 
 describe('the verifier with a user group’s members listed as first read', () => {
   test('passes approvals by the members a listing names, even without the joins before it', async ({
     fx,
-    networkId,
-    auditDir,
+    signedAndArchived,
     signer,
   }) => {
     const { engine } = fx;
@@ -42,11 +35,7 @@ describe('the verifier with a user group’s members listed as first read', () =
       added: [APPROVER_B, REQUESTER],
     });
     const deviceA = await registerClicked(engine, APPROVER_A, APPROVER_B);
-    const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
-    await signAndApprove(engine, request.id, APPROVER_A, deviceA);
-    expect((await engine.get(request.id))?.state).toBe('sent');
-    expect(await engine.archiveAudit('test')).toMatchObject({ written: true });
-    const folder = join(auditDir, 'archive', 'sandbox');
+    const { folder } = await signedAndArchived(APPROVER_A, deviceA);
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([]);
     expect(status).toBe(0);

@@ -7,22 +7,20 @@
 // others recorded up to the first after the sending did, and is a problem only when none ever did (verify-approver-never-named.test.ts). The archives are written by the real engine
 // (its own pool, the fixture's list, lets the approvals through; only the recorded policy says
 // otherwise), restarted as a second engine on the same store.
-import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import type { PolicySnapshot } from '../../src/approvals/index.js';
-import { checkApprovalEvidence, placedEntries } from '../../src/audit/approval-evidence.js';
-import { findArchive } from '../../src/audit/segments.js';
+import { checkApprovalEvidence } from '../../src/audit/approval-evidence.js';
 import {
+  approverArchiveTest,
   archivedEntries,
-  auditedEngineTest,
   delegatedToOutsider,
   flagged,
   type RecordedApprovers,
   recordedPolicy,
   registerClicked,
+  type SignedAndArchived,
   signAndApprove,
-  signingEngine,
   verify,
   withoutSettingsNamed,
 } from '../support/approver-archive.js';
@@ -40,24 +38,25 @@ const ALL = recordedPolicy({ approvers: { users: [APPROVER_A, APPROVER_B, REQUES
 const policyOf = (approvers: RecordedApprovers) => recordedPolicy(approvers);
 const WITHOUT_A = policyOf({ approvers: { users: [APPROVER_B, REQUESTER] } });
 
-const test = auditedEngineTest
-  .extend('engineOptions', async ({ auditDir, signer }) => ({ engine: signingEngine(auditDir, signer, ALL) }))
-  /** The bot on the same store with other settings, not yet started (it records them at its start). */
-  .extend('restarted', async ({ fx, auditDir, signer, defer }) => async (policy?: PolicySnapshot) => {
-    const { engine } = await fx.another({ engine: signingEngine(auditDir, signer, policy) });
-    defer(() => engine.stop());
-    return engine;
-  });
-
-type Restart = (policy?: PolicySnapshot) => Promise<ApprovalEngine>;
-
-/** What an archive is made with: the engine fixture, its restarts, a network, the audit folder. */
+/** What an archive is made with: the engine fixture, its restarts, a network, the steps that archive. */
 interface Making {
   fx: EngineFixture;
-  restarted: Restart;
+  restarted: (policy?: PolicySnapshot) => Promise<ApprovalEngine>;
   networkId: string;
-  auditDir: string;
+  archived: () => Promise<string>;
+  signedAndArchived: SignedAndArchived;
 }
+
+const test = approverArchiveTest(ALL).extend(
+  'making',
+  async ({ fx, restarted, networkId, archived, signedAndArchived }): Promise<Making> => ({
+    fx,
+    restarted,
+    networkId,
+    archived,
+    signedAndArchived,
+  }),
+);
 
 /** Started with every approver in the pool; A's passkey approved by B's click, B's by the requester's. */
 async function twoPasskeys({ engine }: EngineFixture) {
@@ -86,7 +85,7 @@ async function changedBetween(
   await second.start();
   await signAndApprove(second, request.id, APPROVER_B, deviceB);
   expect((await second.get(request.id))?.state).toBe('sent');
-  return archived(making);
+  return making.archived();
 }
 
 /**
@@ -108,27 +107,17 @@ async function clickedBeforeRecord(
   await signAndApprove(clicker, request.id, APPROVER_A, deviceA);
   expect((await clicker.get(request.id))?.state).toBe('sent');
   await (await restarted(clickedUnder)).start();
-  return { folder: await archived(making), withdrawal: request.id };
+  return { folder: await making.archived(), withdrawal: request.id };
 }
 
 /**
  * A delegates to the outsider (B signs), whose passkey B signs; a ₦5,000 withdrawal the outsider signs
  * in A's place, sent. Archived: the folder and the withdrawal.
  */
-async function delegatedArchive(making: Making): Promise<{ folder: string; withdrawal: string }> {
-  const { fx, networkId } = making;
+async function delegatedArchive({ fx, signedAndArchived }: Making) {
   const { deviceB } = await twoPasskeys(fx);
   const device = await delegatedToOutsider(fx.engine, deviceB);
-  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-  await signAndApprove(fx.engine, request.id, OUTSIDER, device);
-  expect((await fx.engine.get(request.id))?.state).toBe('sent');
-  return { folder: await archived(making), withdrawal: request.id };
-}
-
-/** The chain archived; the environment's folder. */
-async function archived({ fx, auditDir }: Making): Promise<string> {
-  expect(await fx.engine.archiveAudit('test')).toMatchObject({ written: true });
-  return join(auditDir, 'archive', 'sandbox');
+  return signedAndArchived(OUTSIDER, device);
 }
 
 /** The line for A's approval of `request`, not under the settings in force then but under others. */
@@ -147,51 +136,36 @@ const clean = ({ status, lines }: { status: number; lines: string[] }) => {
 
 describe('the verifier with the approvers changed while a request was open', () => {
   test('passes an approval made before a restart took its approver out of the pool, the request sent after', async ({
-    fx,
-    restarted,
-    networkId,
-    auditDir,
+    making,
     signer,
   }) => {
-    const folder = await changedBetween(
-      { fx, restarted, networkId, auditDir },
-      { before: ALL, after: WITHOUT_A },
-    );
+    const folder = await changedBetween(making, { before: ALL, after: WITHOUT_A });
     clean(verify(folder, signer.publicKey));
   });
 
-  test('passes it when the pool changed was the kind’s own', async ({
-    fx,
-    restarted,
-    networkId,
-    auditDir,
-    signer,
-  }) => {
+  test('passes it when the pool changed was the kind’s own', async ({ making, signer }) => {
     const withdrawers = (users: string[]) =>
       policyOf({
         approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] },
         byKind: { withdraw: { everyone: false, users, groups: [] } },
       });
-    const folder = await changedBetween(
-      { fx, restarted, networkId, auditDir },
-      { before: withdrawers([APPROVER_A, APPROVER_B]), after: withdrawers([APPROVER_B]) },
-    );
+    const folder = await changedBetween(making, {
+      before: withdrawers([APPROVER_A, APPROVER_B]),
+      after: withdrawers([APPROVER_B]),
+    });
     clean(verify(folder, signer.publicKey));
   });
 
   test('cannot tell, and does not fail, a click a restarted bot took before it recorded the settings that let it', async ({
-    fx,
-    restarted,
-    networkId,
-    auditDir,
+    making,
     signer,
   }) => {
     // Settings recorded after the click may have judged it (the restart gap), or someone may have been
     // made an approver after approving: the chain cannot tell which.
-    const { folder, withdrawal } = await clickedBeforeRecord(
-      { fx, restarted, networkId, auditDir },
-      { recorded: WITHOUT_A, clickedUnder: ALL },
-    );
+    const { folder, withdrawal } = await clickedBeforeRecord(making, {
+      recorded: WITHOUT_A,
+      clickedUnder: ALL,
+    });
     const { status, lines } = verify(folder, signer.publicKey);
     expect(flagged(lines)).toEqual([
       notInForce(withdrawal),
@@ -201,15 +175,11 @@ describe('the verifier with the approvers changed while a request was open', () 
   });
 
   test('says it cannot tell whose place an approval took when its step is no longer in the archive', async ({
-    fx,
-    restarted,
-    networkId,
-    auditDir,
+    making,
   }) => {
-    const { folder, withdrawal } = await delegatedArchive({ fx, restarted, networkId, auditDir });
+    const { folder, withdrawal } = await delegatedArchive(making);
     // As if retention had cut the segment holding the outsider's approval step, not the sending.
-    const [environment] = findArchive(folder).environments;
-    const entries = placedEntries(environment?.segments ?? []).filter(
+    const entries = archivedEntries(folder).filter(
       ({ entry }) => !(entry.requestId === withdrawal && entry.action === 'approved'),
     );
     const report = checkApprovalEvidence(entries);
@@ -225,10 +195,7 @@ describe('the verifier with the approvers changed while a request was open', () 
   });
 
   test('settles by the settings its step names a click a replica still on settings replaced since took', async ({
-    fx,
-    restarted,
-    networkId,
-    auditDir,
+    making: { fx, restarted, signedAndArchived },
     signer,
   }) => {
     const { deviceA } = await twoPasskeys(fx);
@@ -236,17 +203,14 @@ describe('the verifier with the approvers changed while a request was open', () 
     // that named A, takes A's click.
     await (await restarted(WITHOUT_A)).start();
     await (await restarted(policyOf({ approvers: { users: [APPROVER_B] } }))).start();
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
-    expect((await fx.engine.get(request.id))?.state).toBe('sent');
-    const folder = await archived({ fx, restarted, networkId, auditDir });
+    const { folder, withdrawal } = await signedAndArchived(APPROVER_A, deviceA);
     clean(verify(folder, signer.publicKey));
     // Written by an older version, whose steps did not name their settings: it cannot be told.
     const report = checkApprovalEvidence(withoutSettingsNamed(archivedEntries(folder)));
     expect(report.problems).toEqual([]);
     expect(report.unknown).toEqual([
       expect.objectContaining({
-        approval: `${request.id} ${APPROVER_A}`,
+        approval: `${withdrawal} ${APPROVER_A}`,
         text: expect.stringContaining(
           `: cannot tell whether ${APPROVER_A} was an approver then: not under the settings in force when approving, but under others recorded up to the first after the sending`,
         ),

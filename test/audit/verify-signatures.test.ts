@@ -14,23 +14,26 @@
 // and signed with the bot's own key, so only the signatures can tell. The OpenSSL walk-through in
 // docs/audit-verify.md is run here as written, for a P-256 and for an Ed25519 passkey.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
-import { needsSignature, parseSigningRule, parseTiers } from '../../src/access/index.js';
+import { needsSignature } from '../../src/access/index.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
-import { policySnapshot } from '../../src/approvals/index.js';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { signedChallenge } from '../../src/audit/approval-bytes.js';
 import { ENTRIES_FILE } from '../../src/audit/segments.js';
 import { entrySignedBytes, policyNeeds, signingPolicyOf } from '../../src/audit/signature-checks.js';
-import { HeadMarks } from '../../src/audit/signing.js';
 import { loadConfig } from '../../src/config.js';
 import { policyOf } from '../../src/wiring/policy-inputs.js';
-import { registerPasskey, signedApproval, verify } from '../support/approver-archive.js';
-import { flipByte, newSigner, rewriteSegment } from '../support/audit-archive.js';
+import {
+  approverArchiveTest,
+  recordedPolicy,
+  registerPasskey,
+  signedApproval,
+  verify,
+} from '../support/approver-archive.js';
+import { flipByte, rewriteSegment } from '../support/audit-archive.js';
 import type { AuthenticatorOptions, SoftwareAuthenticator } from '../support/authenticator.js';
 import { SLACK_ENV } from '../support/config-env.js';
 import { redemptionDraft } from '../support/drafts.js';
@@ -38,7 +41,6 @@ import {
   APPROVER_A,
   APPROVER_B,
   type EngineFixture,
-  engineTest,
   OUTSIDER,
   REQUESTER,
   withdrawalDraft,
@@ -49,30 +51,9 @@ const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.me
 const DOC = fileURLToPath(new URL('../../docs/audit-verify.md', import.meta.url));
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
 
-const test = engineTest
-  .extend('auditDir', async ({ defer }) => {
-    const dir = mkdtempSync(join(tmpdir(), 'cngn-signed-audit-'));
-    defer(() => rmSync(dir, { recursive: true, force: true }));
-    return dir;
-  })
-  .extend('signer', async () => newSigner())
-  .extend('engineOptions', async ({ auditDir, signer }) => ({
-    engine: {
-      signing: { rule: parseSigningRule('all'), ...place },
-      policySnapshot: policySnapshot({
-        environment: 'sandbox',
-        approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] },
-        tiers: parseTiers('0:1,1000000:2'),
-        limitWindowMs: 86_400_000,
-        ttlMs: 86_400_000,
-        reminders: [],
-        notify: 'both',
-        signedApprovals: `all at ${place.origin}`,
-      }),
-      auditSeal: { signer, marks: new HeadMarks(join(auditDir, 'marks.json')) },
-      auditArchive: { dir: join(auditDir, 'archive'), everyMs: 86_400_000 },
-    },
-  }));
+const test = approverArchiveTest(
+  recordedPolicy({ approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] } }),
+);
 
 /** The engine's audit archived: the environment's folder (one segment), and the seq of `id`'s `sent` entry. */
 async function archived(

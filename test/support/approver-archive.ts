@@ -1,8 +1,10 @@
 // The set-up of the verifier's approver checks: an engine whose audit trail records the approvers the
 // test names (the engine's own pool, the fixture's list, lets every approval through: only the recorded
 // policy says otherwise), signing every approval with passkeys, its archive in a folder of the test's;
-// and the steps the archives are made of (a passkey registered, approved with a click or signed; an
-// approval signed), and the verifier run both as the bundled script and in TypeScript.
+// one fixture set per recorded policy (approverArchiveTest: a restart with other settings, the chain
+// archived, a withdrawal signed, sent and archived); the steps the archives are made of (a passkey
+// registered, approved with a click or signed; an approval signed), and the verifier run both as the
+// bundled script and in TypeScript.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +22,8 @@ import { runVerifier } from '../../src/audit/verify-cli.js';
 import { approveAsSeen, seenOf } from './approve-as-seen.js';
 import { newSigner } from './audit-archive.js';
 import { type AuthenticatorOptions, SoftwareAuthenticator } from './authenticator.js';
-import { APPROVER_A, APPROVER_B, engineTest, OUTSIDER } from './engine.js';
+import { APPROVER_A, APPROVER_B, engineTest, OUTSIDER, withdrawalDraft } from './engine.js';
+import { fileDraft } from './filing.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
@@ -47,7 +50,7 @@ export function recordedPolicy({ approvers, byKind }: RecordedApprovers): Policy
 }
 
 /** The engine options of a signing, archiving engine that records `policy` at its start. */
-export function signingEngine(auditDir: string, signer: AuditSigner, policy: PolicySnapshot | undefined) {
+function signingEngine(auditDir: string, signer: AuditSigner, policy: PolicySnapshot | undefined) {
   return {
     signing: { rule: parseSigningRule('all'), ...place },
     policySnapshot: policy,
@@ -57,13 +60,51 @@ export function signingEngine(auditDir: string, signer: AuditSigner, policy: Pol
 }
 
 /** The engine fixtures, a folder for the test's audit archive and marks, and a fresh audit key. */
-export const auditedEngineTest = engineTest
+const auditedEngineTest = engineTest
   .extend('auditDir', async ({ defer }) => {
     const dir = mkdtempSync(join(tmpdir(), 'cngn-approver-audit-'));
     defer(() => rmSync(dir, { recursive: true, force: true }));
     return dir;
   })
   .extend('signer', async () => newSigner());
+
+/** An archive's folder and the withdrawal it holds. */
+export interface WithdrawalArchive {
+  folder: string;
+  withdrawal: string;
+}
+
+/** A ₦5,000 withdrawal `user` signs with `device`, sent, then archived. */
+export type SignedAndArchived = (user: string, device: SoftwareAuthenticator) => Promise<WithdrawalArchive>;
+
+/**
+ * The fixtures of a file whose engine records `policy` at its start: `restarted`, the bot on the same
+ * store with other settings, not yet started (it records them at its start); `archived`, the chain
+ * archived, the environment's folder; `signedAndArchived`, a ₦5,000 withdrawal `user` signs with `device`
+ * on the fixture's engine, sent, then archived: the folder and the withdrawal.
+ */
+export const approverArchiveTest = (policy: PolicySnapshot | undefined) =>
+  auditedEngineTest
+    .extend('engineOptions', async ({ auditDir, signer }) => ({
+      engine: signingEngine(auditDir, signer, policy),
+    }))
+    .extend('restarted', async ({ fx, auditDir, signer, defer }) => async (other?: PolicySnapshot) => {
+      const { engine } = await fx.another({ engine: signingEngine(auditDir, signer, other) });
+      defer(() => engine.stop());
+      return engine;
+    })
+    .extend('archived', async ({ fx, auditDir }) => async () => {
+      expect(await fx.engine.archiveAudit('test')).toMatchObject({ written: true });
+      return join(auditDir, 'archive', 'sandbox');
+    })
+    .extend('signedAndArchived', async ({ fx, networkId, archived }): Promise<SignedAndArchived> => {
+      return async (user, device) => {
+        const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+        await signAndApprove(fx.engine, request.id, user, device);
+        expect((await fx.engine.get(request.id))?.state).toBe('sent');
+        return { folder: await archived(), withdrawal: request.id };
+      };
+    });
 
 /** `user` signs the request's current round with `device`, as the signing page does, and approves: the answer. */
 export async function signedApproval(
@@ -144,6 +185,14 @@ export function verify(folder: string, key: string): { status: number; lines: st
 /** The lines that report a problem or something the archive cannot tell. */
 export const flagged = (lines: string[]) =>
   lines.filter((line) => /^(PROBLEM |CANNOT TELL |NOT CHECKED:)/.test(line));
+
+/** The PROBLEM line that A was not an approver of the withdrawal `withdrawal`. */
+export const notAnApprover = (withdrawal: string) =>
+  expect.stringMatching(
+    new RegExp(
+      `^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${APPROVER_A} was not an approver of withdraw requests then$`,
+    ),
+  );
 
 /** The entries of the archive's (one) environment folder, in seq order, as the verifier reads them. */
 export function archivedEntries(folder: string): PlacedEntry[] {
