@@ -157,10 +157,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       began = Date.now();
       // Stop taking new work first: from this call on, /readyz says the bot is shutting down.
       void stopSlack();
-      await stopInReverse(installs);
-      // Until here /readyz said the bot is shutting down; its gauges read the store, which closes below.
-      await admin.close();
-      await closeSharedParts(parts);
+      try {
+        await stopInReverse(installs);
+      } finally {
+        // Until here /readyz said the bot is shutting down; its gauges read the store, which closes below.
+        await admin.close();
+        await closeSharedParts(parts);
+      }
     },
   };
   try {

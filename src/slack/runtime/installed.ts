@@ -23,7 +23,21 @@ export function listenersOf(installs: readonly Installed[]): Listeners[] {
   return installs.flatMap((part) => (part.listeners ? [part.listeners] : []));
 }
 
-/** Stops each part in the reverse order of the list, one after the other. */
+/**
+ * Stops each part in the reverse order of the list, one after the other. A part whose stop fails does not
+ * keep the ones before it running (the engine still releases its leases when Slack's stop failed): its
+ * failure is thrown once every part was asked, several together as one AggregateError.
+ */
 export async function stopInReverse(installs: readonly Installed[]): Promise<void> {
-  for (const part of [...installs].reverse()) await part.stop?.();
+  const failures: unknown[] = [];
+  for (const part of [...installs].reverse()) {
+    try {
+      await part.stop?.();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1)
+    throw new AggregateError(failures, `${failures.length} parts of the bot failed to stop`);
 }
