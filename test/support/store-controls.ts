@@ -1,7 +1,10 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
 // have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, make
 // writes slow, refuse a conditional write, or make the store unreachable for its health check (ping).
-import type { Store } from '../../src/store/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import { FakeSlack } from './fake-slack.js';
+import { test as base } from './fixtures.js';
 
 interface Door {
   remaining: number;
@@ -174,3 +177,18 @@ export class StoreControls {
     });
   }
 }
+
+/**
+ * A memory store behind controls, a fake Slack and a sandbox that settles nothing by itself: what a
+ * test of the bot's start needs (`world.store` is the controlled one, `world.memory` the store under it).
+ */
+export const controlledStartTest = base.extend('world', async ({ defer }) => {
+  const memory = await createStore('memory://');
+  const slack = await FakeSlack.start();
+  const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+  defer(() => memory.close());
+  defer(() => slack.stop());
+  defer(() => sandbox.stop());
+  const controls = new StoreControls();
+  return { memory, store: controls.wrap(memory), controls, slack, sandbox };
+});

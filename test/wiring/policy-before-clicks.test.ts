@@ -4,26 +4,11 @@
 import { expect } from 'vitest';
 import { ApprovalErrorCode, PolicyNotRecorded } from '../../src/approvals/index.js';
 import { AuditLog } from '../../src/audit/log.js';
-import { startSandbox } from '../../src/sandbox/index.js';
-import { createStore } from '../../src/store/index.js';
 import { APPROVER_A, approve, fileWithdrawal, startApprovalApp } from '../slack/approvals/support.js';
-import { FakeSlack } from '../support/fake-slack.js';
-import { test as base } from '../support/fixtures.js';
-import { StoreControls } from '../support/store-controls.js';
+import { controlledStartTest as test } from '../support/store-controls.js';
 
 /** Where the policy recorder keeps its copy of the last settings: read at a chain's first start. */
 const POLICY_RECORD = 'approvals:policy-record:';
-
-const test = base.extend('world', async ({ defer }) => {
-  const memory = await createStore('memory://');
-  const slack = await FakeSlack.start();
-  const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  defer(() => memory.close());
-  defer(() => slack.stop());
-  defer(() => sandbox.stop());
-  const controls = new StoreControls();
-  return { memory, store: controls.wrap(memory), controls, slack, sandbox };
-});
 
 test('a start whose settings cannot be recorded refuses, naming the cause, and neither listens nor freezes', async ({
   world,

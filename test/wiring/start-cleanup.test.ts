@@ -2,32 +2,18 @@
 // started: no server of the bot is left listening behind the error.
 import { connect } from 'node:net';
 import { expect } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.js';
-import { createStore } from '../../src/store/index.js';
 import { freePort, startApprovalApp } from '../slack/approvals/support.js';
-import { FakeSlack } from '../support/fake-slack.js';
-import { test as base } from '../support/fixtures.js';
-import { StoreControls } from '../support/store-controls.js';
-
-const test = base.extend('world', async ({ defer }) => {
-  const memory = await createStore('memory://');
-  const slack = await FakeSlack.start();
-  const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
-  defer(() => memory.close());
-  defer(() => slack.stop());
-  defer(() => sandbox.stop());
-  const controls = new StoreControls();
-  return { memory, store: controls.wrap(memory), controls, slack, sandbox };
-});
+import { controlledStartTest as test } from '../support/store-controls.js';
 
 /** Whether anything accepts a connection on this loopback port. */
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
-    socket.once('close', () => socket.destroy());
-    socket.setTimeout(5_000, () => socket.destroy());
-    socket.once('connect', () => socket.end());
+    socket.once('connect', () => {
+      resolve(true);
+      socket.destroy();
+    });
+    socket.once('error', () => resolve(false));
   });
 
 test('a start that fails after Slack started stops all it started, leaving nothing listening', async ({
