@@ -157,13 +157,13 @@ export async function startBot(options: BotOptions): Promise<Bot> {
       began = Date.now();
       // Stop taking new work first: from this call on, /readyz says the bot is shutting down.
       void stopSlack();
-      try {
-        await stopInReverse(installs);
-      } finally {
-        // Until here /readyz said the bot is shutting down; its gauges read the store, which closes below.
-        await admin.close();
-        await closeSharedParts(parts);
-      }
+      // Every part is asked to stop even when one fails; the shared parts close last. Until they do,
+      // /readyz says the bot is shutting down (its gauges read the store).
+      await stopInReverse([
+        { stop: () => closeSharedParts(parts) },
+        { stop: () => admin.close() },
+        ...installs,
+      ]);
     },
   };
   try {
@@ -418,9 +418,13 @@ function gateDepsOf(
 function answersUnderWay(parts: Parts, slackStopped: () => Promise<void>): Installed {
   return {
     stop: async () => {
-      await slackStopped();
-      parts.stopping.abort(new Error('the bot is stopping'));
-      await parts.inFlight.drain(10_000);
+      try {
+        await slackStopped();
+      } finally {
+        // Even when Slack's app failed to stop: reports stop reading, acked answers get their time.
+        parts.stopping.abort(new Error('the bot is stopping'));
+        await parts.inFlight.drain(10_000);
+      }
     },
   };
 }
@@ -477,9 +481,11 @@ async function startOrLeaveNothing(parts: Parts, slack: SlackApp): Promise<Admin
   }
 }
 
-/** The client, the sandbox started here and the store opened here, last of all. */
-async function closeSharedParts(parts: Parts): Promise<void> {
-  await parts.client.close();
-  if (parts.ownSandbox) await parts.sandbox?.stop();
-  if (!parts.options.store) await parts.store.close();
+/** The client, the sandbox started here and the store opened here, last of all; each even when one failed. */
+function closeSharedParts(parts: Parts): Promise<void> {
+  return stopInReverse([
+    { stop: () => (parts.options.store ? undefined : parts.store.close()) },
+    { stop: () => (parts.ownSandbox ? parts.sandbox?.stop() : undefined) },
+    { stop: () => parts.client.close() },
+  ]);
 }

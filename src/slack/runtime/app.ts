@@ -175,8 +175,12 @@ export function createSlackApp(options: SlackAppOptions): SlackApp {
       // to the passkey pages) is neither idle nor busy to Node and would hold the close open for
       // minutes: it carries no request, so it is ended. A request under way is still answered.
       bolt.silent?.endAll();
-      await stopped;
-      if (bolt.routeHost) await close(bolt.routeHost);
+      try {
+        await stopped;
+      } finally {
+        // Socket Mode's routes (webhooks, passkey pages) stop taking requests even when Bolt's stop failed.
+        if (bolt.routeHost) await close(bolt.routeHost);
+      }
     },
   };
   return handle;
