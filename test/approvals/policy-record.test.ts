@@ -84,6 +84,34 @@ describe('the policy snapshot', () => {
   });
 });
 
+// Each install compares its settings at start with the fingerprint its chain holds: a change to a
+// setting's stored value, however it reads, would record a policy change at every install's next start.
+describe('the fingerprint of a policy already on record', () => {
+  it('stays the same for the same settings', () => {
+    expect(fingerprint(policySnapshot(base))).toBe(
+      '33081f4ae6ca6102883e91c8235b1feffd04b2cd1a0c3f881dbe71765a40b70e',
+    );
+  });
+
+  it('stays the same for every optional setting, kobo tiers and all', () => {
+    const snapshot = with_({
+      readers: { everyone: true, users: [], groups: [] },
+      requesters: holders('U0EFE'),
+      auditors: holders(),
+      tiers: parseTiers('0:1,1500.5:2,5000000:3'),
+      dailyLimit: '5000000',
+      limitWindowMs: 12 * HOUR,
+      ttlMs: 90 * 60_000,
+      reminders: [],
+      notify: 'dm',
+      startFrozen: true,
+      signedApprovals: 'above ₦250,000.00 at https://desk.example',
+    });
+    expect(snapshot.find((s) => s.name === 'tiers')?.value).toBe('0:1,1500.5:2,5000000:3');
+    expect(fingerprint(snapshot)).toBe('f19d7528c081e549285145cf11b4c893d0bab5f76f1f589d9f022ae071981d98');
+  });
+});
+
 describe('describeChanges', () => {
   const before = policySnapshot(base);
 
