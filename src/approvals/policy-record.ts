@@ -1,13 +1,15 @@
 // The effective policy as a snapshot the audit chain can hold and compare: an ordered list of named
 // settings, each a value in words or a set of Slack IDs, its fingerprint, and the difference between
-// two snapshots in words ("tiers: 0:1,1000000:2 → 0:1,500000:2"). A person or group in a line is its
-// ID as a token, `@U0ADA`, `@S0TREASURY`, not markup: where the line is shown, the token becomes a
-// mention (format/mrkdwn.ts). Pure: no store, no Slack.
+// two snapshots in words ("approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → …", the
+// setting `tiers` stored as `0:1,1000000:2`: policy-words.ts). A person or group in a line is its ID as a
+// token, `@U0ADA`, `@S0TREASURY`, not markup: where the line is shown, the token becomes a mention
+// (format/mrkdwn.ts). Pure: no store, no Slack.
 import { createHash } from 'node:crypto';
 import type { ApprovalTier, Holders } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { naira } from '../format/display.js';
 import { shortDuration } from './extend.js';
+import { settingName, settingWords } from './policy-words.js';
 import type { ReminderPoint } from './reminders.js';
 import { type PolicySetting, REQUEST_KINDS, type RequestKind } from './types.js';
 
@@ -109,8 +111,9 @@ function mentionOf(id: string): string {
   return SLACK_USER.test(id) || SLACK_GROUP.test(id) ? `@${id}` : id;
 }
 
-function valueText(value: string | string[]): string {
-  return typeof value === 'string' ? value : value.map(mentionOf).join(', ');
+/** A setting's value in a line: its words (policy-words.ts), or its people and groups as mentions. */
+function valueText(name: string, value: string | string[]): string {
+  return typeof value === 'string' ? settingWords(name, value) : value.map(mentionOf).join(', ');
 }
 
 /** `+@U1 +@U2 −@U3`: who was added, then who was removed. */
@@ -137,18 +140,20 @@ export function describeChanges(before: PolicySnapshot, after: PolicySnapshot): 
     if (Array.isArray(old) && Array.isArray(value)) {
       const added = value.filter((id) => !old.includes(id));
       const removed = old.filter((id) => !value.includes(id));
-      lines.push(`${name}: ${setDifference(added, removed)}`);
+      lines.push(`${settingName(name)}: ${setDifference(added, removed)}`);
     } else {
-      lines.push(`${name}: ${old === undefined ? 'not recorded' : valueText(old)} → ${valueText(value)}`);
+      const was = old === undefined ? 'not recorded' : valueText(name, old);
+      lines.push(`${settingName(name)}: ${was} → ${valueText(name, value)}`);
     }
   }
-  for (const [name, old] of earlier) lines.push(`${name}: ${valueText(old)} → not recorded`);
+  for (const [name, old] of earlier)
+    lines.push(`${settingName(name)}: ${valueText(name, old)} → not recorded`);
   return lines;
 }
 
 /** Every setting, for the first record of a policy. */
 export function describePolicy(snapshot: PolicySnapshot): string[] {
-  return snapshot.map(({ name, value }) => `${name}: ${valueText(value)}`);
+  return snapshot.map(({ name, value }) => `${settingName(name)}: ${valueText(name, value)}`);
 }
 
 /** At most this many people of a group's line are named (each a mention in the post, which notifies). */

@@ -44,12 +44,12 @@ describe('the policy snapshot', () => {
       'approvers for delegation: the approvers above',
       'approvers for unfreeze: the approvers above',
       'approvers for passkey: the approvers above',
-      'tiers: 0:1,1000000:2',
+      'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00',
       'daily limit: none',
-      'limit window: 1d',
-      'request lifetime: 1d',
-      'reminders: 50%,90%',
-      'approvers are told: both',
+      'limit window: 1 day',
+      'request lifetime: 1 day',
+      'reminders: at 50% and 90% of the request lifetime',
+      'approvers are told: by DM and in the approvals channel',
       'environment: sandbox',
       'frozen at start: no',
     ]);
@@ -81,6 +81,34 @@ describe('the policy snapshot', () => {
     const reordered = with_({ approvers: { users: ['U0BOLA', 'U0ADA', 'U0ADA'], group: 'S0TREASURY' } });
     expect(fingerprint(reordered)).toBe(fingerprint(policySnapshot(base)));
     expect(fingerprint(with_({ ttlMs: 12 * HOUR }))).not.toBe(fingerprint(policySnapshot(base)));
+  });
+});
+
+// Each install compares its settings at start with the fingerprint its chain holds: a change to a
+// setting's stored value, however it reads, would record a policy change at every install's next start.
+describe('the fingerprint of a policy already on record', () => {
+  it('stays the same for the same settings', () => {
+    expect(fingerprint(policySnapshot(base))).toBe(
+      '33081f4ae6ca6102883e91c8235b1feffd04b2cd1a0c3f881dbe71765a40b70e',
+    );
+  });
+
+  it('stays the same for every optional setting, kobo tiers and all', () => {
+    const snapshot = with_({
+      readers: { everyone: true, users: [], groups: [] },
+      requesters: holders('U0EFE'),
+      auditors: holders(),
+      tiers: parseTiers('0:1,1500.5:2,5000000:3'),
+      dailyLimit: '5000000',
+      limitWindowMs: 12 * HOUR,
+      ttlMs: 90 * 60_000,
+      reminders: [],
+      notify: 'dm',
+      startFrozen: true,
+      signedApprovals: 'above ₦250,000.00 at https://desk.example',
+    });
+    expect(snapshot.find((s) => s.name === 'tiers')?.value).toBe('0:1,1500.5:2,5000000:3');
+    expect(fingerprint(snapshot)).toBe('f19d7528c081e549285145cf11b4c893d0bab5f76f1f589d9f022ae071981d98');
   });
 });
 
@@ -117,12 +145,12 @@ describe('describeChanges', () => {
       startFrozen: true,
     });
     expect(describeChanges(before, after)).toEqual([
-      'tiers: 0:1,1000000:2 → 0:1,500000:2',
+      'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
       'daily limit: none → ₦5,000,000.00',
-      'limit window: 1d → 12h',
-      'request lifetime: 1d → 2d',
-      'reminders: 50%,90% → none',
-      'approvers are told: both → dm',
+      'limit window: 1 day → 12 hours',
+      'request lifetime: 1 day → 2 days',
+      'reminders: at 50% and 90% of the request lifetime → none',
+      'approvers are told: by DM and in the approvals channel → by DM',
       'environment: sandbox → live',
       'frozen at start: no → yes',
     ]);

@@ -3,7 +3,12 @@
 // and a user group's members seen to change by two replicas are recorded once.
 import { describe, expect } from 'vitest';
 import { parseTiers } from '../../src/access/tiers.js';
-import { type PolicyInputs, policySnapshot } from '../../src/approvals/policy-record.js';
+import {
+  describePolicy,
+  fingerprint,
+  type PolicyInputs,
+  policySnapshot,
+} from '../../src/approvals/policy-record.js';
 import { PolicyRecorder } from '../../src/approvals/policy-recorder.js';
 import { AuditLog } from '../../src/audit/log.js';
 import type { Store } from '../../src/store/index.js';
@@ -85,12 +90,43 @@ for (const kind of STORE_KINDS) {
       const written = [one, two].filter((e) => e !== undefined);
       expect(written).toHaveLength(1);
       expect(written[0]?.action).toBe('policy-changed');
-      expect(written[0]?.policy?.changes).toEqual(['tiers: 0:1,1000000:2 → 0:1,500000:2']);
+      expect(written[0]?.policy?.changes).toEqual([
+        'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
+      ]);
+      expect(written[0]?.policy?.settings).toContainEqual({ name: 'tiers', value: '0:1,500000:2' });
       expect(told).toEqual([written[0]?.seq]);
       expect(await policyEntries(a)).toHaveLength(2);
       expect((await new AuditLog(a).verify('sandbox')).ok).toBe(true);
       // The next start with the changed policy finds it on the record.
       expect(await recorder(b).recordAtStart(changed)).toBeUndefined();
+    });
+
+    test('keeps the lines an entry was recorded with, and words the next change against its settings', async ({
+      replicas,
+    }) => {
+      const { a } = await replicas(`policy-earlier-lines-${kind.name}`);
+      // As recorded when lines showed the stored text: the same settings, other words.
+      const earlierLines = describePolicy(first).map((line) =>
+        line.startsWith('approvals needed:') ? 'tiers: 0:1,1000000:2' : line,
+      );
+      const earlier = await new AuditLog(a).append('sandbox', {
+        at: new Date().toISOString(),
+        kind: 'policy',
+        action: 'policy-changed',
+        actor: 'system',
+        subject: 'policy recorded',
+        note: earlierLines.join('; '),
+        policy: { changes: earlierLines, settings: first, fingerprint: fingerprint(first) },
+      });
+      expect(await started(a, [], first)).toBeUndefined();
+      const next = await started(a, [], changed);
+      expect(next?.policy?.changes).toEqual([
+        'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
+      ]);
+      const [kept] = await policyEntries(a);
+      expect(kept?.seq).toBe(earlier.seq);
+      expect(kept?.policy?.changes).toContain('tiers: 0:1,1000000:2');
+      expect((await new AuditLog(a).verify('sandbox')).ok).toBe(true);
     });
 
     test('settings whose telling failed, or never came, are told at a later start, in order, once', async ({
