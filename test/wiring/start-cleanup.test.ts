@@ -2,8 +2,11 @@
 // started: no server of the bot is left listening behind the error.
 import { connect } from 'node:net';
 import { expect } from 'vitest';
-import { freePort, startApprovalApp } from '../slack/approvals/support.js';
+import { createLogger } from '../../src/log.js';
+import { startApprovalApp } from '../slack/approvals/support.js';
 import { controlledStartTest as test } from '../support/store-controls.js';
+
+const READ_FAILED = 'store read failed (test): approval:A-unreadable';
 
 /** Whether anything accepts a connection on this loopback port. */
 const accepts = (port: number) =>
@@ -16,6 +19,26 @@ const accepts = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
+/** The bot's log lines, parsed: what it said, and where its listeners listen (it binds port 0). */
+function keptLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger('debug', { write: (line) => lines.push(JSON.parse(line)) });
+  return { lines, logger };
+}
+
+/** The ports the bot bound, from the lines its two listeners write once listening. */
+function boundPorts(lines: ReadonlyArray<Record<string, unknown>>): { port: number; adminPort: number } {
+  const portIn = (message: string) => {
+    const url = lines.find((line) => line.message === message)?.url;
+    if (typeof url !== 'string') throw new Error(`no "${message}" line with a url`);
+    return Number(new URL(url).port);
+  };
+  return {
+    port: portIn('Slack app started'),
+    adminPort: portIn('admin port serving the probes and metrics'),
+  };
+}
+
 test('a start that fails after Slack started stops all it started, leaving nothing listening', async ({
   world,
 }) => {
@@ -23,16 +46,11 @@ test('a start that fails after Slack started stops all it started, leaving nothi
   // A request id in the old open set: the engine's start reads it after Slack started, and that read fails.
   await memory.addToSet('approvals:open', 'A-unreadable');
   controls.failReads('approval:A-unreadable');
-  const [port, adminPort] = [await freePort(), await freePort()];
-  const starting = startApprovalApp({
-    store,
-    slack,
-    sandbox,
-    recordPolicy: true,
-    config: { port, admin: { port: adminPort, host: '127.0.0.1' } },
-  });
-  await expect(starting).rejects.toThrow('store read failed (test): approval:A-unreadable');
+  const { lines, logger } = keptLines();
+  const starting = startApprovalApp({ store, slack, sandbox, recordPolicy: true, logger });
+  await expect(starting).rejects.toThrow(READ_FAILED);
   expect(slack.callsTo('auth.test')).not.toEqual([]);
+  const { port, adminPort } = boundPorts(lines);
   expect(await accepts(port)).toBe(false);
   expect(await accepts(adminPort)).toBe(false);
 });
