@@ -2,6 +2,7 @@
 // left, for recovery after a restart), this process's execution leases ended, and what is new in the
 // audit trail archived, each within its own bound so that a slow store cannot hold the shutdown.
 
+import { settledWithin } from '../store/index.js';
 import type { EngineAudit } from './engine-audit.js';
 import type { Executor } from './executor.js';
 import type { EngineLog } from './types.js';
@@ -21,12 +22,12 @@ export interface ShutDownDeps {
  * ended, if the store takes it in time, and the audit archive written.
  */
 export async function shutDown(deps: ShutDownDeps, drainMs: number): Promise<void> {
-  if (!(await within(deps.idle(), drainMs))) {
+  if (!(await settledWithin(deps.idle(), drainMs))) {
     deps.executor.abandonUnfinished();
     // The retries stop at once; a store write already under way may not return before we go.
-    await within(deps.idle(), RELEASE_BOUND_MS);
+    await settledWithin(deps.idle(), RELEASE_BOUND_MS);
   }
-  const released = await within(
+  const released = await settledWithin(
     deps.executor.releaseLeases().then(
       () => true,
       (error: unknown) => {
@@ -42,7 +43,7 @@ export async function shutDown(deps: ShutDownDeps, drainMs: number): Promise<voi
     deps.log?.warn('execution leases not ended at shutdown in time; they run out by themselves');
   }
   // A clean stop archives what is new, within a bound (the next start or sweep writes it otherwise).
-  if (!(await within(deps.trail.stop(), ARCHIVE_AT_STOP_MS))) {
+  if (!(await settledWithin(deps.trail.stop(), ARCHIVE_AT_STOP_MS))) {
     deps.log?.warn('the audit archive was not written at shutdown in time');
   }
 }
@@ -51,21 +52,3 @@ export async function shutDown(deps: ShutDownDeps, drainMs: number): Promise<voi
 const RELEASE_BOUND_MS = 2_000;
 /** How long shutdown waits for the audit segment of what is new. */
 const ARCHIVE_AT_STOP_MS = 3_000;
-
-/** Whether `work` settled within `ms` (it goes on either way; a rejection counts as settled). */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    timer.unref();
-  });
-  const done = work.then(
-    () => true as const,
-    () => true as const,
-  );
-  try {
-    return await Promise.race([done, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -1,5 +1,6 @@
 // The store answers within a bound, or the caller is told it did not: a stopped or hung store must
-// make a webhook, a click or a health check answer "unavailable" in time, never hang.
+// make a webhook, a click or a health check answer "unavailable" in time, never hang. A stop waits for
+// its parts the same way: what did not finish in time goes on, and the stop goes on without it.
 import { StoreErrorCode } from './errors.js';
 
 /** The store did not answer within the time given. */
@@ -20,6 +21,24 @@ export async function withinDeadline<T>(work: Promise<T>, ms: number, what: stri
   });
   try {
     return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether `work` settled within `ms` (it goes on either way; a rejection counts as settled). */
+export async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  const done = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([done, late]);
   } finally {
     clearTimeout(timer);
   }

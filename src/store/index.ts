@@ -18,6 +18,7 @@ import type { Store, StoreOptions } from './types.js';
 
 export {
   HEALTH_TIMEOUT_MS,
+  settledWithin,
   storeHealth,
   withinDeadline,
 } from './deadline.js';

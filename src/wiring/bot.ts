@@ -2,7 +2,6 @@
 // client, approvals, webhooks), then the list of what each feature installs, handed to the Slack app in
 // order and stopped in the reverse one. main.ts and the test harness both start it this way.
 
-import { setTimeout as wait } from 'node:timers/promises';
 import { parseTiers, peopleNamedBy } from '../access/index.js';
 import {
   DEFAULT_LIMIT_WINDOW_MS,
@@ -40,7 +39,7 @@ import {
 import { type Installed, listenersOf, routesOf, stopInReverse } from '../slack/runtime/installed.js';
 import type { Home, People, SlackUser } from '../slack/runtime/people.js';
 import { SlackAccess } from '../slack/runtime/slack-access.js';
-import type { Store } from '../store/index.js';
+import { type Store, settledWithin } from '../store/index.js';
 import { buildInfo } from '../version.js';
 import type { Webhooks } from '../webhooks/index.js';
 import { RecentAlerts } from '../webhooks/recent.js';
@@ -110,6 +109,23 @@ interface Parts {
 /** How long a start that failed half-way waits for its stop before reporting the error. */
 const FAILED_START_STOP_MS = 15_000;
 
+/**
+ * Slack and the admin listener run by now: stopped as a signal stops them, nothing left behind, within
+ * as long as a signal's stop is given (main.ts), so the start's error still reaches the supervisor.
+ */
+async function stopAfterFailedStart(bot: Bot, options: BotOptions): Promise<void> {
+  const { logger } = options;
+  const waitedMs = options.failedStartStopMs ?? FAILED_START_STOP_MS;
+  const stopping = bot
+    .stop()
+    .catch((error: unknown) => logger.warn('stop after a failed start failed', { error }));
+  if (await settledWithin(stopping, waitedMs)) return;
+  logger.warn(
+    'the stop after a failed start did not finish in time: the start error is rethrown anyway, and some parts may still be closing',
+    { waitedMs },
+  );
+}
+
 export async function startBot(options: BotOptions): Promise<Bot> {
   const parts = await sharedParts(options);
   const { config, store, client, sandbox, approvals, webhooks, roles, metrics } = parts;
@@ -170,14 +186,7 @@ export async function startBot(options: BotOptions): Promise<Bot> {
     await approvals?.engine.start();
     await webhooks.start();
   } catch (error) {
-    // Slack and the admin listener run by now: stopped as a signal stops them, nothing left behind,
-    // within as long as a signal's stop is given (main.ts), so the error still reaches the supervisor.
-    const stopping = bot
-      .stop()
-      .catch((stopError: unknown) =>
-        options.logger.warn('stop after a failed start failed', { error: stopError }),
-      );
-    await Promise.race([stopping, wait(FAILED_START_STOP_MS, undefined, { ref: false })]);
+    await stopAfterFailedStart(bot, options);
     throw error;
   }
   if (parts.ownSandbox && sandbox) sandbox.setWebhookUrl(`${slack.url}/webhooks/cngn`);

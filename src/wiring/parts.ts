@@ -41,6 +41,8 @@ export interface BotOptions {
   reportSource?: ReportSource;
   /** Who holds which role, as the gate asks; tests may pass their own (otherwise the configured roles). */
   roles?: Roles;
+  /** How long a start that failed half-way waits for its stop before rethrowing (default 15 s; tests: short). */
+  failedStartStopMs?: number;
 }
 
 /** The store the options give, or one built from STORE_URL; refused (and closed) when not durable enough. */

@@ -12,7 +12,7 @@ import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import { createStore, type Store } from '../../../src/store/index.js';
 import type { Webhooks } from '../../../src/webhooks/index.js';
 import type { Approvals } from '../../../src/wiring/approvals.js';
-import { startBot } from '../../../src/wiring/bot.js';
+import { type BotOptions, startBot } from '../../../src/wiring/bot.js';
 import { FakeSlack, openedViewId } from '../../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
 import { approveInChannel, type OpenedReview, type Reviewed, reviewInChannel } from '../../support/review.js';
@@ -68,6 +68,10 @@ export interface ApprovalAppOptions {
   roles?: Roles;
   /** More settings, on top of the ones above (the audit archive and key, STORE_URL for where its state goes). */
   config?: Partial<Omit<Config, 'slack'>>;
+  /** More HTTP routes on the bot's server. */
+  routes?: BotOptions['routes'];
+  /** How long a start that failed waits for its stop (default: the bot's own, 15 s). */
+  failedStartStopMs?: number;
 }
 
 /** A port nothing listens on now, for a bot whose address a test needs before it has started. */
@@ -150,6 +154,8 @@ async function startApprovalAppOn(
     homeDebounceMs: options.homeDebounceMs ?? 20,
     recordPolicy: options.recordPolicy ?? false,
     ...(options.roles ? { roles: options.roles } : {}),
+    ...(options.routes ? { routes: options.routes } : {}),
+    ...(options.failedStartStopMs ? { failedStartStopMs: options.failedStartStopMs } : {}),
   });
   if (!bot.approvals) throw new Error('approvals are not wired');
   const engine = bot.approvals.engine;
