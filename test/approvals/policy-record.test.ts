@@ -44,7 +44,7 @@ describe('the policy snapshot', () => {
       'approvers for delegation: the approvers above',
       'approvers for unfreeze: the approvers above',
       'approvers for passkey: the approvers above',
-      'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00',
+      'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00',
       'daily limit: none',
       'limit window: 1 day',
       'request lifetime: 1 day',
@@ -145,7 +145,7 @@ describe('describeChanges', () => {
       startFrozen: true,
     });
     expect(describeChanges(before, after)).toEqual([
-      'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
+      'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
       'daily limit: none → ₦5,000,000.00',
       'limit window: 1 day → 12 hours',
       'request lifetime: 1 day → 2 days',

@@ -91,7 +91,7 @@ for (const kind of STORE_KINDS) {
       expect(written).toHaveLength(1);
       expect(written[0]?.action).toBe('policy-changed');
       expect(written[0]?.policy?.changes).toEqual([
-        'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
+        'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
       ]);
       expect(written[0]?.policy?.settings).toContainEqual({ name: 'tiers', value: '0:1,500000:2' });
       expect(told).toEqual([written[0]?.seq]);
@@ -107,7 +107,7 @@ for (const kind of STORE_KINDS) {
       const { a } = await replicas(`policy-earlier-lines-${kind.name}`);
       // As recorded when lines showed the stored text: the same settings, other words.
       const earlierLines = describePolicy(first).map((line) =>
-        line.startsWith('approvals needed:') ? 'tiers: 0:1,1000000:2' : line,
+        line.startsWith('approvals needed by amount:') ? 'tiers: 0:1,1000000:2' : line,
       );
       const earlier = await new AuditLog(a).append('sandbox', {
         at: new Date().toISOString(),
@@ -121,7 +121,7 @@ for (const kind of STORE_KINDS) {
       expect(await started(a, [], first)).toBeUndefined();
       const next = await started(a, [], changed);
       expect(next?.policy?.changes).toEqual([
-        'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
+        'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
       ]);
       const [kept] = await policyEntries(a);
       expect(kept?.seq).toBe(earlier.seq);

@@ -2,6 +2,7 @@
 // as approvals needed per amount, durations, reminders and how approvers are told in words; anything
 // that does not read as its setting shown as it is.
 import { describe, expect, it } from 'vitest';
+import { parseTiers, requiredApprovals } from '../../src/access/index.js';
 import { describeChanges, describePolicy } from '../../src/approvals/policy-record.js';
 import { settingName, settingWords } from '../../src/approvals/policy-words.js';
 
@@ -27,8 +28,25 @@ describe('the approvals needed (tiers)', () => {
   });
 
   it('says that amounts below a lowest tier above ₦0 need one approval, as the engine counts them', () => {
-    expect(tiers('1000:2')).toBe('1 below ₦1,000.00, 2 from ₦1,000.00');
-    expect(tiers('500:1,1000:2')).toBe('1 below ₦500.00, 1 from ₦500.00, 2 from ₦1,000.00');
+    expect(tiers('1000:2')).toBe('1 below ₦1,000.00, 2 from ₦1,000.00; 2 for a request without an amount');
+    expect(tiers('500:1,1000:2')).toBe(
+      '1 below ₦500.00, 1 from ₦500.00, 2 from ₦1,000.00; 1 for a request without an amount',
+    );
+  });
+
+  it('says what a request without an amount needs only where it is not the first band', () => {
+    const cases = [
+      { value: '1000000:2', count: 2 },
+      { value: '0:1,1000000:2', count: 1 },
+      { value: '0:3', count: 3 },
+    ];
+    for (const { value, count } of cases) {
+      const tiersOf = parseTiers(value);
+      expect(requiredApprovals(tiersOf, undefined, 'whitelist')).toBe(count);
+      const words = tiers(value);
+      const said = /; (\d+) for a request without an amount$/.exec(words)?.[1];
+      expect(Number(said ?? /^(\d+) (?:below|for any amount)/.exec(words)?.[1])).toBe(count);
+    }
   });
 
   it('shows a value that is no tiers the bot stores as it is, never throwing', () => {
@@ -47,13 +65,13 @@ describe('the approvals needed (tiers)', () => {
     }
   });
 
-  it('is named approvals needed in a line, its stored name unchanged', () => {
-    expect(settingName('tiers')).toBe('approvals needed');
+  it('is named approvals needed by amount in a line, its stored name unchanged', () => {
+    expect(settingName('tiers')).toBe('approvals needed by amount');
     expect(
       describeChanges([{ name: 'tiers', value: '0:1' }], [{ name: 'tiers', value: '0:1,1000000:2' }]),
-    ).toEqual(['approvals needed: 1 for any amount → 1 below ₦1,000,000.00, 2 from ₦1,000,000.00']);
+    ).toEqual(['approvals needed by amount: 1 for any amount → 1 below ₦1,000,000.00, 2 from ₦1,000,000.00']);
     expect(describeChanges([{ name: 'tiers', value: 'odd' }], [{ name: 'tiers', value: '0:2' }])).toEqual([
-      'approvals needed: odd → 2 for any amount',
+      'approvals needed by amount: odd → 2 for any amount',
     ]);
   });
 });

@@ -155,7 +155,7 @@ async function startApprovalAppOn(
     recordPolicy: options.recordPolicy ?? false,
     ...(options.roles ? { roles: options.roles } : {}),
     ...(options.routes ? { routes: options.routes } : {}),
-    ...(options.failedStartStopMs ? { failedStartStopMs: options.failedStartStopMs } : {}),
+    ...(options.failedStartStopMs !== undefined ? { failedStartStopMs: options.failedStartStopMs } : {}),
   });
   if (!bot.approvals) throw new Error('approvals are not wired');
   const engine = bot.approvals.engine;

@@ -54,7 +54,9 @@ test('the first start records the whole policy once, and a restart with the same
   const [entry, ...more] = await policyEntries(store);
   expect(more).toEqual([]);
   expect(entry?.subject).toBe('policy recorded');
-  expect(entry?.policy?.changes).toContain('approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00');
+  expect(entry?.policy?.changes).toContain(
+    'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00',
+  );
   const posts = policyPosts(slack);
   expect(posts).toHaveLength(1);
   const shown = JSON.stringify(posts[0]?.body.blocks);
@@ -78,7 +80,7 @@ test('a policy changed across a restart is recorded once and posted once, with m
   expect(entries).toHaveLength(2);
   expect(entries[1]?.policy?.changes).toEqual([
     'approvers: +@U0EFE −@UREQ −@S0TREASURY',
-    'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
+    'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
     'daily limit: none → ₦5,000,000.00',
   ]);
   const posts = policyPosts(slack);
@@ -88,7 +90,7 @@ test('a policy changed across a restart is recorded once and posted once, with m
   // Mentions stay mentions (Slack shows names); the arrow and the amount are plain text.
   expect(shown).toContain('+<@U0EFE> −<@UREQ> −<!subteam^S0TREASURY>');
   expect(shown).toContain(
-    'approvals needed: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
+    'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦500,000.00, 2 from ₦500,000.00',
   );
   expect(shown).toContain(`Recorded in the audit chain as #${entries[1]?.seq}`);
   expect((await new AuditLog(store).verify('sandbox')).ok).toBe(true);
