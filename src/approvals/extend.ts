@@ -27,9 +27,12 @@ export function originalLifetimeMs(request: ApprovalRequest): number {
   return Date.parse(expiry) - Date.parse(request.createdAt);
 }
 
-/** `1d 2h`, `24h`, `30m`, `45s`: a duration in the words people type. */
-export function shortDuration(ms: number): string {
-  const units: Array<[string, number]> = [
+/**
+ * `1d 2h`, `24h`, `30m`, `45s`: a duration in the words people type, its `units` largest units (to the
+ * second; a policy setting keeps them all, so that no change to it goes unrecorded).
+ */
+export function shortDuration(ms: number, units = 2): string {
+  const sizes: Array<[string, number]> = [
     ['d', 86_400_000],
     ['h', 3_600_000],
     ['m', 60_000],
@@ -37,12 +40,12 @@ export function shortDuration(ms: number): string {
   ];
   const parts: string[] = [];
   let left = Math.max(0, Math.round(ms / 1000) * 1000);
-  for (const [unit, size] of units) {
+  for (const [unit, size] of sizes) {
     const count = Math.floor(left / size);
     if (count > 0) parts.push(`${count}${unit}`);
     left -= count * size;
   }
-  return parts.slice(0, 2).join(' ') || '0s';
+  return parts.slice(0, units).join(' ') || '0s';
 }
 
 /** Why the requester may not extend this request by `byMs` now, if they may not. */

@@ -59,7 +59,7 @@ const UNITS = new Map([
   ['s', 'second'],
 ]);
 
-/** `1d`, `1h 30m` (approvals/extend.ts shortDuration) → `1 day`, `1 hour 30 minutes`. */
+/** `1d`, `1h 30m`, `1d 2h 30m` (approvals/extend.ts shortDuration) → `1 day`, `1 hour 30 minutes`, … */
 function durationWords(text: string): string | undefined {
   const parts = text.split(' ').map((part) => {
     const [, count, unit] = /^(\d{1,9})([dhms])$/.exec(part) ?? [];

@@ -82,6 +82,18 @@ describe('the policy snapshot', () => {
     expect(fingerprint(reordered)).toBe(fingerprint(policySnapshot(base)));
     expect(fingerprint(with_({ ttlMs: 12 * HOUR }))).not.toBe(fingerprint(policySnapshot(base)));
   });
+
+  it('records a change of a duration in its third unit, which a two-unit text would lose', () => {
+    const before = with_({ ttlMs: 26 * HOUR, limitWindowMs: 24 * HOUR + 90_000 });
+    const after = with_({ ttlMs: 26.5 * HOUR, limitWindowMs: 24 * HOUR + 91_000 });
+    expect(fingerprint(after)).not.toBe(fingerprint(before));
+    expect(describeChanges(before, after)).toEqual([
+      'limit window: 1 day 1 minute 30 seconds → 1 day 1 minute 31 seconds',
+      'request lifetime: 1 day 2 hours → 1 day 2 hours 30 minutes',
+    ]);
+    // Two units or fewer read as they always did, so a policy on record keeps its fingerprint.
+    expect(with_({ ttlMs: 26 * HOUR }).find((s) => s.name === 'request lifetime')?.value).toBe('1d 2h');
+  });
 });
 
 // Each install compares its settings at start with the fingerprint its chain holds: a change to a
