@@ -24,9 +24,9 @@ const TIER = /^(\d{1,15}(?:\.\d{1,2})?):([1-9]\d{0,5})$/;
 /**
  * `0:1,1000000:2` → `1 below ₦1,000,000.00, 2 from ₦1,000,000.00`; one tier from ₦0 → `2 for any
  * amount`. Amounts below the lowest tier need one approval (access/tiers.ts), so a lowest tier above
- * ₦0 is preceded by `1 below` it, and the line says what a request without an amount (a whitelist
- * entry, a delegation) needs then: the lowest tier's count. Two tiers from one amount (or out of order)
- * have no bands to word.
+ * ₦0 is preceded by `1 below` it. Requests without an amount follow rules of their kind
+ * (access/tiers.ts), not these bands: the line is named for amounts. Two tiers from one amount (or out
+ * of order) have no bands to word.
  */
 function tiersWords(text: string): string | undefined {
   const tiers: Array<{ min: string; approvals: string }> = [];
@@ -42,14 +42,13 @@ function tiersWords(text: string): string | undefined {
   const fromZero = Money.parseDecimal(lowest.min).kobo === 0n;
   if (fromZero && tiers.length === 1) return `${lowest.approvals} for any amount`;
   const bands = fromZero ? tiers : [{ min: '0', approvals: '1' }, ...tiers];
-  const words = bands
+  return bands
     .map((band, i) =>
       i === 0
         ? `${band.approvals} below ${naira(bands[1]?.min)}`
         : `${band.approvals} from ${naira(band.min)}`,
     )
     .join(', ');
-  return fromZero ? words : `${words}; ${lowest.approvals} for a request without an amount`;
 }
 
 const UNITS = new Map([

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTiers, requiredApprovals } from '../../src/access/index.js';
 import { describeChanges, describePolicy } from '../../src/approvals/policy-record.js';
 import { settingName, settingWords } from '../../src/approvals/policy-words.js';
+import { Money } from '../../src/format/money.js';
 
 const tiers = (value: string) => settingWords('tiers', value);
 
@@ -28,24 +29,13 @@ describe('the approvals needed (tiers)', () => {
   });
 
   it('says that amounts below a lowest tier above ₦0 need one approval, as the engine counts them', () => {
-    expect(tiers('1000:2')).toBe('1 below ₦1,000.00, 2 from ₦1,000.00; 2 for a request without an amount');
-    expect(tiers('500:1,1000:2')).toBe(
-      '1 below ₦500.00, 1 from ₦500.00, 2 from ₦1,000.00; 1 for a request without an amount',
-    );
-  });
-
-  it('says what a request without an amount needs only where it is not the first band', () => {
-    const cases = [
-      { value: '1000000:2', count: 2 },
-      { value: '0:1,1000000:2', count: 1 },
-      { value: '0:3', count: 3 },
-    ];
-    for (const { value, count } of cases) {
-      const tiersOf = parseTiers(value);
-      expect(requiredApprovals(tiersOf, undefined, 'whitelist')).toBe(count);
-      const words = tiers(value);
-      const said = /; (\d+) for a request without an amount$/.exec(words)?.[1];
-      expect(Number(said ?? /^(\d+) (?:below|for any amount)/.exec(words)?.[1])).toBe(count);
+    expect(tiers('1000:2')).toBe('1 below ₦1,000.00, 2 from ₦1,000.00');
+    expect(tiers('500:1,1000:2')).toBe('1 below ₦500.00, 1 from ₦500.00, 2 from ₦1,000.00');
+    for (const [amount, needed] of [
+      ['999.99', 1],
+      ['1000', 2],
+    ] as const) {
+      expect(requiredApprovals(parseTiers('1000:2'), Money.parse(amount), 'withdraw')).toBe(needed);
     }
   });
 
