@@ -1,9 +1,9 @@
 // The effective policy as a snapshot the audit chain can hold and compare: an ordered list of named
 // settings, each a value in words or a set of Slack IDs, its fingerprint, and the difference between
-// two snapshots in words ("approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → …", the
-// setting `tiers` stored as `0:1,1000000:2`: policy-words.ts). A person or group in a line is its ID as a
-// token, `@U0ADA`, `@S0TREASURY`, not markup: where the line is shown, the token becomes a mention
-// (format/mrkdwn.ts). Pure: no store, no Slack.
+// two snapshots in words (the setting `tiers`, stored as `0:1,1000000:2`, reads `approvals needed by
+// amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → …`: policy-words.ts). A person or group in a
+// line is its ID as a token, `@U0ADA`, `@S0TREASURY`, not markup: where the line is shown, the token
+// becomes a mention (format/mrkdwn.ts). Pure: no store, no Slack.
 import { createHash } from 'node:crypto';
 import type { ApprovalTier, Holders } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
