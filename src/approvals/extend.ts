@@ -29,7 +29,7 @@ export function originalLifetimeMs(request: ApprovalRequest): number {
 
 /**
  * `1d 2h`, `24h`, `30m`, `45s`: a duration in the words people type, its `units` largest units (to the
- * second; a policy setting keeps them all, so that no change to it goes unrecorded).
+ * second).
  */
 export function shortDuration(ms: number, units = 2): string {
   const sizes: Array<[string, number]> = [
@@ -46,6 +46,11 @@ export function shortDuration(ms: number, units = 2): string {
     left -= count * size;
   }
   return parts.slice(0, units).join(' ') || '0s';
+}
+
+/** Every unit to the second (`1d 2h 30m`): where the exact figure is the point (the policy, a cap). */
+export function fullDuration(ms: number): string {
+  return shortDuration(ms, 4);
 }
 
 /** Why the requester may not extend this request by `byMs` now, if they may not. */

@@ -14,7 +14,7 @@ export { FREEZE_REASON_MAX, FREEZE_REASON_MIN, InvalidDraftError, purposeProblem
 export { PolicyNotRecorded } from './engine-audit.js';
 export type { ApprovalReadiness } from './engine-questions.js';
 export { ApprovalErrorCode } from './error-codes.js';
-export { type ExtendResult, originalLifetimeMs, shortDuration } from './extend.js';
+export { type ExtendResult, fullDuration, originalLifetimeMs, shortDuration } from './extend.js';
 export { figuresDigest } from './figures.js';
 export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
 export { heldByFreeze } from './freeze.js';

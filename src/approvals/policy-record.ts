@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ApprovalTier, Holders } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { naira } from '../format/display.js';
-import { shortDuration } from './extend.js';
+import { fullDuration } from './extend.js';
 import { settingName, settingWords } from './policy-words.js';
 import type { ReminderPoint } from './reminders.js';
 import { type PolicySetting, REQUEST_KINDS, type RequestKind } from './types.js';
@@ -21,8 +21,6 @@ const SLACK_GROUP = /^S[A-Z0-9]{2,}$/;
 const isGroup = (id: string) => SLACK_GROUP.test(id);
 
 const EVERYONE = 'every member who is not a guest';
-/** Days, hours, minutes and seconds. */
-const ALL_UNITS = 4;
 const NOBODY = 'nobody';
 /** A kind without a pool of its own: a change to the general pool then shows once, under `approvers`. */
 const GENERAL_POOL = 'the approvers above';
@@ -94,8 +92,8 @@ export function policySnapshot(inputs: PolicyInputs): PolicySnapshot {
   add('daily limit', inputs.dailyLimit ? naira(inputs.dailyLimit) : 'none');
   // Every unit: with two, 26 h and 26 h 30 min read alike and a change between them went unrecorded.
   // Up to two units the text is as it always was, so a policy on record keeps its fingerprint.
-  add('limit window', shortDuration(inputs.limitWindowMs, ALL_UNITS));
-  add('request lifetime', shortDuration(inputs.ttlMs, ALL_UNITS));
+  add('limit window', fullDuration(inputs.limitWindowMs));
+  add('request lifetime', fullDuration(inputs.ttlMs));
   add('reminders', inputs.reminders.length ? inputs.reminders.map((p) => p.label).join(',') : 'none');
   add('approvers are told', inputs.notify);
   add('environment', inputs.environment);

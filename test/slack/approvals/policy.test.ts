@@ -25,7 +25,7 @@ const test = botTest
       approvers: [APPROVER_A, APPROVER_B],
       approverGroup: GROUP,
       tiers: '0:1,1000000:2,50000000:3',
-      ttlMs: 12 * 3_600_000,
+      ttlMs: 12 * 3_600_000 + 30 * 60_000 + 15_000,
     });
     onCleanup(() => app.stop());
     app.slack.on('users.info', (call) => {
@@ -61,8 +61,8 @@ describe('/cngn policy', () => {
     expect(text).toContain('Chidi Okafor (<@UAPPROVERB>)');
     expect(text).toContain(`user group \`${GROUP}\`: Dayo Bello (<@${MEMBER}>)`);
     expect(text).toContain('Active delegations*: none');
-    expect(text).toContain('Request lifetime*: 12h');
-    expect(text).toContain('50% (6h), 90% (10h 48m) of the lifetime');
+    expect(text).toContain('Request lifetime*: 12h 30m 15s');
+    expect(text).toContain('50% (6h 15m), 90% (11h 15m) of the lifetime');
     expect(text).toContain(`<#${APPROVALS_CHANNEL}>`);
     expect(text).toContain(`<#${ALERTS_CHANNEL}>`);
     expect(text).toContain('SANDBOX');

@@ -9,7 +9,7 @@ import {
   type SigningRule,
 } from '../../../access/index.js';
 import type { Freeze } from '../../../approvals/index.js';
-import { type LimitUse, type ReminderPoint, shortDuration } from '../../../approvals/index.js';
+import { fullDuration, type LimitUse, type ReminderPoint, shortDuration } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
@@ -101,7 +101,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
             : 'none'
         }`,
         `*Freeze of sends*: ${view.freeze ? 'frozen (above); another approver lifts it by approving `/cngn unfreeze`' : 'none; any approver stops every send at once with `/cngn freeze &lt;reason&gt;`'}`,
-        `*Request lifetime*: ${shortDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
+        `*Request lifetime*: ${fullDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
         `*Reminders*: ${reminderLine(view)}. Nothing is ever approved by itself.`,
         ...(view.signing ? [`*Passkeys*: ${escapeMrkdwn(describeSigningRule(view.signing))}`] : []),
         ...(view.notify ? [`*Approvers are told*: ${escapeMrkdwn(view.notify)}`] : []),

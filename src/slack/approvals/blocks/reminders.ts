@@ -2,7 +2,7 @@
 // them. Pure: the request (its newest step says what happened, and when) in, text or Block Kit out.
 import type { ContextBlock, KnownBlock } from '@slack/types';
 import type { ApprovalRequest } from '../../../approvals/index.js';
-import { type ExtendResult, isLastReminder, shortDuration } from '../../../approvals/index.js';
+import { type ExtendResult, fullDuration, isLastReminder, shortDuration } from '../../../approvals/index.js';
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
@@ -107,7 +107,7 @@ export function extendAnswer(result: ExtendResult): string {
     case 'already-extended':
       return `${title} was already extended once (to ${lagosTime(result.request?.expiresAt ?? '')}); a request can be extended only once. Nothing changed.`;
     case 'too-long':
-      return `${title} can be extended by at most its original lifetime (${shortDuration(result.maxMs ?? 0)}); nothing changed.`;
+      return `${title} can be extended by at most its original lifetime (${fullDuration(result.maxMs ?? 0)}); nothing changed.`;
     case 'expired':
       return `${title} already expired, and expiry is final: nothing was sent. File it again if it is still needed.`;
     case 'window-end': {
