@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, parseDuration, secretsOf } from '../src/config.js';
-import { createLogger } from '../src/log.js';
+import { capturedLog } from './support/captured-log.js';
 import { problemsOf, SLACK_ENV } from './support/config-env.js';
 
 const slack = SLACK_ENV;
@@ -106,8 +106,7 @@ describe('configuration', () => {
       CNGN_PRIVATE_KEY: oneLine,
     });
     for (const config of [fromFile, fromVariable]) {
-      const lines: string[] = [];
-      const log = createLogger('info', { secrets: secretsOf(config), write: (l) => lines.push(l) });
+      const { logger: log, lines } = capturedLog('info', { secrets: secretsOf(config) });
       log.error('could not parse key', { detail: `near ${bodyLine}`, raw: oneLine, note: keyText });
       const out = lines.join('\n');
       expect(out).not.toContain(bodyLine);
@@ -120,8 +119,7 @@ describe('configuration', () => {
     for (const scheme of ['postgres', 'postgresql']) {
       const config = loadConfig({ ...slack, STORE_URL: `${scheme}://desk:s%40cret@db.internal:5432/desk` });
       expect(config.storeUrl).toBe(`${scheme}://desk:s%40cret@db.internal:5432/desk`);
-      const lines: string[] = [];
-      const log = createLogger('info', { secrets: secretsOf(config), write: (l) => lines.push(l) });
+      const { logger: log, lines } = capturedLog('info', { secrets: secretsOf(config) });
       log.error('store failed', { detail: 'password s@cret was refused', url: config.storeUrl });
       expect(lines.join('\n')).not.toMatch(/s@cret|s%40cret/);
     }

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test as base, describe, expect } from 'vitest';
 import { buildThenStop } from '../src/esbuild-builds.mjs';
-import { createLogger } from '../src/log.js';
 import { sourceMappedStack } from '../src/source-maps.js';
+import { capturedLog } from './support/captured-log.js';
 
 const SOURCE = `export function chargeFee(amount: number): number {
   if (amount < 0) {
@@ -77,10 +77,9 @@ describe('a logged stack', () => {
   it('is what the logger writes for an error', ({ built: { bundle } }) => {
     const error = new RangeError('a negative amount: -2');
     error.stack = thrownBy(bundle, [-2]);
-    const lines: string[] = [];
-    createLogger('error', { write: (line) => lines.push(line) }).error('failed', { error });
-    const entry = JSON.parse(lines[0] ?? '{}') as { error: { stack: string } };
-    expect(entry.error.stack).toMatch(/at chargeFee \(\S*src\/fees\.ts:3:11\)/);
+    const { logger, entries } = capturedLog<{ error: { stack: string } }>('error');
+    logger.error('failed', { error });
+    expect(entries[0]?.error.stack).toMatch(/at chargeFee \(\S*src\/fees\.ts:3:11\)/);
   });
 
   it('agrees with what Node itself says under --enable-source-maps', ({ built: { bundle } }) => {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { expect } from 'vitest';
-import { createLogger, silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log.js';
 import { BotMetrics, type MetricSources } from '../../src/metrics/index.js';
 import {
   APPROVER_A,
@@ -15,6 +15,7 @@ import {
   waitUntil,
 } from '../slack/approvals/support.js';
 import { botTest as test } from '../support/bot.js';
+import { capturedLog } from '../support/captured-log.js';
 import { ALERTS_CHANNEL } from '../support/harness.js';
 import { parseExposition, type Scrape, scrape } from '../support/prometheus.js';
 
@@ -197,8 +198,8 @@ test('cngn_frozen says what the freeze it is given says, and 0 without one', asy
 });
 
 test('a figure the store will not give keeps its last good value, the failure counted and logged', async () => {
-  const lines: string[] = [];
-  const metrics = new BotMetrics({ log: createLogger('warn', { write: (line) => lines.push(line) }) });
+  const { logger, entries } = capturedLog('warn');
+  const metrics = new BotMetrics({ log: logger });
   let storeDown = false;
   const backlog = async () => {
     if (storeDown) throw new Error('the store is down');
@@ -223,7 +224,7 @@ test('a figure the store will not give keeps its last good value, the failure co
   expect(down('cngn_store_read_failures_total', { read: 'alert outbox' })).toBe(1);
   expect(down('cngn_rate_budget_used_ratio')).toBe(0.25);
   // One read for both gauges that need it, so one line.
-  expect(lines.map((line) => JSON.parse(line))).toEqual([
+  expect(entries).toEqual([
     expect.objectContaining({ message: 'a metric could not be read', metric: 'alert outbox' }),
   ]);
 });

@@ -14,7 +14,6 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { ApprovalRepository, PasskeyBook } from '../../src/approvals/index.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
-import { createLogger } from '../../src/log.js';
 import { tokenHash } from '../../src/signing/api.js';
 import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
 import {
@@ -29,6 +28,7 @@ import {
 } from '../slack/approvals/support.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { botTest } from '../support/bot.js';
+import { capturedLog } from '../support/captured-log.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { scrape } from '../support/prometheus.js';
 import {
@@ -49,15 +49,14 @@ const ALERTS_CHANNEL = 'CALERTS';
 const test = botTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('signing', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const lines: string[] = [];
-    const logger = createLogger('warn', { write: (line) => lines.push(line) });
+    const { logger, lines, entries } = capturedLog('warn');
     const app = await startSigningApp({ logger, config: { alertsChannel: ALERTS_CHANNEL } });
     onCleanup(() => app.stop());
     const authenticators = {
       a: new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl }),
       b: new SoftwareAuthenticator({ user: APPROVER_B, rpId: 'localhost', origin: app.signingUrl }),
     };
-    return { app, lines, ...authenticators };
+    return { app, lines, entries, ...authenticators };
   });
 
 function expectPageHeaders(answer: Answer): void {
@@ -67,10 +66,8 @@ function expectPageHeaders(answer: Answer): void {
 }
 
 /** The fields of each warning logged with `message`, oldest first. */
-const warned = (lines: string[], message: string) =>
-  lines
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((entry) => entry.level === 'warn' && entry.message === message);
+const warned = (entries: ReadonlyArray<Record<string, unknown>>, message: string) =>
+  entries.filter((entry) => entry.level === 'warn' && entry.message === message);
 
 /** The private words the bot said to `user` in Slack (a DM: chat.postMessage to the user id). */
 const toldPrivately = (
@@ -290,7 +287,7 @@ describe('the sign page', () => {
   });
 
   test('refuses an expired sign link: on the page, privately in Slack, on the record; logged without the token', async ({
-    signing: { app, lines },
+    signing: { app, lines, entries },
   }) => {
     const id = await fileWithdrawal(app, '2100');
     // Issued eleven minutes ago, through the book's own clock.
@@ -313,14 +310,14 @@ describe('the sign page', () => {
     expect(
       (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'signing-link-refused'),
     ).toMatchObject([{ actor: APPROVER_A, note: sentence }]);
-    const logged = warned(lines, 'a passkey page link has expired or was already used').at(-1);
+    const logged = warned(entries, 'a passkey page link has expired or was already used').at(-1);
     expect(logged).toMatchObject({ page: 'sign', link: tokenHash(token), why: 'expired', user: APPROVER_A });
     expect(lines.join('\n')).not.toContain(token);
     expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
   });
 
   test('refuses an unknown link, and a registration link, on the page only; logged without the token', async ({
-    signing: { app, lines },
+    signing: { app, lines, entries },
   }) => {
     const told = app.slack.callsTo('chat.postMessage').length;
     for (const token of ['bm90LWEtdG9rZW4', await registrationToken(app, APPROVER_A)]) {
@@ -331,7 +328,7 @@ describe('the sign page', () => {
         problem: expect.stringMatching(/^This link has expired or was already used: /),
       });
       expectPageHeaders(answer);
-      const logged = warned(lines, 'a passkey page link has expired or was already used').at(-1);
+      const logged = warned(entries, 'a passkey page link has expired or was already used').at(-1);
       expect(logged).toMatchObject({ page: 'sign', link: tokenHash(token) });
       expect(JSON.stringify(logged)).not.toContain(token);
       expect(lines.join('\n')).not.toContain(token);
@@ -341,7 +338,7 @@ describe('the sign page', () => {
   });
 
   test('refuses a link made in another workspace as an unknown one: on the page and in the log only', async ({
-    signing: { app, a, lines },
+    signing: { app, a, lines, entries },
   }) => {
     const id = await fileWithdrawal(app, '1250');
     const book = bookOf(app);
@@ -378,7 +375,7 @@ describe('the sign page', () => {
         ok: false,
         problem: expect.stringMatching(/^This link has expired or was already used: /),
       });
-      const logged = warned(lines, 'a passkey page link has expired or was already used').at(-1);
+      const logged = warned(entries, 'a passkey page link has expired or was already used').at(-1);
       expect(logged).toEqual(
         expect.objectContaining({
           page,
@@ -407,7 +404,7 @@ describe('the sign page', () => {
     const slack = await FakeSlack.start();
     defer(() => slack.stop());
     const held = slack.hold('auth.test');
-    const lines: string[] = [];
+    const { logger, lines, entries } = capturedLog('info');
     // A port probed free may be taken before the replica listens: then it is tried on another.
     const startReplica = async (attempt: number) => {
       const port = await freePort();
@@ -416,7 +413,7 @@ describe('the sign page', () => {
         slack,
         store: app.store,
         sandbox: app.sandbox,
-        logger: createLogger('info', { write: (line) => lines.push(line) }),
+        logger,
         config: { port, signing: { rule: { mode: 'all' }, rpId: 'localhost', origin: signingUrl } },
       });
       const ended = starting.then(
@@ -448,9 +445,7 @@ describe('the sign page', () => {
       problem: 'The bot is starting and cannot check this link yet; try again in a moment.',
     });
     expectPageHeaders(early);
-    const logged = lines
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .filter((entry) => entry.link === tokenHash(token));
+    const logged = entries.filter((entry) => entry.link === tokenHash(token));
     expect(logged).toEqual([
       expect.objectContaining({
         message: 'a passkey page link cannot be checked until the bot has started',
@@ -530,7 +525,7 @@ describe('the sign page', () => {
   );
 
   test('refuses an assertion made for another origin, and a call from a page elsewhere (logged)', async ({
-    signing: { app, a, lines },
+    signing: { app, a, lines, entries },
   }) => {
     const id = await fileWithdrawal(app, '1300');
     const { submitted } = await signWith(app, await signingToken(app, APPROVER_A, id), a, {
@@ -539,7 +534,7 @@ describe('the sign page', () => {
     expect(submitted.json.problem).toContain('was signed on a page that is not this desk’s signing page');
     // Said privately to the approver too, and logged.
     await waitUntil(() => toldPrivately(app, APPROVER_A).includes(submitted.json.problem), 'the DM');
-    expect(warned(lines, 'a passkey page refused').at(-1)).toEqual({
+    expect(warned(entries, 'a passkey page refused').at(-1)).toEqual({
       level: 'warn',
       message: 'a passkey page refused',
       time: expect.any(String),
@@ -559,7 +554,7 @@ describe('the sign page', () => {
     expect(elsewhere.json.problem).toBe(`Open the page at ${app.signingUrl}.`);
     expectPageHeaders(elsewhere);
     expect(
-      warned(lines, 'a passkey page call came from elsewhere than the signing page').at(-1),
+      warned(entries, 'a passkey page call came from elsewhere than the signing page').at(-1),
     ).toMatchObject({
       page: '/passkeys/api/sign/options',
       link: tokenHash(token),

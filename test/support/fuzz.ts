@@ -2,7 +2,7 @@
 // unhandled rejection or uncaught exception in this process recorded, so a suite can assert that
 // thousands of odd requests crashed nothing, left no listener failing, and the bot still answers.
 import { request } from 'undici';
-import { createLogger } from '../../src/log.js';
+import { capturedLog } from './captured-log.js';
 import { type Harness, type HarnessOptions, startHarness } from './harness.js';
 import type { SlackResponse } from './slack-requests.js';
 
@@ -43,14 +43,14 @@ const FAILURE =
   /unhandled error in a Slack listener|not acknowledged|unexpected error occurred|failed before Bolt/i;
 
 export async function startFuzzBot(options: HarnessOptions = {}): Promise<FuzzBot> {
-  const lines: Array<Record<string, unknown>> = [];
+  const { logger, entries: lines } = capturedLog('warn');
   const faults: unknown[] = [];
   const onFault = (reason: unknown) => faults.push(reason);
   process.on('unhandledRejection', onFault);
   process.on('uncaughtException', onFault);
   const h = await startHarness({
     ...options,
-    logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
+    logger,
     // The client's own budget is not what is fuzzed here.
     config: { rateLimit: { limit: 1_000_000, windowSeconds: 60 }, ...options.config },
   });

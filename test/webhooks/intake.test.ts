@@ -10,8 +10,8 @@ import {
   parseOpenSshPrivateKey,
   sealResponseData,
 } from '../../src/cngn/wire.js';
-import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
+import { capturedLog } from '../support/captured-log.js';
 import { postsMentioning, recordingLogger, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
 
@@ -165,15 +165,12 @@ describe('webhook intake', () => {
   test('names the outbox entry a delivery is kept under (webhookId) in the lines about it', async ({
     startRig,
   }) => {
-    const lines: Array<Record<string, unknown>> = [];
-    const rig = await startRig({
-      deliver: false,
-      log: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
-    });
+    const { logger, entries } = capturedLog('warn');
+    const rig = await startRig({ deliver: false, log: logger });
     // A field of a type nobody documented: kept, and said so.
     const reply = await rig.send(webhookBody('deposit.completed', { reason: { nested: true } }));
     expect(reply.status).toBe(200);
-    const kept = lines.filter((line) => String(line.message).includes('kept with fields it could not read'));
+    const kept = entries.filter((l) => String(l.message).includes('kept with fields it could not read'));
     expect(kept).toEqual([expect.objectContaining({ level: 'warn', webhookId: expect.any(String) })]);
     expect(await rig.webhooks.outbox.pendingIds()).toEqual([kept[0]?.webhookId]);
   });

@@ -1,8 +1,8 @@
 // Rotating the webhook secret: while CNGN_WEBHOOK_SECRET_PREVIOUS is set, a delivery signed with it is
 // accepted too and its line says which secret verified it; once removed, only the current one is.
 import { describe, expect } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import { signatureFor } from '../../src/webhooks/index.js';
+import { capturedLog } from '../support/captured-log.js';
 import { postWebhook, recordingLogger, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
 
@@ -30,15 +30,12 @@ describe('webhook secret rotation', () => {
   });
 
   test('names the secret that verified a delivery as a field of its line', async ({ startRig }) => {
-    const lines: Record<string, unknown>[] = [];
-    const rig = await startRig({
-      previousSecret: OLD,
-      log: createLogger('info', { write: (line) => lines.push(JSON.parse(line)) }),
-    });
+    const { logger, entries } = capturedLog('info');
+    const rig = await startRig({ previousSecret: OLD, log: logger });
     expect((await rig.send(webhookBody('deposit.completed'), { secret: OLD })).status).toBe(200);
-    const verified = lines.find((line) => String(line.message).includes('verified with'));
+    const verified = entries.find((entry) => String(entry.message).includes('verified with'));
     expect(verified).toMatchObject({ verifiedBy: 'previous', level: 'info' });
-    expect(JSON.stringify(lines)).not.toContain(OLD);
+    expect(JSON.stringify(entries)).not.toContain(OLD);
   });
 
   test('refuses a delivery signed with the previous secret once it is removed, writing no such lines', async ({

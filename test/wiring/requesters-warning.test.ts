@@ -1,8 +1,8 @@
 // Start-up says so when every member who is not a guest may file money requests (CNGN_REQUESTERS
 // unset), and says nothing once requesters are named.
 import { describe, expect } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import { start } from '../../src/wiring/startup.js';
+import { capturedLog } from '../support/captured-log.js';
 import type { FakeSlack } from '../support/fake-slack.js';
 import { slackTest as it } from '../support/file-slack.js';
 
@@ -10,7 +10,7 @@ const WARNING = 'every member who is not a guest may file money requests: set CN
 
 describe('start-up warning about requesters', () => {
   async function warningsWith(slack: FakeSlack, env: Record<string, string>): Promise<string[]> {
-    const lines: string[] = [];
+    const { logger, entries } = capturedLog<{ message?: string }>('warn');
     const started = await start(
       {
         PORT: '0',
@@ -23,10 +23,10 @@ describe('start-up warning about requesters', () => {
         CNGN_APPROVERS: 'UAPPROVERA',
         ...env,
       },
-      { print: () => undefined, logger: () => createLogger('warn', { write: (line) => lines.push(line) }) },
+      { print: () => undefined, logger: () => logger },
     );
     await started.stop();
-    return lines.map((line) => String((JSON.parse(line) as { message?: string }).message));
+    return entries.map((entry) => String(entry.message));
   }
 
   it('warns when CNGN_REQUESTERS is unset, and not when it names people', async ({ slack }) => {

@@ -4,8 +4,8 @@
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import { startApprovalApp } from '../slack/approvals/support.js';
+import { capturedLog } from '../support/captured-log.js';
 import { controlledStartTest as test } from '../support/store-controls.js';
 
 const READ_FAILED = 'store read failed (test): approval:A-unreadable';
@@ -22,13 +22,6 @@ const accepts = (port: number) =>
     });
     socket.once('error', () => resolve(false));
   });
-
-/** The bot's log lines, parsed: what it said, and where its listeners listen (it binds port 0). */
-function keptLines() {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger('debug', { write: (line) => lines.push(JSON.parse(line)) });
-  return { lines, logger };
-}
 
 /** The ports the bot bound, from the lines its two listeners write once listening. */
 function boundPorts(lines: ReadonlyArray<Record<string, unknown>>): { port: number; adminPort: number } {
@@ -50,14 +43,14 @@ test('a start that fails after Slack started stops all it started, leaving nothi
   // A request id in the old open set: the engine's start reads it after Slack started, and that read fails.
   await memory.addToSet('approvals:open', 'A-unreadable');
   controls.failReads('approval:A-unreadable');
-  const { lines, logger } = keptLines();
+  const { logger, entries } = capturedLog('debug');
   const starting = startApprovalApp({ store, slack, sandbox, recordPolicy: true, logger });
   await expect(starting).rejects.toThrow(READ_FAILED);
   expect(slack.callsTo('auth.test')).not.toEqual([]);
-  const { port, adminPort } = boundPorts(lines);
+  const { port, adminPort } = boundPorts(entries);
   expect(await accepts(port)).toBe(false);
   expect(await accepts(adminPort)).toBe(false);
-  expect(lines.map((line) => line.message)).not.toContain(STOP_LATE);
+  expect(entries.map((entry) => entry.message)).not.toContain(STOP_LATE);
 });
 
 test('a stop after a failed start that does not finish in time is said, and the start error still thrown', async ({
@@ -74,7 +67,7 @@ test('a stop after a failed start that does not finish in time is said, and the 
   const routes = [
     { path: '/held', method: 'GET', handler: (_: unknown, res: ServerResponse) => reached(res) },
   ];
-  const { lines, logger } = keptLines();
+  const { logger, entries } = capturedLog('debug');
   const starting = startApprovalApp({
     store,
     slack,
@@ -85,12 +78,14 @@ test('a stop after a failed start that does not finish in time is said, and the 
     failedStartStopMs: 200,
   });
   await resume.arrived;
-  const { port, adminPort } = boundPorts(lines);
+  const { port, adminPort } = boundPorts(entries);
   const held = fetch(`http://127.0.0.1:${port}/held`);
   const res = await underWay;
   resume.release();
   await expect(starting).rejects.toThrow(READ_FAILED);
-  expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: STOP_LATE, waitedMs: 200 }));
+  expect(entries).toContainEqual(
+    expect.objectContaining({ level: 'warn', message: STOP_LATE, waitedMs: 200 }),
+  );
   // The stop goes on: once the request is answered, nothing of the bot is left listening.
   // Not kept alive after: an idle connection left open would hold the close for its own timeout.
   res.setHeader('connection', 'close');

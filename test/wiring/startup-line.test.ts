@@ -2,8 +2,8 @@
 // old name (METRICS_PORT, METRICS_HOST) is a warning naming the new one.
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import { start } from '../../src/wiring/startup.js';
+import { capturedLog } from '../support/captured-log.js';
 import type { FakeSlack } from '../support/fake-slack.js';
 import { slackTest as it } from '../support/file-slack.js';
 
@@ -11,7 +11,7 @@ async function startedWith(
   slack: FakeSlack,
   env: Record<string, string>,
 ): Promise<Array<Record<string, unknown>>> {
-  const lines: string[] = [];
+  const { logger, entries } = capturedLog('info');
   const started = await start(
     {
       PORT: '0',
@@ -21,12 +21,12 @@ async function startedWith(
       SLACK_API_URL: slack.apiUrl,
       ...env,
     },
-    { print: () => undefined, logger: () => createLogger('info', { write: (line) => lines.push(line) }) },
+    { print: () => undefined, logger: () => logger },
   );
   const health = await fetch(`${started.bot.adminUrl}/healthz`);
-  lines.push(JSON.stringify({ message: 'healthz', ...((await health.json()) as object) }));
+  entries.push({ message: 'healthz', ...((await health.json()) as object) });
   await started.stop();
-  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  return entries;
 }
 
 it('names the version, the commit and the admin port in the "is running" line, and /healthz the same', async ({

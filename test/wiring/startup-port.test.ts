@@ -6,17 +6,18 @@ import { expect } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { start } from '../../src/wiring/startup.js';
 import { freePort } from '../slack/approvals/support.js';
+import { capturedLog } from '../support/captured-log.js';
 import { test as it } from '../support/fixtures.js';
 
 it('starts on another port when the probed one is taken before the bot listens', async ({ defer }) => {
   const taken = await squatted(defer);
   let probes = 0;
-  const lines: string[] = [];
+  const { logger, entries } = capturedLog('info');
   const started = await start(
     { PORT: '0', ADMIN_PORT: '0', STORE_URL: 'memory://' },
     {
       print: () => undefined,
-      logger: () => createLogger('info', { write: (line) => lines.push(line) }),
+      logger: () => logger,
       // The first probe answers the port the squatter holds, as a lost race would.
       freePort: async () => (++probes === 1 ? taken : freePort()),
     },
@@ -25,9 +26,7 @@ it('starts on another port when the probed one is taken before the bot listens',
   expect(probes).toBe(2);
   expect(started.url).not.toContain(`:${taken}`);
   expect((await fetch(`${started.url}/`)).status).toBe(200);
-  expect(lines.map((line) => JSON.parse(line))).toContainEqual(
-    expect.objectContaining({ level: 'warn', port: taken }),
-  );
+  expect(entries).toContainEqual(expect.objectContaining({ level: 'warn', port: taken }));
 });
 
 /** A loopback port another process holds until the test ends. */

@@ -3,9 +3,9 @@
 // modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
 // lose it. A final approval that waits for the figures to be re-read says so at the ack.
 import { describe, expect } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import { RECHECKING } from '../../../src/slack/approvals/actions/click.js';
 import { botTest as test } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { redemptionDraft } from '../../support/drafts.js';
 import { fileDraft } from '../../support/filing.js';
 import { type ReviewView, submitReview } from '../../support/review.js';
@@ -75,14 +75,12 @@ describe('a button whose payload is not what Slack normally sends', () => {
   test('refuses a click whose user cannot be read before Bolt sees it, with a log line, and tells nobody', async ({
     startApp,
   }) => {
-    const lines: Array<Record<string, unknown>> = [];
-    const logged = await startApp({
-      logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
-    });
+    const { logger, entries } = capturedLog('warn');
+    const logged = await startApp({ logger });
     const id = await fileWithdrawal(logged, '910');
     const response = await interaction(logged.sender, clickBody('approval.approve', id, { id: 7 }));
     expect(response.status).toBe(400);
-    expect(lines).toContainEqual(
+    expect(entries).toContainEqual(
       expect.objectContaining({
         level: 'warn',
         message: 'refused a request to /slack/events',

@@ -3,22 +3,15 @@
 // the request's id, its kind and who acted, the service's reference once known, and the same request
 // id on the service-call and webhook lines. No bank account number or address is written.
 import { expect } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import { botTest as test } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import { APPROVER_A, APPROVER_B, approve, DEST, fileWithdrawal, REQUESTER, waitUntil } from './support.js';
-
-function capture() {
-  const lines: string[] = [];
-  const logger = createLogger('info', { write: (line) => lines.push(line) });
-  const entries = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  return { logger, lines, entries };
-}
 
 test('writes one info line per step of a withdrawal, the same requestId on its service call and webhook', async ({
   startApp,
 }) => {
-  const log = capture();
+  const log = capturedLog('info');
   const app = await startApp({ withWebhooks: true, logger: log.logger });
   const id = await fileWithdrawal(app, '2500');
   await approve(app, id, APPROVER_A);
@@ -26,12 +19,12 @@ test('writes one info line per step of a withdrawal, the same requestId on its s
   await app.sandbox.settleAll();
   await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'completed');
   await waitUntil(
-    () => log.entries().some((e) => e.message === 'approval request completed'),
+    () => log.entries.some((e) => e.message === 'approval request completed'),
     'the completed line',
   );
   const reference = (await app.engine.get(id))?.outcome?.reference;
   expect(reference).toBeTruthy();
-  const about = log.entries().filter((e) => e.requestId === id);
+  const about = log.entries.filter((e) => e.requestId === id);
   expect(about.map((e) => e.message)).toEqual([
     'approval request filed',
     'approval request approved',
@@ -60,25 +53,25 @@ test('writes one info line per step of a withdrawal, the same requestId on its s
 });
 
 test('writes a line for /cngn freeze and for the unfreeze, naming who acted', async ({ startApp }) => {
-  const log = capture();
+  const log = capturedLog('info');
   const app = await startApp({ logger: log.logger });
   await commandAnswer(app, 'freeze checking a look-alike address', APPROVER_A);
-  await waitUntil(() => log.entries().some((e) => e.message === 'sends frozen'), 'the freeze line');
-  expect(log.entries().find((e) => e.message === 'sends frozen')).toMatchObject({
+  await waitUntil(() => log.entries.some((e) => e.message === 'sends frozen'), 'the freeze line');
+  expect(log.entries.find((e) => e.message === 'sends frozen')).toMatchObject({
     level: 'info',
     actor: APPROVER_A,
     reason: 'checking a look-alike address',
   });
   await commandAnswer(app, 'unfreeze all clear', APPROVER_A);
   await waitUntil(
-    () => log.entries().some((e) => e.message === 'approval request filed' && e.kind === 'unfreeze'),
+    () => log.entries.some((e) => e.message === 'approval request filed' && e.kind === 'unfreeze'),
     'the unfreeze request',
   );
-  const unfreeze = log.entries().find((e) => e.kind === 'unfreeze');
+  const unfreeze = log.entries.find((e) => e.kind === 'unfreeze');
   const requestId = String(unfreeze?.requestId);
   await approve(app, requestId, APPROVER_B);
-  await waitUntil(() => log.entries().some((e) => e.message === 'sends unfrozen'), 'the unfreeze line');
-  expect(log.entries().find((e) => e.message === 'sends unfrozen')).toMatchObject({
+  await waitUntil(() => log.entries.some((e) => e.message === 'sends unfrozen'), 'the unfreeze line');
+  expect(log.entries.find((e) => e.message === 'sends unfrozen')).toMatchObject({
     actor: APPROVER_B,
     requestId,
     frozenBy: APPROVER_A,

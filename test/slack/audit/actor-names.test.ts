@@ -3,9 +3,9 @@
 // them. Without users:read.email the name alone, told once by the start-up check; when Slack cannot
 // answer, the id alone, and the step is taken all the same.
 import { expect } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import { approveAsSeen } from '../../support/approve-as-seen.js';
 import { botTest } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { parseCsv } from '../../support/csv.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { commandAnswer } from '../../support/slack-requests.js';
@@ -28,10 +28,7 @@ const test = botTest
     return slack;
   })
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
-  .extend('lines', async ({}) => [] as Line[]);
-
-const logger = (lines: Line[]) =>
-  createLogger('debug', { write: (line) => lines.push(JSON.parse(line) as Line) });
+  .extend('log', async ({}) => capturedLog<Line>('debug'));
 
 /** `/cngn <text>` as `userId`: the private answer, as sent. */
 async function cngn(app: ApprovalApp, text: string, userId: string): Promise<string> {
@@ -99,11 +96,11 @@ test('records the approver’s name and e-mail as of the approval, and keeps the
 test('without users:read.email records the name only, and says so once, at start', async ({
   startApp,
   fakeSlack,
-  lines,
+  log,
 }) => {
   fakeSlack.scopes = fakeSlack.scopes.filter((scope) => scope !== 'users:read.email');
   fakeSlack.people.set(APPROVER_A, { name: 'Ada Obi' });
-  const app = await startApp({ slack: fakeSlack, logger: logger(lines) });
+  const app = await startApp({ slack: fakeSlack, logger: log.logger });
   const ids = [await fileAndApprove(app, '1500'), await fileAndApprove(app, '1600')];
 
   const approved = (await app.engine.audit(20)).filter((e) => e.action === 'approved');
@@ -112,7 +109,7 @@ test('without users:read.email records the name only, and says so once, at start
     expect(entry).toMatchObject({ actor: APPROVER_A, actorName: 'Ada Obi' });
     expect(entry).not.toHaveProperty('actorEmail');
   }
-  const warnings = lines.filter((l) => l.level === 'warn' && l.message.includes('users:read.email'));
+  const warnings = log.entries.filter((l) => l.level === 'warn' && l.message.includes('users:read.email'));
   expect(warnings.map((l) => l.message)).toEqual([
     "scope users:read.email is missing: reinstall the app from manifest.yml; until then recording the actor's e-mail in audit entries (the name alone is recorded) does not work",
   ]);
@@ -121,9 +118,9 @@ test('without users:read.email records the name only, and says so once, at start
 test('when Slack cannot say who it is, records the id alone and still takes the step', async ({
   startApp,
   fakeSlack,
-  lines,
+  log,
 }) => {
-  const app = await startApp({ slack: fakeSlack, logger: logger(lines) });
+  const app = await startApp({ slack: fakeSlack, logger: log.logger });
   // Slack cannot answer users.info about the approver from the start, so no lookup made after the
   // filing (the approvers' DMs, whenever they run) puts them in the directory. A click would be refused
   // by the access gate (it cannot tell a guest from a member: test/slack/gate), so the step is taken
@@ -141,7 +138,7 @@ test('when Slack cannot say who it is, records the id alone and still takes the 
   expect(approved).not.toHaveProperty('actorName');
   expect(approved).not.toHaveProperty('actorEmail');
   expect(
-    lines.filter(
+    log.entries.filter(
       (l) => l.message === 'audit entry written with the actor id only: the directory lookup failed',
     ),
   ).toContainEqual(expect.objectContaining({ level: 'debug', actor: APPROVER_A }));

@@ -1,8 +1,8 @@
 import { describe, expect } from 'vitest';
 import { shortHash } from '../../../src/format/display.js';
-import { createLogger } from '../../../src/log.js';
 import { SUBCOMMANDS } from '../../../src/slack/commands/registry.js';
 import { unwrapLinks } from '../../../src/slack/runtime/links.js';
+import { capturedLog } from '../../support/captured-log.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import type { Harness } from '../../support/harness.js';
 import { harnessTest as test } from '../../support/harness-fixtures.js';
@@ -231,8 +231,8 @@ describe('/cngn read commands', () => {
   test('acknowledges a Next click that came without a response_url and says so in the log (found by fuzzing)', async ({
     startHarness,
   }) => {
-    const lines: string[] = [];
-    const fresh = await startHarness({ logger: createLogger('warn', { write: (l) => lines.push(l) }) });
+    const { logger, lines } = capturedLog('warn');
+    const fresh = await startHarness({ logger });
     const ack = await blockAction(fresh.sender, { actionId: 'tx.page.next', value: '2' });
     expect(ack.status).toBe(200);
     await fresh.bot.stop(); // lets the work after the ack finish

@@ -4,9 +4,9 @@
 // nothing changes; someone with it goes on. Guests and bots are refused even when a list names them.
 import { describe, expect } from 'vitest';
 import type { Role, Roles } from '../../../src/access/roles.js';
-import { createLogger } from '../../../src/log.js';
 import { APPROVE_ACTION } from '../../../src/slack/approvals/blocks/message.js';
 import { botTest } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { BOT_USER, GUEST } from '../../support/fake-slack.js';
 import {
   blockAction,
@@ -124,17 +124,16 @@ async function reviewOpened(app: ApprovalApp, id: string, userId: string, place:
 
 describe('the access gate, with roles as lists', () => {
   const test = botTest.extend('gated', async ({ startApp }) => {
-    const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
+    const { logger, entries } = capturedLog('warn');
     const app = await startApp({ roles: listedRoles(LISTS), logger });
     app.slack.on('users.info', (call) =>
       call.body.user === GONE ? { body: { ok: true, user: { id: GONE, deleted: true } } } : undefined,
     );
-    return { app, lines };
+    return { app, entries };
   });
 
   test('refuses a command to someone without its role, naming it and its holders; opens nothing', async ({
-    gated: { app, lines },
+    gated: { app, entries },
   }) => {
     expect(await cngn(app, 'withdraw', DAYO)).toBe(
       '`/cngn withdraw` needs the *requester* role, held by <@UREQ>. Nothing was done.',
@@ -148,7 +147,7 @@ describe('the access gate, with roles as lists', () => {
     expect(await cngn(app, 'audit', EFE)).not.toContain('needs the');
     // The help is for anyone who is no guest.
     expect(await cngn(app, 'help', NOBODY)).toBe('cNGN treasury commands');
-    const logged = lines.find((l) => l.message === 'the access gate refused' && l.user === DAYO);
+    const logged = entries.find((l) => l.message === 'the access gate refused' && l.user === DAYO);
     expect(logged).toMatchObject({
       surface: 'command',
       id: '/cngn withdraw',

@@ -3,10 +3,10 @@
 // surface whatever the role settings list, and so is a request naming another workspace or organisation
 // for an approver of this one; start-up warns of the listed ids that are not members.
 import { describe, expect } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import { APPROVE_ACTION } from '../../../src/slack/approvals/blocks/message.js';
 import { REVIEW_VIEW } from '../../../src/slack/approvals/blocks/review.js';
 import { botTest } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { EXTERNAL, FakeSlack, OTHER_TEAM } from '../../support/fake-slack.js';
 import { submitReview } from '../../support/review.js';
 import {
@@ -117,23 +117,23 @@ async function refusedEverything(app: ApprovalApp, user: string) {
 
 describe('a Slack Connect member of a shared channel', () => {
   botTest('with the default roles: no balance, no filing, no Home, no type-ahead', async ({ startApp }) => {
-    const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
+    const { logger, entries } = capturedLog('warn');
     const app = await startApp({ logger });
     // A member of this workspace still reads and files, so the refusals below are not the bot's state.
     expect(await cngn(app, 'balance', OUTSIDER)).toContain('₦');
     await refusedEverything(app, EXTERNAL);
-    expect(lines.find((l) => l.message === 'the access gate refused' && l.user === EXTERNAL)).toMatchObject({
-      surface: 'command',
-      why: 'external',
-    });
+    expect(entries.find((l) => l.message === 'the access gate refused' && l.user === EXTERNAL)).toMatchObject(
+      {
+        surface: 'command',
+        why: 'external',
+      },
+    );
   });
 
   botTest(
     'listed by id in CNGN_READERS, CNGN_REQUESTERS and CNGN_APPROVERS: the same, left out of what names holders, and warned of at start',
     async ({ startApp }) => {
-      const lines: Array<Record<string, unknown>> = [];
-      const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
+      const { logger, entries } = capturedLog('warn');
       const app = await startApp({
         logger,
         approvers: [APPROVER_A, EXTERNAL],
@@ -141,7 +141,7 @@ describe('a Slack Connect member of a shared channel', () => {
           roles: { readers: [EXTERNAL, REQUESTER], requesters: [EXTERNAL, REQUESTER], approversByKind: {} },
         },
       });
-      const warned = lines.filter((l) => l.check === 'slack').map((l) => l.message);
+      const warned = entries.filter((l) => l.check === 'slack').map((l) => l.message);
       expect(warned).toEqual([
         `person ${EXTERNAL} is not a member of Treasury (a member of another workspace, as through Slack Connect), so cngn-desk lets them do nothing: remove them from CNGN_APPROVERS, CNGN_READERS, CNGN_REQUESTERS`,
       ]);
@@ -259,8 +259,7 @@ describe('a request naming another workspace for someone of this one', () => {
   botTest(
     'a command, Home and an account event naming another workspace run nothing',
     async ({ startApp }) => {
-      const lines: Array<Record<string, unknown>> = [];
-      const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
+      const { logger, entries } = capturedLog('warn');
       const app = await startApp({ logger });
       expect(await cngn(app, 'balance', REQUESTER, EVIL)).toBe(MEMBERS_ONLY);
       expect(await cngn(app, 'balance', REQUESTER, { enterprise: 'E0EVIL' })).toBe(MEMBERS_ONLY);
@@ -273,13 +272,13 @@ describe('a request naming another workspace for someone of this one', () => {
       // Whose Home it would be is not known: nothing is published over a member's own.
       await eventFrom(app.sender, EVIL, { type: 'app_home_opened', user: REQUESTER, tab: 'home' });
       await waitUntil(
-        () => lines.some((l) => l.message === 'the access gate refused' && l.surface === 'Home'),
+        () => entries.some((l) => l.message === 'the access gate refused' && l.surface === 'Home'),
         'the Home refusal',
       );
       expect(app.slack.callsTo('views.publish')).toEqual([]);
       await eventFrom(app.sender, { team: OTHER_TEAM }, { type: 'user_change', user: { id: REQUESTER } });
       await waitUntil(
-        () => lines.some((l) => l.message === 'the access gate refused an event from another workspace'),
+        () => entries.some((l) => l.message === 'the access gate refused an event from another workspace'),
         'the event refusal',
       );
       expect(app.slack.callsTo('views.open')).toEqual([]);
@@ -289,8 +288,7 @@ describe('a request naming another workspace for someone of this one', () => {
   botTest(
     'a click on an id nothing declares, naming another workspace, goes no further',
     async ({ startApp }) => {
-      const lines: Array<Record<string, unknown>> = [];
-      const logger = createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) });
+      const { logger, entries } = capturedLog('warn');
       const app = await startApp({ logger });
       const answer = await clickFrom(app.sender, EVIL, {
         actionId: 'nobody.declares.this',
@@ -300,7 +298,7 @@ describe('a request naming another workspace for someone of this one', () => {
       });
       expect(answer.status).toBe(200);
       expect(
-        lines.find((l) => l.message === 'the access gate refused an interaction from another workspace'),
+        entries.find((l) => l.message === 'the access gate refused an interaction from another workspace'),
       ).toMatchObject({ why: 'external' });
     },
   );

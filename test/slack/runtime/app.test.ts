@@ -6,6 +6,7 @@ import { describe, expect } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import { boltLogger } from '../../../src/slack/runtime/bolt-logger.js';
 import { createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
 import { httpAppOptions, slackAppTest as test } from '../../support/slack-app.js';
 import { slashCommand } from '../../support/slack-requests.js';
@@ -14,10 +15,8 @@ const SIGNING_SECRET = 'app-test-signing-secret';
 
 describe('Bolt logging', () => {
   test('writes Bolt lines as JSON through our logger, with secrets redacted', () => {
-    const lines: string[] = [];
-    const logger = boltLogger(
-      createLogger('debug', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
-    );
+    const { logger: ours, lines, entries } = capturedLog('debug', { secrets: [SIGNING_SECRET] });
+    const logger = boltLogger(ours);
     logger.setLevel(LogLevel.WARN);
     logger.debug('dropped below the level Bolt set');
     logger.error(
@@ -25,7 +24,7 @@ describe('Bolt logging', () => {
       new Error(`signed with ${SIGNING_SECRET}`),
     );
     expect(lines).toHaveLength(1);
-    const entry = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+    const entry = entries[0] ?? {};
     expect(entry).toMatchObject({ level: 'error', source: 'bolt' });
     expect(String(entry.message)).toContain('Slack API error: invalid_auth');
     expect(lines[0]).not.toContain('xoxb-1-2-secret');
@@ -39,8 +38,8 @@ describe('Bolt logging', () => {
     const profile = { real_name: 'Ada Obi', email: 'ada.obi@example.ng', phone: '' };
     slack.on('users.info', () => ({ body: { ok: true, user: { id: 'UADA', name: 'ada', profile } } }));
     slack.on('users.profile.get', () => ({ body: { ok: true, profile } }));
-    const lines: string[] = [];
-    const logger = boltLogger(createLogger('debug', { write: (l) => lines.push(l) }));
+    const { logger: ours, lines } = capturedLog('debug');
+    const logger = boltLogger(ours);
     logger.setLevel(LogLevel.DEBUG); // as the bot does at LOG_LEVEL=debug
     const client = new WebClient('xoxb-app-test', {
       slackApiUrl: `${slack.apiUrl.replace(/\/+$/, '')}/`,
@@ -60,10 +59,10 @@ describe('Bolt logging', () => {
     slack,
     startSlackApp,
   }) => {
-    const lines: string[] = [];
+    const { logger, entries } = capturedLog('info', { secrets: [SIGNING_SECRET] });
     const app = await startSlackApp(
       httpAppOptions(slack, SIGNING_SECRET, {
-        logger: createLogger('info', { secrets: [SIGNING_SECRET], write: (l) => lines.push(l) }),
+        logger,
         logLevel: 'info',
       }),
     );
@@ -73,7 +72,7 @@ describe('Bolt logging', () => {
     );
     expect(response.status).toBe(401);
     // The request guard refuses it with Bolt's own check before the receiver sees it, and says why.
-    const refusal = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.status === 401);
+    const refusal = entries.find((e) => e.status === 401);
     expect(refusal).toMatchObject({ level: 'warn', message: 'refused a request to /slack/events' });
     expect(String(refusal?.reason)).toMatch(/signature/i);
   });
@@ -84,10 +83,10 @@ describe('a listener that throws', () => {
     slack,
     startSlackApp,
   }) => {
-    const lines: Array<Record<string, unknown>> = [];
+    const { logger, entries } = capturedLog('warn');
     const app = await startSlackApp(
       httpAppOptions(slack, SIGNING_SECRET, {
-        logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+        logger,
         plugins: [
           (bolt) =>
             bolt.command('/cngn', async ({ ack }) => {
@@ -102,7 +101,7 @@ describe('a listener that throws', () => {
       { text: 'balance', responseUrl: slack.responseUrl(), triggerId: '1337.42.listener' },
     );
     expect(response.status).toBe(200);
-    expect(lines.filter((line) => line.level === 'error')).toEqual([
+    expect(entries.filter((entry) => entry.level === 'error')).toEqual([
       expect.objectContaining({
         message: 'unhandled error in a Slack listener',
         slackRequestId: '1337.42.listener',
@@ -149,15 +148,15 @@ describe.each([
   ])(
     '%s %s gets 400 and a log line, and the process keeps serving',
     async ([method, target], { slack, startSlackApp }) => {
-      const lines: Array<Record<string, unknown>> = [];
+      const { logger, entries } = capturedLog('warn');
       const app = await startSlackApp({
         slack: { ...slackConfig, appToken: undefined, apiUrl: slack.apiUrl },
         port: 0,
-        logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+        logger,
         routes: [bridgeRoute],
       });
       expect(await rawRequest(app.url, method, target)).toBe(400);
-      expect(lines).toContainEqual(
+      expect(entries).toContainEqual(
         expect.objectContaining({ level: 'warn', message: 'refused a request whose target is not a path' }),
       );
       expect(await rawRequest(app.url, 'POST', '/callbacks/bridge/abc')).toBe(200);
@@ -194,17 +193,17 @@ describe.each([
     slack,
     startSlackApp,
   }) => {
-    const lines: Array<Record<string, unknown>> = [];
+    const { logger, entries } = capturedLog('warn');
     const app = await startSlackApp({
       slack: { ...slackConfig, appToken: undefined, apiUrl: slack.apiUrl },
       port: 0,
-      logger: createLogger('warn', { write: (l) => lines.push(JSON.parse(l)) }),
+      logger,
       routes: echoRoutes,
     });
     const echoed = await fetch(`${app.url}/callbacks/echo/t-1`, { method: 'POST', body: '{}' });
     expect(await echoed.text()).toBe('token t-1');
     expect((await fetch(`${app.url}/callbacks/broken`, { method: 'POST', body: '{}' })).status).toBe(500);
-    expect(lines).toContainEqual(
+    expect(entries).toContainEqual(
       expect.objectContaining({ level: 'error', message: 'a request to an HTTP route failed' }),
     );
     // Still serving, and a route's path with another method is not that route.

@@ -7,9 +7,9 @@ import {
   CngnTransportError,
   RateBudgetError,
 } from '../../../src/cngn/errors.js';
-import { createLogger } from '../../../src/log.js';
 import { describeError, plainError } from '../../../src/slack/runtime/errors.js';
 import { StoreUnavailableError } from '../../../src/store/index.js';
+import { capturedLog } from '../../support/captured-log.js';
 
 /** Service messages from the interface's Errors table, as the service words them. */
 const SERVICE_ANSWERS: Array<[string, number, string, RegExp]> = [
@@ -42,8 +42,7 @@ describe('errors in plain words', () => {
   });
 
   it('gives unexpected errors a reference that is also in the log, without secrets', () => {
-    const lines: string[] = [];
-    const logger = createLogger('error', { write: (l) => lines.push(l) });
+    const { logger, lines } = capturedLog('error');
     const cases = [
       new CngnResponseError('the answer carried no data', 'POST /v1/api/withdraw', 'moves-money'),
       z.object({ amount: z.string() }).safeParse({ amount: 1 }).error,
@@ -62,8 +61,7 @@ describe('errors in plain words', () => {
   });
 
   it('says the database could not be reached, with a reference in the log naming where, never the password', () => {
-    const lines: string[] = [];
-    const logger = createLogger('error', { write: (l) => lines.push(l) });
+    const { logger, lines } = capturedLog('error');
     const answer = describeError(
       new StoreUnavailableError('PostgreSQL at db.internal:5432 failed: Connection terminated unexpectedly'),
       logger,

@@ -2,8 +2,8 @@
 // of the event loop, so the requests read in between are acked first. Before, run() started the work
 // at once, on the tick that had just written the ack, ahead of the next requests.
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import { afterAck, createInFlight, createSlackTraffic } from '../../../src/slack/runtime/in-flight.js';
+import { capturedLog } from '../../support/captured-log.js';
 
 /** Counts turns of the event loop (one setImmediate each) until stopped. */
 function countTurns(): { now(): number; stop(): void } {
@@ -189,14 +189,14 @@ describe('work after the ack, while Slack requests arrive', () => {
 
 describe('afterAck', () => {
   it('returns before the work has run, and logs a failure the work let through with its request id', async () => {
-    const lines: string[] = [];
+    const { logger, entries } = capturedLog('info');
     const inFlight = createInFlight();
     const returned = afterAck(
       inFlight,
       async () => {
         throw new Error('Slack refused the response_url post (HTTP 404)');
       },
-      createLogger('info', { write: (line) => lines.push(line) }),
+      logger,
       '/cngn',
       '13345224609.738474920.8088930838d88f008e0',
     );
@@ -204,8 +204,7 @@ describe('afterAck', () => {
     expect(inFlight.size).toBe(1);
     await inFlight.drain(5_000);
     await new Promise((r) => setImmediate(r));
-    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logged).toEqual([
+    expect(entries).toEqual([
       expect.objectContaining({
         level: 'error',
         message: 'an answer after the ack could not be delivered',

@@ -7,13 +7,13 @@ import { webhookEventSchema } from '../../../src/cngn/schemas.js';
 import { explorerUrl } from '../../../src/format/explorer.js';
 import { escapeMrkdwn } from '../../../src/format/mrkdwn.js';
 import { checkWalletAddress, familyOf } from '../../../src/format/wallet-address.js';
-import { createLogger } from '../../../src/log.js';
 import { signBody } from '../../../src/sandbox/index.js';
 import { alertDigestMessage } from '../../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../../src/slack/alerts/message-blocks.js';
 import { REDEEM } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import { typeWord } from '../../../src/slack/reads/blocks.js';
 import { botTest as test } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { OBJECT_MEMBER_NAMES } from '../../support/fuzz.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import { interaction, newTriggerId, postSigned, slashCommand } from '../../support/slack-requests.js';
@@ -31,12 +31,9 @@ import { slackTexts } from '../builders/support.js';
 const LEAKED = /native code|\[object Object\]|function |undefined/;
 
 async function startWithLog(startApp: (options: ApprovalAppOptions) => Promise<ApprovalApp>) {
-  const lines: Array<Record<string, unknown>> = [];
-  const app = await startApp({
-    withWebhooks: true,
-    logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
-  });
-  return { app, failures: () => lines.filter((l) => l.level === 'error').map((l) => JSON.stringify(l)) };
+  const { logger, entries } = capturedLog('warn');
+  const app = await startApp({ withWebhooks: true, logger });
+  return { app, failures: () => entries.filter((l) => l.level === 'error').map((l) => JSON.stringify(l)) };
 }
 
 describe('ids of a signed Slack request named after an Object member', () => {

@@ -3,8 +3,8 @@
 // updated), the log says so at error level, and /healthz says why. /readyz stays ready: webhooks are
 // still stored, and their alerts wait in the outbox for a bot that may call Slack again.
 import { expect } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import { botTest } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { eventDelivery } from '../../support/slack-requests.js';
 import { postWebhook, webhookBody } from '../../support/webhook-rig.js';
@@ -30,8 +30,7 @@ test('after app_uninstalled, sends nothing more to Slack and says why on /health
   startApp,
   fakeSlack,
 }) => {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger('info', { write: (line) => lines.push(JSON.parse(line)) });
+  const { logger, entries } = capturedLog('info');
   const app = await startApp({ slack: fakeSlack, logger, withWebhooks: true });
   const id = await fileWithdrawal(app, '1700');
   await approve(app, id, APPROVER_A);
@@ -45,7 +44,7 @@ test('after app_uninstalled, sends nothing more to Slack and says why on /health
   await waitUntil(async () => (await healthz(app)).body.ok === false, '/healthz to say so');
   expect(await healthz(app)).toMatchObject({ status: 200, body: { ok: false, warnings: [reason] } });
   expect(await readyz(app)).toEqual({ status: 200, body: { ready: true } });
-  expect(lines.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
+  expect(entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
     `${reason}: nothing more is sent to Slack; install the app again, set its new bot token and restart`,
   ]);
   const callsBefore = fakeSlack.calls.length;
@@ -73,8 +72,7 @@ test('after tokens_revoked naming the bot token, says so on /healthz; user token
   startApp,
   fakeSlack,
 }) => {
-  const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger('info', { write: (line) => lines.push(JSON.parse(line)) });
+  const { logger, entries } = capturedLog('info');
   const app = await startApp({ slack: fakeSlack, logger });
   await eventDelivery(app.sender, { type: 'tokens_revoked', tokens: { oauth: ['UPERSON'] } });
   await eventDelivery(app.sender, { type: 'tokens_revoked' });
@@ -86,7 +84,7 @@ test('after tokens_revoked naming the bot token, says so on /healthz; user token
   ]);
   expect((await readyz(app)).status).toBe(200);
   // Events are handled in the order they came: the two before changed nothing, and failed nowhere.
-  expect(lines.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
+  expect(entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
     "Slack says the bot's token was revoked (tokens_revoked): nothing more is sent to Slack; install the app again, set its new bot token and restart",
   ]);
 });

@@ -3,7 +3,7 @@
 // the bot keeps serving. Before the check, `null` made Bolt's receiver throw and the process exit.
 import { request } from 'undici';
 import { describe, expect } from 'vitest';
-import { createLogger } from '../../../src/log.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { startHarness } from '../../support/harness.js';
 import { harnessTest } from '../../support/harness-fixtures.js';
 import { postSigned, signSlackBody, slashCommand, slashCommandBody } from '../../support/slack-requests.js';
@@ -13,7 +13,8 @@ import { postSigned, signSlackBody, slashCommand, slashCommandBody } from '../..
  * of the process while it runs (`rejections`): the listener is put back after the bot has stopped.
  */
 const test = harnessTest
-  .extend('lines', { scope: 'file' }, async (): Promise<Array<Record<string, unknown>>> => [])
+  .extend('log', { scope: 'file' }, async () => capturedLog('warn'))
+  .extend('lines', { scope: 'file' }, async ({ log }) => log.entries)
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('rejections', { scope: 'file' }, async ({}, { onCleanup }) => {
     const rejections: unknown[] = [];
@@ -24,10 +25,8 @@ const test = harnessTest
     });
     return rejections;
   })
-  .extend('h', { scope: 'file' }, async ({ lines, rejections: _ }, { onCleanup }) => {
-    const h = await startHarness({
-      logger: createLogger('warn', { write: (line) => lines.push(JSON.parse(line)) }),
-    });
+  .extend('h', { scope: 'file' }, async ({ log, rejections: _ }, { onCleanup }) => {
+    const h = await startHarness({ logger: log.logger });
     onCleanup(() => h.stop());
     return h;
   });

@@ -5,7 +5,6 @@
 // one line are in test/main.test.ts.
 import { WebClient } from '@slack/web-api';
 import { expect } from 'vitest';
-import { createLogger } from '../../../src/log.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import {
   checkSlack,
@@ -14,6 +13,7 @@ import {
 } from '../../../src/slack/runtime/startup-check.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import {
@@ -33,10 +33,10 @@ const test = botTest
   })
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('log', async ({}) => {
-    const entries: Entry[] = [];
+    const { logger, entries } = capturedLog<Entry>('info');
     return {
       entries,
-      logger: createLogger('info', { write: (line) => entries.push(JSON.parse(line) as Entry) }),
+      logger,
       /** The start-up check's own lines (warnings), in order. */
       checkLines: () => entries.filter((e) => e.check === 'slack').map((e) => `${e.level} ${e.message}`),
     };
