@@ -24,9 +24,9 @@ async function startedWith(
     { print: () => undefined, logger: () => logger },
   );
   const health = await fetch(`${started.bot.adminUrl}/healthz`);
-  entries.push({ message: 'healthz', ...((await health.json()) as object) });
+  const healthz = { message: 'healthz', ...((await health.json()) as object) };
   await started.stop();
-  return entries;
+  return [...entries, healthz];
 }
 
 it('names the version, the commit and the admin port in the "is running" line, and /healthz the same', async ({

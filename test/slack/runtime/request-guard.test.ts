@@ -9,8 +9,9 @@ import { harnessTest } from '../../support/harness-fixtures.js';
 import { postSigned, signSlackBody, slashCommand, slashCommandBody } from '../../support/slack-requests.js';
 
 /**
- * One bot for the file (`h`), its log lines at warn and above (`lines`), and the unhandled rejections
- * of the process while it runs (`rejections`): the listener is put back after the bot has stopped.
+ * One bot for the file (`h`), its log at warn and above (`log`, its parsed lines also as `lines`), and
+ * the unhandled rejections of the process while it runs (`rejections`): the listener is put back after
+ * the bot has stopped.
  */
 const test = harnessTest
   .extend('log', { scope: 'file' }, async () => capturedLog('warn'))
