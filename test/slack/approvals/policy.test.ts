@@ -104,6 +104,22 @@ describe('/cngn policy', () => {
     );
   });
 
+  test('shows the band below a lowest tier above ₦0, and where approvers are asked, in words', async ({
+    startApp,
+  }) => {
+    const dm = await startApp({ tiers: '1000000:2', notify: 'dm' });
+    const { text } = await ask(dm, 'policy');
+    expect(text).toContain('₦0.00 up to below ₦1,000,000.00: 1 approval');
+    expect(text).toContain('₦1,000,000.00 and above: 2 approvals');
+    expect(text).toContain(
+      '*Approvers are told*: by DM when a request is filed, with Approve and Reject in the DM; the approvals channel shows the request without them',
+    );
+    const channel = await startApp({ notify: 'channel' });
+    expect((await ask(channel, 'policy')).text).toContain(
+      '*Approvers are told*: in the approvals channel, with Approve and Reject there; no DM when a request is filed',
+    );
+  });
+
   test('is listed in the help', async ({ fileApp: app }) => {
     const { text } = await ask(app, 'help');
     expect(text).toContain('/cngn policy');

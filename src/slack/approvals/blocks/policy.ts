@@ -12,6 +12,7 @@ import type { Freeze } from '../../../approvals/index.js';
 import { fullDuration, type LimitUse, type ReminderPoint, shortDuration } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
+import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import { delegationLines } from '../../ui/delegations.js';
@@ -48,8 +49,13 @@ export interface PolicyView {
 const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const plural = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
 
-/** `₦0.00 up to ₦999,999.99: 1 approval`, one line per tier, then the kinds that carry no amount. */
-function tierLines(tiers: readonly ApprovalTier[]): string[] {
+/**
+ * `₦0.00 up to below ₦1,000,000.00: 1 approval`, one line per tier (amounts below a lowest tier above
+ * ₦0 need one, access/tiers.ts, so that band is shown too), then the kinds that carry no amount.
+ */
+function tierLines(configured: readonly ApprovalTier[]): string[] {
+  const below = configured[0]?.min.isPositive() ? [{ min: Money.zero(), approvals: 1 }] : [];
+  const tiers = [...below, ...configured];
   const lines = tiers.map((tier, i) => {
     const next = tiers[i + 1];
     const range = next
@@ -58,13 +64,25 @@ function tierLines(tiers: readonly ApprovalTier[]): string[] {
     return `• ${escapeMrkdwn(range)}: ${plural(tier.approvals)}`;
   });
   lines.push(
-    `• Whitelist additions (no amount): ${plural(requiredApprovals(tiers, undefined, 'whitelist'))}`,
+    `• Whitelist additions (no amount): ${plural(requiredApprovals(configured, undefined, 'whitelist'))}`,
   );
   lines.push(
-    `• Settlement account changes: ${plural(requiredApprovals(tiers, undefined, 'settlement'))} (the top tier)`,
+    `• Settlement account changes: ${plural(requiredApprovals(configured, undefined, 'settlement'))} (the top tier)`,
   );
   return lines;
 }
+
+/** CNGN_APPROVAL_NOTIFY in words: where approvers hear of a new request, and where its buttons are. */
+const TOLD = new Map([
+  [
+    'dm',
+    'by DM when a request is filed, with Approve and Reject in the DM; the approvals channel shows the request without them',
+  ],
+  ['channel', 'in the approvals channel, with Approve and Reject there; no DM when a request is filed'],
+  ['both', 'by DM and in the approvals channel, with Approve and Reject in both'],
+]);
+
+const toldWords = (notify: string) => TOLD.get(notify) ?? escapeMrkdwn(notify);
 
 function reminderLine(view: PolicyView): string {
   if (view.reminders.length === 0) return 'off';
@@ -104,7 +122,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
         `*Request lifetime*: ${fullDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
         `*Reminders*: ${reminderLine(view)}. Nothing is ever approved by itself.`,
         ...(view.signing ? [`*Passkeys*: ${escapeMrkdwn(describeSigningRule(view.signing))}`] : []),
-        ...(view.notify ? [`*Approvers are told*: ${escapeMrkdwn(view.notify)}`] : []),
+        ...(view.notify ? [`*Approvers are told*: ${toldWords(view.notify)}`] : []),
         `*Approvals channel*: ${mentionChannel(view.approvalsChannel)}`,
         `*Alerts channel*: ${view.alertsChannel ? mentionChannel(view.alertsChannel) : 'not set'}`,
         `*Environment*: ${environmentMarker(view.environment)}`,
