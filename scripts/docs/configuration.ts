@@ -134,7 +134,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_APPROVAL_TIERS: {
     meaning:
-      "How many distinct approvals an amount needs: `amount:approvals` pairs, e.g. `0:1,1000000:2` (two from ₦1,000,000). A whitelist addition needs the lowest tier's count, a settlement-account change the top tier's.",
+      "How many distinct approvals an amount needs: `amount:approvals` pairs, e.g. `0:1,1000000:2` (two from ₦1,000,000); an amount below the lowest tier needs one. A whitelist addition needs the lowest tier's count, a settlement-account change the top tier's.",
   },
   CNGN_APPROVAL_TTL: {
     meaning: 'How long a request waits for its approvals before it expires: `90s`, `30m`, `24h`, `2d`.',

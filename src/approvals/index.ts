@@ -26,6 +26,7 @@ export { PASSKEY_REVOKED_ACTION } from './passkey-requests.js';
 export type { UnfreezePayload } from './payloads.js';
 export { type PolicySnapshot, policySnapshot } from './policy-record.js';
 export { POLICY_RECORDED } from './policy-recorder.js';
+export { settingWords } from './policy-words.js';
 
 export { BALANCE_KINDS } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';

@@ -53,6 +53,7 @@ describe('/cngn policy', () => {
     const { text, ephemeral } = await ask(app, 'policy');
     expect(ephemeral).toBe('ephemeral');
     expect(text).toContain('₦0.00 up to below ₦1,000,000.00: 1 approval');
+    expect(text).not.toContain('up to below ₦0.00'); // no band added below a tier from ₦0
     expect(text).toContain('₦1,000,000.00 up to below ₦50,000,000.00: 2 approvals');
     expect(text).toContain('₦50,000,000.00 and above: 3 approvals');
     expect(text).toContain('Settlement account changes: 3 approvals');
@@ -109,14 +110,21 @@ describe('/cngn policy', () => {
   }) => {
     const dm = await startApp({ tiers: '1000000:2', notify: 'dm' });
     const { text } = await ask(dm, 'policy');
-    expect(text).toContain('₦0.00 up to below ₦1,000,000.00: 1 approval');
-    expect(text).toContain('₦1,000,000.00 and above: 2 approvals');
     expect(text).toContain(
-      '*Approvers are told*: by DM when a request is filed, with Approve and Reject in the DM; the approvals channel shows the request without them',
+      '₦0.00 up to below ₦1,000,000.00: 1 approval\\n• ₦1,000,000.00 and above: 2 approvals\\n',
+    );
+    // A request with no amount takes the lowest configured tier, not the band shown below it.
+    expect(text).toContain('Whitelist additions (no amount): 2 approvals');
+    expect(text).toContain(
+      '*Approvers are told*: by DM when a request is filed; Approve and Reject are in the DM and in App Home; the approvals channel shows the request without them',
     );
     const channel = await startApp({ notify: 'channel' });
     expect((await ask(channel, 'policy')).text).toContain(
-      '*Approvers are told*: in the approvals channel, with Approve and Reject there; no DM when a request is filed',
+      '*Approvers are told*: in the approvals channel when a request is filed; Approve and Reject are in the approvals channel and in App Home; no DM is sent when a request is filed',
+    );
+    const both = await startApp({ notify: 'both' });
+    expect((await ask(both, 'policy')).text).toContain(
+      '*Approvers are told*: by DM and in the approvals channel when a request is filed; Approve and Reject are in the DM, in the approvals channel and in App Home',
     );
   });
 

@@ -9,7 +9,13 @@ import {
   type SigningRule,
 } from '../../../access/index.js';
 import type { Freeze } from '../../../approvals/index.js';
-import { fullDuration, type LimitUse, type ReminderPoint, shortDuration } from '../../../approvals/index.js';
+import {
+  fullDuration,
+  type LimitUse,
+  type ReminderPoint,
+  settingWords,
+  shortDuration,
+} from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
 import { Money } from '../../../format/money.js';
@@ -72,17 +78,19 @@ function tierLines(configured: readonly ApprovalTier[]): string[] {
   return lines;
 }
 
-/** CNGN_APPROVAL_NOTIFY in words: where approvers hear of a new request, and where its buttons are. */
-const TOLD = new Map([
-  [
-    'dm',
-    'by DM when a request is filed, with Approve and Reject in the DM; the approvals channel shows the request without them',
-  ],
-  ['channel', 'in the approvals channel, with Approve and Reject there; no DM when a request is filed'],
-  ['both', 'by DM and in the approvals channel, with Approve and Reject in both'],
+/** Where Approve and Reject are, by CNGN_APPROVAL_NOTIFY (App Home's waiting list has them in every mode). */
+const BUTTONS = new Map([
+  ['dm', 'in the DM and in App Home; the approvals channel shows the request without them'],
+  ['channel', 'in the approvals channel and in App Home; no DM is sent when a request is filed'],
+  ['both', 'in the DM, in the approvals channel and in App Home'],
 ]);
 
-const toldWords = (notify: string) => TOLD.get(notify) ?? escapeMrkdwn(notify);
+/** `by DM when a request is filed; Approve and Reject are …`; a value the bot does not know, as given. */
+function toldLine(notify: string): string {
+  const buttons = BUTTONS.get(notify);
+  if (!buttons) return escapeMrkdwn(notify);
+  return `${settingWords('approvers are told', notify)} when a request is filed; Approve and Reject are ${buttons}`;
+}
 
 function reminderLine(view: PolicyView): string {
   if (view.reminders.length === 0) return 'off';
@@ -122,7 +130,7 @@ export function policyMessage(view: PolicyView): SlackMessage {
         `*Request lifetime*: ${fullDuration(view.ttlMs)}; the requester may extend a pending request once, by at most that. Expiry is final.`,
         `*Reminders*: ${reminderLine(view)}. Nothing is ever approved by itself.`,
         ...(view.signing ? [`*Passkeys*: ${escapeMrkdwn(describeSigningRule(view.signing))}`] : []),
-        ...(view.notify ? [`*Approvers are told*: ${toldWords(view.notify)}`] : []),
+        ...(view.notify ? [`*Approvers are told*: ${toldLine(view.notify)}`] : []),
         `*Approvals channel*: ${mentionChannel(view.approvalsChannel)}`,
         `*Alerts channel*: ${view.alertsChannel ? mentionChannel(view.alertsChannel) : 'not set'}`,
         `*Environment*: ${environmentMarker(view.environment)}`,
