@@ -26,7 +26,7 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -256,23 +256,32 @@ async function measureSlow(
 }
 
 /**
+ * Node flags for the apps under test beyond npm start's, to look into them: BENCH_ACK_CPU_PROF=<dir>
+ * (a CPU profile each), BENCH_ACK_NODE_FLAGS (e.g. `--trace-gc`, or `--max-semi-space-size=8`, which
+ * wins over npm start's as the later flag).
+ */
+function lookingFlags(): string[] {
+  const profile = process.env.BENCH_ACK_CPU_PROF;
+  return [
+    ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []),
+    ...(process.env.BENCH_ACK_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+  ];
+}
+
+/**
  * Starts a bench script in its own process (under `prefix`, e.g. taskset) and reads its JSON line: a
  * TypeScript one under tsx, a built one as it is. `production`: with npm start's node flags and
- * environment (the apps under test, every one of them).
+ * environment (the apps under test, every one of them), and the flags to look into them with; what
+ * else an app so looked into prints (a flag's trace) goes to bench-results/ack-app-<pid>.out.
  */
 async function spawnServer<T>(
   args: string[],
   prefix: string[] = [],
   production?: ProductionNode,
 ): Promise<{ info: T; child: ChildProcess }> {
-  const profile =
-    production && process.env.BENCH_ACK_CPU_PROF
-      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_ACK_CPU_PROF]
-      : [];
   const node = [
     process.execPath,
-    ...(production?.flags ?? []),
-    ...profile,
+    ...(production ? [...production.flags, ...lookingFlags()] : []),
     ...loaderFor(args[0] ?? ''),
     ...args,
   ];
@@ -281,10 +290,21 @@ async function spawnServer<T>(
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...production?.env },
   });
-  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), 'line')) as [
-    string,
-  ];
-  return { info: JSON.parse(line) as T, child };
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const looking = production !== undefined && lookingFlags().length > 0;
+  const printed = looking ? createWriteStream(`bench-results/ack-app-${child.pid}.out`) : undefined;
+  child.once('exit', () => printed?.end());
+  const info = await new Promise<string>((resolve, reject) => {
+    let found = false;
+    lines.on('line', (line) => {
+      if (!found && line.startsWith('{')) {
+        found = true;
+        resolve(line);
+      } else printed?.write(`${line}\n`);
+    });
+    child.once('exit', (code) => reject(new Error(`a bench app ended before it was ready (exit ${code})`)));
+  });
+  return { info: JSON.parse(info) as T, child };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
