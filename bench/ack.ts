@@ -292,16 +292,24 @@ async function spawnServer<T>(
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const looking = production !== undefined && lookingFlags().length > 0;
-  const printed = looking ? createWriteStream(`bench-results/ack-app-${child.pid}.out`) : undefined;
-  child.once('exit', () => printed?.end());
+  const printed = looking
+    ? createWriteStream(new URL(`../bench-results/ack-app-${child.pid}.out`, import.meta.url))
+    : undefined;
+  printed?.on('error', (error) => console.error(`the app's trace could not be kept: ${error.message}`));
+  // Lines may still come after the child's exit; the file ends once its output has.
+  lines.once('close', () => printed?.end());
   const info = await new Promise<string>((resolve, reject) => {
     let found = false;
     lines.on('line', (line) => {
-      if (!found && line.startsWith('{')) {
+      // A trace the app prints through C's buffered stdout may end mid-line just before the JSON.
+      const at = found || !line.endsWith('}') ? -1 : line.indexOf('{"');
+      if (at >= 0) {
         found = true;
-        resolve(line);
+        if (at > 0) printed?.write(`${line.slice(0, at)}\n`);
+        resolve(line.slice(at));
       } else printed?.write(`${line}\n`);
     });
+    child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`a bench app ended before it was ready (exit ${code})`)));
   });
   return { info: JSON.parse(info) as T, child };
