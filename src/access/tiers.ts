@@ -50,7 +50,10 @@ export function requiredApprovals(
  * `requiredApprovals` counts with, and what `/cngn policy` and the audit's words show.
  */
 export function amountBands(tiers: readonly ApprovalTier[]): ApprovalTier[] {
-  const from = tiers[0]?.min.isPositive() ? [{ min: Money.zero(), approvals: 1 }, ...tiers] : tiers;
+  // parseTiers sorts them; tiers made otherwise are sorted the same way (stable: equal amounts keep
+  // their order, so the later still counts).
+  const sorted = [...tiers].sort((a, b) => a.min.compare(b.min));
+  const from = sorted[0]?.min.isPositive() ? [{ min: Money.zero(), approvals: 1 }, ...sorted] : sorted;
   const bands: ApprovalTier[] = [];
   for (const tier of from) {
     if (bands.at(-1)?.min.compare(tier.min) === 0) bands.pop();

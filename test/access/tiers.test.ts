@@ -20,7 +20,21 @@ describe('amountBands', () => {
 
   it('counts the later of two tiers from one amount, as the engine does', () => {
     expect(bands('0:1,0:2')).toEqual(['0.00:2']);
+    // The later one of a pair replaced, then joined with the band before it.
+    expect(bands('0:1,500:2,500:1')).toEqual(['0.00:1']);
+    expect(bands('0:2,500:1,500:2,1000:3')).toEqual(['0.00:2', '1000.00:3']);
     expect(requiredApprovals(parseTiers('0:1,0:2'), Money.parse('5'), 'withdraw')).toBe(2);
+  });
+
+  it('sorts tiers not made by parseTiers, the later of equal amounts still counting', () => {
+    const tier = (min: string, approvals: number) => ({ min: Money.parse(min), approvals });
+    const given = [tier('2000', 3), tier('500', 2), tier('500', 1)];
+    expect(amountBands(given).map((band) => `${band.min.toString()}:${band.approvals}`)).toEqual([
+      '0.00:1',
+      '2000.00:3',
+    ]);
+    expect(requiredApprovals(given, Money.parse('500'), 'withdraw')).toBe(1);
+    expect(requiredApprovals(given, Money.parse('2000'), 'withdraw')).toBe(3);
   });
 
   it('is what requiredApprovals counts by, at each band’s edge', () => {

@@ -64,6 +64,17 @@ describe('the approvals needed (tiers)', () => {
       'approvals needed by amount: odd → 2 for any amount',
     ]);
   });
+
+  it('adds the values as set to a change whose two sides read alike', () => {
+    expect(
+      describeChanges(
+        [{ name: 'tiers', value: '500:1,1000000:2' }],
+        [{ name: 'tiers', value: '0:1,1000000:2' }],
+      ),
+    ).toEqual([
+      'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 (as set: 500:1,1000000:2 → 0:1,1000000:2)',
+    ]);
+  });
 });
 
 describe('the other settings in words', () => {

@@ -61,13 +61,13 @@ const plural = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
  * carry no amount.
  */
 function tierLines(configured: readonly ApprovalTier[]): string[] {
-  const tiers = amountBands(configured);
-  const lines = tiers.map((tier, i) => {
-    const next = tiers[i + 1];
+  const bands = amountBands(configured);
+  const lines = bands.map((band, i) => {
+    const next = bands[i + 1];
     const range = next
-      ? `${naira(tier.min.toString())} up to below ${naira(next.min.toString())}`
-      : `${naira(tier.min.toString())} and above`;
-    return `• ${escapeMrkdwn(range)}: ${plural(tier.approvals)}`;
+      ? `${naira(band.min.toString())} up to below ${naira(next.min.toString())}`
+      : `${naira(band.min.toString())} and above`;
+    return `• ${escapeMrkdwn(range)}: ${plural(band.approvals)}`;
   });
   lines.push(
     `• Whitelist additions (no amount): ${plural(requiredApprovals(configured, undefined, 'whitelist'))}`,
