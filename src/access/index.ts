@@ -29,4 +29,4 @@ export {
 } from './role-settings.js';
 export type { Holders, Need, Role, Roles } from './roles.js';
 export { type SignatureRefusal, type SigningPlace, verifyEvidence } from './signatures.js';
-export { type ApprovalTier, parseTiers, requiredApprovals } from './tiers.js';
+export { type ApprovalTier, amountBands, parseTiers, requiredApprovals } from './tiers.js';

@@ -39,6 +39,25 @@ export function requiredApprovals(
   if (kind === 'settlement') return Math.max(1, ...tiers.map((tier) => tier.approvals));
   if (!amount) return Math.max(tiers[0]?.approvals ?? 1, 1);
   let needed = 1;
-  for (const tier of tiers) if (amount.compare(tier.min) >= 0) needed = tier.approvals;
+  for (const band of amountBands(tiers)) if (amount.compare(band.min) >= 0) needed = band.approvals;
   return Math.max(needed, 1);
+}
+
+/**
+ * The bands of amount the tiers make, from ₦0 up, each running to the next one's `min`: amounts below
+ * a lowest tier above ₦0 need one approval, so that band comes first; of two tiers from one amount the
+ * later counts; a tier asking as many approvals as the band before it extends that band. What
+ * `requiredApprovals` counts with, and what `/cngn policy` and the audit's words show.
+ */
+export function amountBands(tiers: readonly ApprovalTier[]): ApprovalTier[] {
+  // parseTiers sorts them; tiers made otherwise are sorted the same way (stable: equal amounts keep
+  // their order, so the later still counts).
+  const sorted = [...tiers].sort((a, b) => a.min.compare(b.min));
+  const from = sorted[0]?.min.isPositive() ? [{ min: Money.zero(), approvals: 1 }, ...sorted] : sorted;
+  const bands: ApprovalTier[] = [];
+  for (const tier of from) {
+    if (bands.at(-1)?.min.compare(tier.min) === 0) bands.pop();
+    if (bands.at(-1)?.approvals !== tier.approvals) bands.push(tier);
+  }
+  return bands;
 }

@@ -130,7 +130,8 @@ const same = (a: string | string[], b: string | string[]) => canonicalJson(a) ==
 
 /**
  * One line per setting that differs, in the newer snapshot's order: two sets as who was added and
- * removed, anything else as `before → after`. A setting only one side has reads `not recorded`.
+ * removed, anything else as `before → after`, with the values as set when the two read alike. A
+ * setting only one side has reads `not recorded`.
  */
 export function describeChanges(before: PolicySnapshot, after: PolicySnapshot): string[] {
   const lines: string[] = [];
@@ -145,7 +146,10 @@ export function describeChanges(before: PolicySnapshot, after: PolicySnapshot): 
       lines.push(`${settingName(name)}: ${setDifference(added, removed)}`);
     } else {
       const was = old === undefined ? 'not recorded' : valueText(name, old);
-      lines.push(`${settingName(name)}: ${was} → ${valueText(name, value)}`);
+      const now = valueText(name, value);
+      // Two texts that read alike (`500:1,1000000:2` and `0:1,1000000:2`): the change is in the text.
+      const asSet = was === now ? ` (as set: ${String(old)} → ${String(value)})` : '';
+      lines.push(`${settingName(name)}: ${was} → ${now}${asSet}`);
     }
   }
   for (const [name, old] of earlier)

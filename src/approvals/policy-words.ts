@@ -3,6 +3,7 @@
 // the snapshot stores (`0:1,1000000:2` → `1 below ₦1,000,000.00, 2 from ₦1,000,000.00`). Only the lines
 // read differently: the stored values stay as they are, since every install's fingerprint is taken
 // over them. A value that does not read as its setting (an older or odd entry) is shown as it is.
+import { type ApprovalTier, amountBands } from '../access/index.js';
 import { naira } from '../format/display.js';
 import { Money } from '../format/money.js';
 
@@ -22,33 +23,28 @@ export function settingWords(name: string, value: string): string {
 const TIER = /^(\d{1,15}(?:\.\d{1,2})?):([1-9]\d{0,5})$/;
 
 /**
- * `0:1,1000000:2` → `1 below ₦1,000,000.00, 2 from ₦1,000,000.00`; one tier from ₦0 → `2 for any
- * amount`. Amounts below the lowest tier need one approval (access/tiers.ts), so a lowest tier above
- * ₦0 is preceded by `1 below` it. Requests without an amount follow rules of their kind
- * (access/tiers.ts), not these bands: the line is named for amounts. Two tiers from one amount (or out
- * of order) have no bands to word.
+ * `0:1,1000000:2` → `1 below ₦1,000,000.00, 2 from ₦1,000,000.00`; one band from ₦0 → `2 for any
+ * amount`. The bands are those approvals are counted by (access/tiers.ts `amountBands`): a lowest tier
+ * above ₦0 is preceded by `1 below` it, and a tier asking as many as the band before it joins that
+ * band. Requests without an amount follow rules of their kind (access/tiers.ts), not these bands: the
+ * line is named for amounts. Two tiers from one amount (or out of order) are shown as stored.
  */
 function tiersWords(text: string): string | undefined {
-  const tiers: Array<{ min: string; approvals: string }> = [];
+  const tiers: ApprovalTier[] = [];
   for (const part of text.split(',')) {
     const [, min, approvals] = TIER.exec(part) ?? [];
     if (min === undefined || approvals === undefined) return undefined;
+    const tier = { min: Money.parseDecimal(min), approvals: Number(approvals) };
     const last = tiers.at(-1);
-    if (last && Money.parseDecimal(min).compare(Money.parseDecimal(last.min)) <= 0) return undefined;
-    tiers.push({ min, approvals });
+    if (last && tier.min.compare(last.min) <= 0) return undefined;
+    tiers.push(tier);
   }
-  const lowest = tiers[0];
-  if (!lowest) return undefined;
-  const fromZero = Money.parseDecimal(lowest.min).kobo === 0n;
-  if (fromZero && tiers.length === 1) return `${lowest.approvals} for any amount`;
-  const bands = fromZero ? tiers : [{ min: '0', approvals: '1' }, ...tiers];
-  return bands
-    .map((band, i) =>
-      i === 0
-        ? `${band.approvals} below ${naira(bands[1]?.min)}`
-        : `${band.approvals} from ${naira(band.min)}`,
-    )
-    .join(', ');
+  const bands = amountBands(tiers);
+  const [first, second] = bands;
+  if (!first) return undefined;
+  if (!second) return `${first.approvals} for any amount`;
+  const from = bands.slice(1).map((band) => `${band.approvals} from ${naira(band.min.toString())}`);
+  return [`${first.approvals} below ${naira(second.min.toString())}`, ...from].join(', ');
 }
 
 const UNITS = new Map([

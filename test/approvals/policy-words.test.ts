@@ -30,7 +30,7 @@ describe('the approvals needed (tiers)', () => {
 
   it('says that amounts below a lowest tier above ₦0 need one approval, as the engine counts them', () => {
     expect(tiers('1000:2')).toBe('1 below ₦1,000.00, 2 from ₦1,000.00');
-    expect(tiers('500:1,1000:2')).toBe('1 below ₦500.00, 1 from ₦500.00, 2 from ₦1,000.00');
+    expect(tiers('500:1,1000:2')).toBe('1 below ₦1,000.00, 2 from ₦1,000.00');
     for (const [amount, needed] of [
       ['999.99', 1],
       ['1000', 2],
@@ -62,6 +62,17 @@ describe('the approvals needed (tiers)', () => {
     ).toEqual(['approvals needed by amount: 1 for any amount → 1 below ₦1,000,000.00, 2 from ₦1,000,000.00']);
     expect(describeChanges([{ name: 'tiers', value: 'odd' }], [{ name: 'tiers', value: '0:2' }])).toEqual([
       'approvals needed by amount: odd → 2 for any amount',
+    ]);
+  });
+
+  it('adds the values as set to a change whose two sides read alike', () => {
+    expect(
+      describeChanges(
+        [{ name: 'tiers', value: '500:1,1000000:2' }],
+        [{ name: 'tiers', value: '0:1,1000000:2' }],
+      ),
+    ).toEqual([
+      'approvals needed by amount: 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 → 1 below ₦1,000,000.00, 2 from ₦1,000,000.00 (as set: 500:1,1000000:2 → 0:1,1000000:2)',
     ]);
   });
 });

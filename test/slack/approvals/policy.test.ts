@@ -105,7 +105,7 @@ describe('/cngn policy', () => {
     );
   });
 
-  test('shows the band below a lowest tier above ₦0, and where approvers are asked, in words', async ({
+  test('shows the band below a lowest tier above ₦0, joined with tiers asking alike, and where approvers are asked, in words', async ({
     startApp,
   }) => {
     const dm = await startApp({ tiers: '1000000:2', notify: 'dm' });
@@ -115,6 +115,11 @@ describe('/cngn policy', () => {
     );
     // A request with no amount takes the lowest configured tier, not the band shown below it.
     expect(text).toContain('Whitelist additions (no amount): 2 approvals');
+    // A lowest tier asking one approval joins the band below it: one line, not two alike.
+    const joined = (await ask(await startApp({ tiers: '500:1,1000000:2' }), 'policy')).text;
+    expect(joined).toContain(
+      '₦0.00 up to below ₦1,000,000.00: 1 approval\\n• ₦1,000,000.00 and above: 2 approvals\\n',
+    );
     expect(text).toContain(
       '*Approvers are told*: by DM when a request is filed; Approve and Reject are in the DM and in App Home; the approvals channel shows the request without them',
     );

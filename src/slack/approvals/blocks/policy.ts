@@ -3,6 +3,7 @@
 import type { KnownBlock } from '@slack/types';
 import {
   type ApprovalTier,
+  amountBands,
   type Delegation,
   describeSigningRule,
   requiredApprovals,
@@ -18,7 +19,6 @@ import {
 } from '../../../approvals/index.js';
 import type { CngnEnvironment } from '../../../cngn/api.js';
 import { environmentMarker, naira } from '../../../format/display.js';
-import { Money } from '../../../format/money.js';
 import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import { delegationLines } from '../../ui/delegations.js';
@@ -56,18 +56,18 @@ const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 
 const plural = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
 
 /**
- * `₦0.00 up to below ₦1,000,000.00: 1 approval`, one line per tier (amounts below a lowest tier above
- * ₦0 need one, access/tiers.ts, so that band is shown too), then the kinds that carry no amount.
+ * `₦0.00 up to below ₦1,000,000.00: 1 approval`, one line per band of amount (access/tiers.ts
+ * `amountBands`: a band below a lowest tier above ₦0, tiers asking alike joined), then the kinds that
+ * carry no amount.
  */
 function tierLines(configured: readonly ApprovalTier[]): string[] {
-  const below = configured[0]?.min.isPositive() ? [{ min: Money.zero(), approvals: 1 }] : [];
-  const tiers = [...below, ...configured];
-  const lines = tiers.map((tier, i) => {
-    const next = tiers[i + 1];
+  const bands = amountBands(configured);
+  const lines = bands.map((band, i) => {
+    const next = bands[i + 1];
     const range = next
-      ? `${naira(tier.min.toString())} up to below ${naira(next.min.toString())}`
-      : `${naira(tier.min.toString())} and above`;
-    return `• ${escapeMrkdwn(range)}: ${plural(tier.approvals)}`;
+      ? `${naira(band.min.toString())} up to below ${naira(next.min.toString())}`
+      : `${naira(band.min.toString())} and above`;
+    return `• ${escapeMrkdwn(range)}: ${plural(band.approvals)}`;
   });
   lines.push(
     `• Whitelist additions (no amount): ${plural(requiredApprovals(configured, undefined, 'whitelist'))}`,
