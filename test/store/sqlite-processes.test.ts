@@ -73,6 +73,9 @@ const it = tempDirTest
     };
   });
 
+/** Writes a process answers for at once before it is killed: enough that they commit in batches. */
+const WRITES = 100;
+
 describe('a SQLite store file shared by processes', () => {
   it('decides each claim in the database: two processes racing past the file lock win 1000 claims once each', async ({
     fileNamed,
@@ -153,19 +156,19 @@ describe('a SQLite store file shared by processes', () => {
     const file = fileNamed('kill-after-write');
     const writer = peer(file, '30000');
     await writer.next('ready');
-    writer.child.stdin?.write('write 300\n');
+    writer.child.stdin?.write(`write ${WRITES}\n`);
     await writer.next('written');
     const exited = once(writer.child, 'exit');
     writer.child.kill('SIGKILL');
     await exited;
     const store = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });
     try {
-      const claims = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`event:${i}`)));
-      expect(claims).toEqual(Array.from({ length: 300 }, (_, i) => ({ i })));
-      const values = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`value:${i}`)));
-      expect(values).toEqual(Array.from({ length: 300 }, (_, i) => i));
+      const claims = await Promise.all(Array.from({ length: WRITES }, (_, i) => store.get(`event:${i}`)));
+      expect(claims).toEqual(Array.from({ length: WRITES }, (_, i) => ({ i })));
+      const values = await Promise.all(Array.from({ length: WRITES }, (_, i) => store.get(`value:${i}`)));
+      expect(values).toEqual(Array.from({ length: WRITES }, (_, i) => i));
       expect([...(await store.readList<number>('events', 0, -1))].sort((a, b) => a - b)).toEqual(
-        Array.from({ length: 300 }, (_, i) => i),
+        Array.from({ length: WRITES }, (_, i) => i),
       );
       // A claim written before the kill is still taken.
       expect(await store.setIfAbsent('event:7', 'again')).toBe(false);
@@ -181,19 +184,19 @@ describe('a SQLite store file shared by processes', () => {
     const file = fileNamed('kill-after-accept');
     const writer = peer(file, '30000');
     await writer.next('ready');
-    writer.child.stdin?.write('accept 300\n');
+    writer.child.stdin?.write(`accept ${WRITES}\n`);
     await writer.next('accepted');
     const exited = once(writer.child, 'exit');
     writer.child.kill('SIGKILL');
     await exited;
     const store = await createStore(`sqlite://${file}`, { fileLockWaitMs: 0 });
     try {
-      const entries = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`entry:${i}`)));
-      expect(entries).toEqual(Array.from({ length: 300 }, (_, i) => ({ i })));
-      const tails = await Promise.all(Array.from({ length: 300 }, (_, i) => store.get(`tail:${i}`)));
-      expect(tails).toEqual(Array.from({ length: 300 }, (_, i) => i));
+      const entries = await Promise.all(Array.from({ length: WRITES }, (_, i) => store.get(`entry:${i}`)));
+      expect(entries).toEqual(Array.from({ length: WRITES }, (_, i) => ({ i })));
+      const tails = await Promise.all(Array.from({ length: WRITES }, (_, i) => store.get(`tail:${i}`)));
+      expect(tails).toEqual(Array.from({ length: WRITES }, (_, i) => i));
       expect((await store.setMembers('pending')).map(Number).sort((a, b) => a - b)).toEqual(
-        Array.from({ length: 300 }, (_, i) => i),
+        Array.from({ length: WRITES }, (_, i) => i),
       );
       expect(await store.claimAndWrite({ key: 'entry:7', value: 'again' }, [])).toBe(false);
     } finally {

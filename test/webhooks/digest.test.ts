@@ -145,20 +145,21 @@ describe('alert digests', () => {
     expect(fake.callsTo('chat.update')).toHaveLength(0);
   });
 
-  test('never hides a failure: failures behind 500 routine events go first, each alone as today', async ({
+  test('never hides a failure: failures behind 100 routine events go first, each alone as today', async ({
     accept,
     fakeSlack,
     startRig,
     store,
   }) => {
-    const routineBodies = Array.from({ length: 500 }, (_, i) => routine(i));
+    const routineBodies = Array.from({ length: 100 }, (_, i) => routine(i));
     const failures = [
       failure('REF-FAIL-1'),
       failure('REF-FAIL-2', { trx_type: 'withdraw', reason: 'reverted' }),
     ];
     await accept({ store }, [...routineBodies, ...failures]);
     const fake = await fakeSlack({ rateLimit: { perSecond: 1, burst: 10 } });
-    const r = await startRig({ fake, store });
+    // Twenty to a digest: the routine events fill five digests behind the failures.
+    const r = await startRig({ fake, store, digestMaxEvents: 20 });
     await waitUntil(async () => (await r.webhooks.outbox.pendingCount()) === 0);
     const posts = fake.callsTo('chat.postMessage').filter((c) => !c.error);
     // The first two messages are the failures, alone, in the order they came, exactly as today.
@@ -201,7 +202,7 @@ describe('alert digests', () => {
     startRig,
     store,
   }) => {
-    const bodies = Array.from({ length: 300 }, (_, i) => routine(i, { trx_ref: `REF-RUN-${i}` }));
+    const bodies = Array.from({ length: 60 }, (_, i) => routine(i, { trx_ref: `REF-RUN-${i}` }));
     await accept({ store }, bodies);
     // One message at a time: the second digest's placeholder meets a 429, and the failure arrives
     // while the deliverer waits it out (on a clock that the wait moves on).
@@ -215,7 +216,7 @@ describe('alert digests', () => {
     const r = await startRig({
       fake,
       store,
-      digestMaxEvents: 100,
+      digestMaxEvents: 20,
       sleep: async (ms) => {
         if (firstWait) {
           firstWait = false;

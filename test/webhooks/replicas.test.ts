@@ -79,11 +79,12 @@ for (const { name, up } of STORE_KINDS.filter((kind) => kind.shared)) {
       const own = await FakeSlack.start({ rateLimit: { perSecond: 1, burst: 10 } });
       defer(() => own.stop());
       // Claims, not the product's 1.5 s store deadline: a 503 there is the reconciler's (see above).
+      // Twenty events to a digest: the burst makes a few digests for the replicas to contend over.
       const [a, b] = [
-        await startRig({ fake: own, store: pair[0]!, storeTimeoutMs: 8_000 }),
-        await startRig({ fake: own, store: pair[1]!, storeTimeoutMs: 8_000 }),
+        await startRig({ fake: own, store: pair[0]!, storeTimeoutMs: 8_000, digestMaxEvents: 20 }),
+        await startRig({ fake: own, store: pair[1]!, storeTimeoutMs: 8_000, digestMaxEvents: 20 }),
       ];
-      const bodies = Array.from({ length: 120 }, (_, i) =>
+      const bodies = Array.from({ length: 60 }, (_, i) =>
         webhookBody('deposit.completed', { trx_ref: `REF-RED-DG-${i}` }),
       );
       const replies = await Promise.all(bodies.map((body, i) => (i % 2 ? a : b).send(body)));
