@@ -15,14 +15,14 @@ import { approveTogether, tallyAnswers, toldTheyLost } from './race.js';
 import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from './support.js';
 
 /**
- * `pair`, two replicas' handles on the test's shared store; `restart`, the SQLite file's folder, the
- * sandbox and the fake Slack the restart tests share, as the bot stops and starts on that file;
- * `boot()`, the bot on that file.
+ * `pair`, two replicas' handles on the test's shared store; `restart`, the test's own SQLite file's
+ * folder, sandbox and fake Slack, which outlive the bot as it stops and starts on that file (each
+ * restart test counts the service's calls from none, in any order); `boot()`, the bot on that file.
  */
 const test = approvalsTest
   .extend('pair', async ({ replicas }) => replicas('approvals-slack-replicas'))
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
-  .extend('restart', { scope: 'file' }, async ({}, { onCleanup }) => {
+  .extend('restart', async ({}, { onCleanup }) => {
     const dir = mkdtempSync(join(tmpdir(), 'approvals-slack-restart-'));
     const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
     const slack = await FakeSlack.start();
