@@ -11,8 +11,10 @@
 // an approver's place, one approved again after it was sent back with a passkey registered meanwhile,
 // and one signed with a passkey between its registration's `executing` and `completed` steps, pass. The
 // edits are those of someone who changed the store before the bot archived it: the chain is rebuilt
-// and signed with the bot's own key, so only the signatures can tell. The OpenSSL walk-through in
-// docs/audit-verify.md is run here as written, for a P-256 and for an Ed25519 passkey.
+// and signed with the bot's own key, so only the signatures can tell. The verifier runs in TypeScript;
+// the bundled script (node audit-verify.mjs, as an auditor runs it) must say exactly the same of the
+// first passing archive and of the first failing one (a changed signature byte). The OpenSSL
+// walk-through in docs/audit-verify.md is run here as written, for a P-256 and for an Ed25519 passkey.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -202,9 +204,9 @@ async function delegatedArchive(
 
 const problems = (lines: string[]) => lines.filter((line) => line.startsWith('PROBLEM '));
 
-/** Both verifiers pass the archive: no problem, exit 0; the lines they printed. */
-function verifiesCleanly(folder: string, key: string): string[] {
-  const { status, lines } = verify(folder, key);
+/** The verifier passes the archive (with `standalone`, the script too): no problem, exit 0; its lines. */
+function verifiesCleanly(folder: string, key: string, options?: { standalone: boolean }): string[] {
+  const { status, lines } = verify(folder, key, options);
   expect(problems(lines)).toEqual([]);
   expect(status).toBe(0);
   return lines;
@@ -272,18 +274,18 @@ function unsigned(entry: AuditEntry): AuditEntry {
 }
 
 describe('the verifier’s check of passkey-signed approvals', () => {
-  test('passes an archive of signed approvals made through the engine', async ({
+  test('passes an archive of signed approvals made through the engine, the standalone script saying the same', async ({
     fx,
     auditDir,
     signer,
     networkId,
   }) => {
     const { folder } = await signedArchive(fx.engine, auditDir, networkId);
-    const lines = verifiesCleanly(folder, signer.publicKey);
+    const lines = verifiesCleanly(folder, signer.publicKey, { standalone: true });
     expect(lines).toContain('sandbox: 3 passkey signatures checked on 3 requests sent with signed approvals');
   });
 
-  test('fails when one byte of the signature or of the authenticator data is changed', async ({
+  test('fails when one byte of the signature or of the authenticator data is changed, the standalone script saying the same', async ({
     fx,
     auditDir,
     signer,
@@ -296,7 +298,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
       signer,
       onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
     );
-    let result = verify(folder, signer.publicKey);
+    let result = verify(folder, signer.publicKey, { standalone: true });
     expect(problems(result.lines)).toEqual([
       expect.stringMatching(
         new RegExp(`^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${why}$`),
