@@ -30,6 +30,8 @@ import { loadConfig } from '../../src/config.js';
 import { policyOf } from '../../src/wiring/policy-inputs.js';
 import {
   approverArchiveTest,
+  archiveForFile,
+  copyArchive,
   recordedPolicy,
   registerPasskey,
   signedApproval,
@@ -53,9 +55,33 @@ const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.me
 const DOC = fileURLToPath(new URL('../../docs/audit-verify.md', import.meta.url));
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
 
-const test = approverArchiveTest(
-  recordedPolicy({ approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] } }),
-);
+const POLICY = recordedPolicy({ approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] } });
+
+/**
+ * approverArchiveTest, and the archives most tests edit, each made once for the file on an engine of
+ * its own and copied into the test's folder: `signed` (signedArchive, with a copy of A's device, whose
+ * counter is then the test's own), `twoApprovals` (twoApprovalArchive), `delegated` (delegatedArchive);
+ * each with `signer`, the key that signed it.
+ */
+const test = approverArchiveTest(POLICY)
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('signedOnce', { scope: 'file' }, async ({}, { onCleanup }) =>
+    archiveForFile(POLICY, (rig) => signedArchive(rig.fx.engine, rig.auditDir, rig.networkId), onCleanup),
+  )
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('twoApprovalsOnce', { scope: 'file' }, async ({}, { onCleanup }) =>
+    archiveForFile(POLICY, (rig) => twoApprovalArchive(rig.fx, rig.auditDir, rig.networkId), onCleanup),
+  )
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('delegatedOnce', { scope: 'file' }, async ({}, { onCleanup }) =>
+    archiveForFile(POLICY, (rig) => delegatedArchive(rig.fx.engine, rig.auditDir, rig.networkId), onCleanup),
+  )
+  .extend('signed', async ({ signedOnce, auditDir }) => {
+    const archive = copyArchive(signedOnce, auditDir);
+    return { ...archive, deviceA: archive.deviceA.copy() };
+  })
+  .extend('twoApprovals', async ({ twoApprovalsOnce, auditDir }) => copyArchive(twoApprovalsOnce, auditDir))
+  .extend('delegated', async ({ delegatedOnce, auditDir }) => copyArchive(delegatedOnce, auditDir));
 
 /** The engine's audit archived: the environment's folder (one segment), and the seq of `id`'s `sent` entry. */
 async function archived(
@@ -275,23 +301,17 @@ function unsigned(entry: AuditEntry): AuditEntry {
 
 describe('the verifier’s check of passkey-signed approvals', () => {
   test('passes an archive of signed approvals made through the engine, the standalone script saying the same', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, signer } = signed;
     const lines = verifiesCleanly(folder, signer.publicKey, { standalone: true });
     expect(lines).toContain('sandbox: 3 passkey signatures checked on 3 requests sent with signed approvals');
   });
 
   test('fails when one byte of the signature or of the authenticator data is changed, the standalone script saying the same', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, signer } = signed;
     const why = `${APPROVER_A}'s signature does not verify with the public key its passkey was registered with`;
     rewriteSegment(
       folder,
@@ -328,12 +348,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a byte changed in the archive file itself, on the signature as well as the hashes', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, signer } = signed;
     const [name] = readdirSync(folder).filter((n) => !n.startsWith('.'));
     const path = join(folder, name ?? '', ENTRIES_FILE);
     const lines = readFileSync(path, 'utf8').split('\n');
@@ -351,13 +368,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(result.status).toBe(1);
   });
 
-  test('fails when an approval the rule needed signed has none (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails when an approval the rule needed signed has none (a store edit)', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     rewriteSegment(
       folder,
       signer,
@@ -376,13 +388,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails when the passkey was revoked before the approval', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, deviceA } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails when the passkey was revoked before the approval', async ({ signed }) => {
+    const { folder, withdrawal, deviceA, signer } = signed;
     rewriteSegment(folder, signer, (entries) => {
       const registration = entries.find(
         (e) =>
@@ -413,12 +420,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('passes a request two approvers signed, and fails it once the first one’s passkey was registered after their approval (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    twoApprovals,
   }) => {
-    const { folder, withdrawal, sentSeq } = await twoApprovalArchive(fx, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = twoApprovals;
     let result = verify(folder, signer.publicKey);
     expect(problems(result.lines)).toEqual([]);
     expect(result.lines).toContain(
@@ -439,12 +443,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('passes an approval signed with a passkey whose registration was marked executing before it and completed after (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    twoApprovals,
   }) => {
-    const { folder, withdrawal } = await twoApprovalArchive(fx, auditDir, networkId);
+    const { folder, withdrawal, signer } = twoApprovals;
     // The book holds the passkey from the registration's `executing` step; a crash before its
     // `completed` step leaves A's approval, signed with it, in between.
     rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A, ['completed']));
@@ -452,12 +453,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('judges an approver with two approval steps in one round by the first (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    twoApprovals,
   }) => {
-    const { folder, withdrawal, sentSeq } = await twoApprovalArchive(fx, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = twoApprovals;
     // A's passkey registered after A's approval, and A's step written again after the registration.
     rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A));
     rewriteSegment(folder, signer, approvedAgain(withdrawal, APPROVER_A));
@@ -483,12 +481,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, signer } = signed;
     let id = '';
     rewriteSegment(folder, signer, (entries) => {
       const registrationOf = (user: string) =>
@@ -520,12 +515,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a registration clicked by an approver who held a passkey, while only one did (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, signer } = signed;
     let id = '';
     rewriteSegment(folder, signer, (entries) => {
       const registration = entries.find(
@@ -545,13 +537,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails when the figures sent differ from those signed', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails when the figures sent differ from those signed', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     rewriteSegment(
       folder,
       signer,
@@ -570,13 +557,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails an approval duplicated with its signature (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails an approval duplicated with its signature (a store edit)', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     rewriteSegment(
       folder,
       signer,
@@ -599,27 +581,15 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('passes a request signed by a delegate in an approver’s place', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder } = await delegatedArchive(fx.engine, auditDir, networkId);
+  test('passes a request signed by a delegate in an approver’s place', async ({ delegated }) => {
+    const { folder, signer } = delegated;
     verifiesCleanly(folder, signer.publicKey);
   });
 
   test('fails an approver’s own signed approval beside their delegate’s (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    delegated,
   }) => {
-    const { folder, withdrawal, sentSeq, ownEvidence } = await delegatedArchive(
-      fx.engine,
-      auditDir,
-      networkId,
-    );
+    const { folder, withdrawal, sentSeq, ownEvidence, signer } = delegated;
     // A's own assertion verifies on its own: only the delegation makes it the same person twice.
     rewriteSegment(
       folder,
@@ -644,12 +614,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails an approval by the requester’s delegate in the requester’s place (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    delegated,
   }) => {
-    const { folder, withdrawal, sentSeq } = await delegatedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = delegated;
     // As if A had filed the withdrawal A's delegate then approved in A's place.
     rewriteSegment(folder, signer, filedBy(withdrawal, APPROVER_A));
     const { status, lines } = verify(folder, signer.publicKey);
@@ -662,12 +629,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails two approvals signed with one passkey, each with its own nonce (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder, withdrawal, sentSeq, deviceA } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, deviceA, signer } = signed;
     // A second assertion by A's passkey over the same figures under another nonce: it verifies on its own.
     rewriteSegment(
       folder,
@@ -696,13 +660,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails an approval by the request’s requester (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails an approval by the request’s requester (a store edit)', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     // As if A had filed the withdrawal A then approved.
     rewriteSegment(folder, signer, filedBy(withdrawal, APPROVER_A));
     const { status, lines } = verify(folder, signer.publicKey);
@@ -715,12 +674,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a request sent with fewer approvers than it needed when filed (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = signed;
     // Filed needing two; the count lowered to one in the store afterwards (the signed figures do not hold it).
     rewriteSegment(
       folder,

@@ -6,7 +6,7 @@
 // registered, approved with a click or signed; an approval signed), and the verifier run in TypeScript
 // and, where a test asks, as the bundled script too.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,16 @@ import { runVerifier } from '../../src/audit/verify-cli.js';
 import { approveAsSeen, seenOf } from './approve-as-seen.js';
 import { newSigner } from './audit-archive.js';
 import { type AuthenticatorOptions, SoftwareAuthenticator } from './authenticator.js';
-import { APPROVER_A, APPROVER_B, engineTest, OUTSIDER, withdrawalDraft } from './engine.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  engineTest,
+  OUTSIDER,
+  startEngineFixture,
+  twoNetworks,
+  withdrawalDraft,
+} from './engine.js';
 import { fileDraft } from './filing.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
@@ -67,6 +76,43 @@ const auditedEngineTest = engineTest
     return dir;
   })
   .extend('signer', async () => newSigner());
+
+/** What a file's archive is made on: an engine of its own, as approverArchiveTest's, its folder and key. */
+export interface FileRig {
+  fx: EngineFixture;
+  auditDir: string;
+  signer: AuditSigner;
+  networkId: string;
+}
+
+/**
+ * The body of a file-scoped fixture that makes an archive once for the file: `make` runs on an engine
+ * of its own that records `policy`, closed and its folder removed when the file ends (`onCleanup`).
+ * With the archive, the key that signed it. Each test takes a copy (copyArchive) to change.
+ */
+export async function archiveForFile<T extends { folder: string }>(
+  policy: PolicySnapshot | undefined,
+  make: (rig: FileRig) => Promise<T>,
+  onCleanup: (cleanup: () => Promise<void>) => void,
+): Promise<T & { signer: AuditSigner }> {
+  const auditDir = mkdtempSync(join(tmpdir(), 'cngn-approver-audit-'));
+  const signer = newSigner();
+  let fx: EngineFixture | undefined;
+  onCleanup(async () => {
+    await fx?.close();
+    rmSync(auditDir, { recursive: true, force: true });
+  });
+  fx = await startEngineFixture({ engine: signingEngine(auditDir, signer, policy) });
+  const [networkId] = await twoNetworks(fx.client);
+  return { ...(await make({ fx, auditDir, signer, networkId })), signer };
+}
+
+/** A copy of the archive's environment folder in `dir` (a test's own), its other fields as they were. */
+export function copyArchive<T extends { folder: string }>(archive: T, dir: string): T {
+  const folder = join(dir, 'archive', 'sandbox');
+  cpSync(archive.folder, folder, { recursive: true });
+  return { ...archive, folder };
+}
 
 /** An archive's folder and the withdrawal it holds. */
 export interface WithdrawalArchive {
