@@ -1,4 +1,4 @@
-// The standalone verifier's check of passkey-signed approvals, on an archive the real engine wrote:
+// The audit verifier's check of passkey-signed approvals, on an archive the real engine wrote:
 // passkeys registered through its requests (the first with a click, the next ones signed), a
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an

@@ -2,8 +2,9 @@
 // archive and on one with an edited byte, a removed line, a reordered segment, a missing segment or a
 // wrong key. The standalone verifier, as an auditor runs it (scripts/audit-verify.mjs, the same code
 // bundled, in a Node process of its own: nothing but Node, no store, no network), must say the same,
-// line for line, of the good archive and of the one with an edited byte, and pass an archive of entries
-// holding every kind of text. Each run of it is a Node process, so not every case runs it.
+// line for line, of the good archive (with --key and with --key-file), of the one with an edited byte
+// and of one re-signed whole without a key (it fails closed), and pass an archive of entries holding
+// every kind of text; the other cases run in TypeScript only.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -135,17 +136,17 @@ describe('the audit verifier', () => {
       ]);
       const keyFile = join(auditDir, 'bot-public-key.txt');
       writeFileSync(keyFile, `${signer.publicKey}\n`);
-      expect(verify([archive, '--key-file', keyFile])).toEqual(withKey);
+      expect(verify([archive, '--key-file', keyFile], { standalone: true })).toEqual(withKey);
     },
   );
 
   auditTest(
-    'fails closed without a key: an archive edited and re-signed whole with a fresh key is not passed',
+    'fails closed without a key: an archive edited and re-signed whole with a fresh key is not passed, the standalone script saying the same',
     async ({ replicas, auditReplica, auditDir, signer }) => {
       const { a } = await replicas('audit-verify-resigned');
       await threeSegments(auditReplica(a));
       const forged = resignedWithFreshKey(copyOf(join(auditDir, 'archive'), join(auditDir, 'forged')));
-      const withoutKey = verify([forged]);
+      const withoutKey = verify([forged], { standalone: true });
       expect(problems(withoutKey.lines)).toEqual([]);
       expect(withoutKey.lines.at(-1)).toContain('NOT VERIFIED: signatures not checked against a known key');
       expect(withoutKey.lines.join('\n')).not.toContain('No problems');

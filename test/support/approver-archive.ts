@@ -221,8 +221,7 @@ export async function delegatedToOutsider(engine: ApprovalEngine, deviceB: Softw
 /**
  * The verifier's check in TypeScript (runVerifier); with `standalone`, also the bundled script as an
  * auditor runs it (`node audit-verify.mjs`, a process of its own with an empty environment), which must
- * say exactly the same. A file runs the script on a passing and a failing archive of its own; the
- * script is a Node process (a few hundred ms), so not on every archive.
+ * say exactly the same. Each file says in its header which archives the script is run on.
  */
 export function verify(
   folder: string,
