@@ -117,7 +117,7 @@ describe('the verifier with approvers given as a Slack user group', () => {
     // A left and was added back, the bot seeing neither (its first read after a start would list A).
     const membership = { joined: [APPROVER_A, APPROVER_B], left: [APPROVER_A] };
     const { folder, withdrawal } = await groupArchive(fx, signedAndArchived, membership);
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     expect(flagged(lines)).toEqual([cannotTell(noJoin(APPROVER_A), 'withdraw', withdrawal), notChecked(1)]);
     expect(lines.at(-1)).toBe(passedBut(1));
     expect(status).toBe(0);
@@ -130,7 +130,7 @@ describe('the verifier with approvers given as a Slack user group', () => {
   }) => {
     const membership = { joined: [APPROVER_A, APPROVER_B], left: [] };
     const { folder } = await groupArchive(fx, signedAndArchived, membership);
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     expect(flagged(lines)).toEqual([]);
     expect(lines.at(-1)).toBe('No problems: every signature, hash and link checks out.');
     expect(status).toBe(0);
@@ -142,7 +142,7 @@ describe('the verifier with approvers given as a Slack user group', () => {
     signer,
   }) => {
     const { folder, withdrawal } = await groupArchive(fx, signedAndArchived, { joined: [], left: [] });
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     expect(flagged(lines)).toEqual([
       cannotTell(noJoin(APPROVER_B), 'passkey'),
       cannotTell(noJoin(APPROVER_A), 'withdraw', withdrawal),
@@ -158,7 +158,7 @@ describe('the verifier with approvers given as a Slack user group', () => {
   }) => {
     const membership = { joined: [APPROVER_A, APPROVER_B, REQUESTER], left: [] };
     const { folder } = await delegateArchive(fx, signedAndArchived, membership);
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     expect(flagged(lines)).toEqual([]);
     expect(status).toBe(0);
   });
@@ -170,7 +170,7 @@ describe('the verifier with approvers given as a Slack user group', () => {
   }) => {
     const membership = { joined: [APPROVER_A, APPROVER_B, REQUESTER], left: [APPROVER_A] };
     const { folder, withdrawal } = await delegateArchive(fx, signedAndArchived, membership);
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     const who = `${APPROVER_A}, in whose place ${OUTSIDER} approved,`;
     expect(flagged(lines)).toEqual([
       cannotTell(noJoin(who, APPROVER_A), 'withdraw', withdrawal),
@@ -188,7 +188,7 @@ describe('the verifier with approvers given as a Slack user group', () => {
     // whose click it is, never shown joining: two lines about one approval, counted once.
     const membership = { joined: [APPROVER_A, APPROVER_B, OUTSIDER], left: [OUTSIDER] };
     const folder = await firstPasskeysArchive(fx, archived, membership);
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     expect(flagged(lines)).toEqual([
       cannotTell(clickUnsettled(`${APPROVER_B}, ${OUTSIDER}`), 'passkey'),
       cannotTell(noJoin(REQUESTER), 'passkey'),

@@ -21,7 +21,7 @@ describe('the verifier with an approver no settings ever named', () => {
     await engine.start();
     const device = await registerClicked(engine, APPROVER_A, APPROVER_B);
     const { folder, withdrawal } = await signedAndArchived(APPROVER_A, device);
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     expect(flagged(lines)).toEqual([notAnApprover(withdrawal)]);
     expect(status).toBe(1);
   });

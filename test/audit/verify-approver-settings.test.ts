@@ -51,7 +51,7 @@ const test = approverArchiveTest(WITHOUT_A)
  */
 const judged = ({ folder, withdrawal }: { folder: string; withdrawal: string }, key: string) => ({
   withdrawal,
-  ...verify(folder, key),
+  ...verify(folder, key, { standalone: true }),
   older: checkApprovalEvidence(withoutSettingsNamed(archivedEntries(folder))),
 });
 

@@ -140,7 +140,7 @@ describe('the verifier with the approvers changed while a request was open', () 
     signer,
   }) => {
     const folder = await changedBetween(making, { before: ALL, after: WITHOUT_A });
-    clean(verify(folder, signer.publicKey));
+    clean(verify(folder, signer.publicKey, { standalone: true }));
   });
 
   test('passes it when the pool changed was the kind’s own', async ({ making, signer }) => {
@@ -153,7 +153,7 @@ describe('the verifier with the approvers changed while a request was open', () 
       before: withdrawers([APPROVER_A, APPROVER_B]),
       after: withdrawers([APPROVER_B]),
     });
-    clean(verify(folder, signer.publicKey));
+    clean(verify(folder, signer.publicKey, { standalone: true }));
   });
 
   test('cannot tell, and does not fail, a click a restarted bot took before it recorded the settings that let it', async ({
@@ -166,7 +166,7 @@ describe('the verifier with the approvers changed while a request was open', () 
       recorded: WITHOUT_A,
       clickedUnder: ALL,
     });
-    const { status, lines } = verify(folder, signer.publicKey);
+    const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
     expect(flagged(lines)).toEqual([
       notInForce(withdrawal),
       expect.stringMatching(/^NOT CHECKED: 1 approval /),
@@ -204,7 +204,7 @@ describe('the verifier with the approvers changed while a request was open', () 
     await (await restarted(WITHOUT_A)).start();
     await (await restarted(policyOf({ approvers: { users: [APPROVER_B] } }))).start();
     const { folder, withdrawal } = await signedAndArchived(APPROVER_A, deviceA);
-    clean(verify(folder, signer.publicKey));
+    clean(verify(folder, signer.publicKey, { standalone: true }));
     // Written by an older version, whose steps did not name their settings: it cannot be told.
     const report = checkApprovalEvidence(withoutSettingsNamed(archivedEntries(folder)));
     expect(report.problems).toEqual([]);

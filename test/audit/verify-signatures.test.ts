@@ -1,4 +1,4 @@
-// The standalone verifier's check of passkey-signed approvals, on an archive the real engine wrote:
+// The audit verifier's check of passkey-signed approvals, on an archive the real engine wrote:
 // passkeys registered through its requests (the first with a click, the next ones signed), a
 // withdrawal approved with a real P-256 assertion from the software authenticator and sent. It passes
 // as written, and fails (naming the request and why) when one byte of an assertion is changed, when an
@@ -11,8 +11,10 @@
 // an approver's place, one approved again after it was sent back with a passkey registered meanwhile,
 // and one signed with a passkey between its registration's `executing` and `completed` steps, pass. The
 // edits are those of someone who changed the store before the bot archived it: the chain is rebuilt
-// and signed with the bot's own key, so only the signatures can tell. The OpenSSL walk-through in
-// docs/audit-verify.md is run here as written, for a P-256 and for an Ed25519 passkey.
+// and signed with the bot's own key, so only the signatures can tell. The verifier runs in TypeScript;
+// the bundled script (node audit-verify.mjs, as an auditor runs it) must say exactly the same of the
+// first passing archive and of the first failing one (a changed signature byte). The OpenSSL
+// walk-through in docs/audit-verify.md is run here as written, for a P-256 and for an Ed25519 passkey.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +30,8 @@ import { loadConfig } from '../../src/config.js';
 import { policyOf } from '../../src/wiring/policy-inputs.js';
 import {
   approverArchiveTest,
+  archiveForFile,
+  copyArchive,
   recordedPolicy,
   registerPasskey,
   signedApproval,
@@ -51,9 +55,33 @@ const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.me
 const DOC = fileURLToPath(new URL('../../docs/audit-verify.md', import.meta.url));
 const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
 
-const test = approverArchiveTest(
-  recordedPolicy({ approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] } }),
-);
+const POLICY = recordedPolicy({ approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] } });
+
+/**
+ * approverArchiveTest, and the archives most tests edit, each made once for the file on an engine of
+ * its own and copied into the test's folder: `signed` (signedArchive, with a copy of A's device, whose
+ * counter is then the test's own), `twoApprovals` (twoApprovalArchive), `delegated` (delegatedArchive);
+ * each with `signer`, the key that signed it.
+ */
+const test = approverArchiveTest(POLICY)
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('signedOnce', { scope: 'file' }, async ({}, { onCleanup }) =>
+    archiveForFile(POLICY, (rig) => signedArchive(rig.fx.engine, rig.auditDir, rig.networkId), onCleanup),
+  )
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('twoApprovalsOnce', { scope: 'file' }, async ({}, { onCleanup }) =>
+    archiveForFile(POLICY, (rig) => twoApprovalArchive(rig.fx, rig.auditDir, rig.networkId), onCleanup),
+  )
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('delegatedOnce', { scope: 'file' }, async ({}, { onCleanup }) =>
+    archiveForFile(POLICY, (rig) => delegatedArchive(rig.fx.engine, rig.auditDir, rig.networkId), onCleanup),
+  )
+  .extend('signed', async ({ signedOnce, auditDir }) => {
+    const archive = copyArchive(signedOnce, auditDir);
+    return { ...archive, deviceA: archive.deviceA.copy() };
+  })
+  .extend('twoApprovals', async ({ twoApprovalsOnce, auditDir }) => copyArchive(twoApprovalsOnce, auditDir))
+  .extend('delegated', async ({ delegatedOnce, auditDir }) => copyArchive(delegatedOnce, auditDir));
 
 /** The engine's audit archived: the environment's folder (one segment), and the seq of `id`'s `sent` entry. */
 async function archived(
@@ -202,9 +230,9 @@ async function delegatedArchive(
 
 const problems = (lines: string[]) => lines.filter((line) => line.startsWith('PROBLEM '));
 
-/** Both verifiers pass the archive: no problem, exit 0; the lines they printed. */
-function verifiesCleanly(folder: string, key: string): string[] {
-  const { status, lines } = verify(folder, key);
+/** The verifier passes the archive (with `standalone`, the script too): no problem, exit 0; its lines. */
+function verifiesCleanly(folder: string, key: string, options?: { standalone: boolean }): string[] {
+  const { status, lines } = verify(folder, key, options);
   expect(problems(lines)).toEqual([]);
   expect(status).toBe(0);
   return lines;
@@ -272,31 +300,25 @@ function unsigned(entry: AuditEntry): AuditEntry {
 }
 
 describe('the verifier’s check of passkey-signed approvals', () => {
-  test('passes an archive of signed approvals made through the engine', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+  test('passes an archive of signed approvals made through the engine, the standalone script saying the same', async ({
+    signed,
   }) => {
-    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
-    const lines = verifiesCleanly(folder, signer.publicKey);
+    const { folder, signer } = signed;
+    const lines = verifiesCleanly(folder, signer.publicKey, { standalone: true });
     expect(lines).toContain('sandbox: 3 passkey signatures checked on 3 requests sent with signed approvals');
   });
 
-  test('fails when one byte of the signature or of the authenticator data is changed', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+  test('fails when one byte of the signature or of the authenticator data is changed, the standalone script saying the same', async ({
+    signed,
   }) => {
-    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, signer } = signed;
     const why = `${APPROVER_A}'s signature does not verify with the public key its passkey was registered with`;
     rewriteSegment(
       folder,
       signer,
       onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
     );
-    let result = verify(folder, signer.publicKey);
+    let result = verify(folder, signer.publicKey, { standalone: true });
     expect(problems(result.lines)).toEqual([
       expect.stringMatching(
         new RegExp(`^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${why}$`),
@@ -326,12 +348,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a byte changed in the archive file itself, on the signature as well as the hashes', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, signer } = signed;
     const [name] = readdirSync(folder).filter((n) => !n.startsWith('.'));
     const path = join(folder, name ?? '', ENTRIES_FILE);
     const lines = readFileSync(path, 'utf8').split('\n');
@@ -349,13 +368,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(result.status).toBe(1);
   });
 
-  test('fails when an approval the rule needed signed has none (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails when an approval the rule needed signed has none (a store edit)', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     rewriteSegment(
       folder,
       signer,
@@ -374,13 +388,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails when the passkey was revoked before the approval', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, deviceA } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails when the passkey was revoked before the approval', async ({ signed }) => {
+    const { folder, withdrawal, deviceA, signer } = signed;
     rewriteSegment(folder, signer, (entries) => {
       const registration = entries.find(
         (e) =>
@@ -411,12 +420,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('passes a request two approvers signed, and fails it once the first one’s passkey was registered after their approval (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    twoApprovals,
   }) => {
-    const { folder, withdrawal, sentSeq } = await twoApprovalArchive(fx, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = twoApprovals;
     let result = verify(folder, signer.publicKey);
     expect(problems(result.lines)).toEqual([]);
     expect(result.lines).toContain(
@@ -437,12 +443,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('passes an approval signed with a passkey whose registration was marked executing before it and completed after (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    twoApprovals,
   }) => {
-    const { folder, withdrawal } = await twoApprovalArchive(fx, auditDir, networkId);
+    const { folder, withdrawal, signer } = twoApprovals;
     // The book holds the passkey from the registration's `executing` step; a crash before its
     // `completed` step leaves A's approval, signed with it, in between.
     rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A, ['completed']));
@@ -450,12 +453,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('judges an approver with two approval steps in one round by the first (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    twoApprovals,
   }) => {
-    const { folder, withdrawal, sentSeq } = await twoApprovalArchive(fx, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = twoApprovals;
     // A's passkey registered after A's approval, and A's step written again after the registration.
     rewriteSegment(folder, signer, registeredAfterApproving(withdrawal, APPROVER_A));
     rewriteSegment(folder, signer, approvedAgain(withdrawal, APPROVER_A));
@@ -481,12 +481,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, signer } = signed;
     let id = '';
     rewriteSegment(folder, signer, (entries) => {
       const registrationOf = (user: string) =>
@@ -518,12 +515,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a registration clicked by an approver who held a passkey, while only one did (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, signer } = signed;
     let id = '';
     rewriteSegment(folder, signer, (entries) => {
       const registration = entries.find(
@@ -543,13 +537,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails when the figures sent differ from those signed', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails when the figures sent differ from those signed', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     rewriteSegment(
       folder,
       signer,
@@ -568,13 +557,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails an approval duplicated with its signature (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails an approval duplicated with its signature (a store edit)', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     rewriteSegment(
       folder,
       signer,
@@ -597,27 +581,15 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('passes a request signed by a delegate in an approver’s place', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder } = await delegatedArchive(fx.engine, auditDir, networkId);
+  test('passes a request signed by a delegate in an approver’s place', async ({ delegated }) => {
+    const { folder, signer } = delegated;
     verifiesCleanly(folder, signer.publicKey);
   });
 
   test('fails an approver’s own signed approval beside their delegate’s (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    delegated,
   }) => {
-    const { folder, withdrawal, sentSeq, ownEvidence } = await delegatedArchive(
-      fx.engine,
-      auditDir,
-      networkId,
-    );
+    const { folder, withdrawal, sentSeq, ownEvidence, signer } = delegated;
     // A's own assertion verifies on its own: only the delegation makes it the same person twice.
     rewriteSegment(
       folder,
@@ -642,12 +614,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails an approval by the requester’s delegate in the requester’s place (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    delegated,
   }) => {
-    const { folder, withdrawal, sentSeq } = await delegatedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = delegated;
     // As if A had filed the withdrawal A's delegate then approved in A's place.
     rewriteSegment(folder, signer, filedBy(withdrawal, APPROVER_A));
     const { status, lines } = verify(folder, signer.publicKey);
@@ -660,12 +629,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails two approvals signed with one passkey, each with its own nonce (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder, withdrawal, sentSeq, deviceA } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, deviceA, signer } = signed;
     // A second assertion by A's passkey over the same figures under another nonce: it verifies on its own.
     rewriteSegment(
       folder,
@@ -694,13 +660,8 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     expect(status).toBe(1);
   });
 
-  test('fails an approval by the request’s requester (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
-  }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+  test('fails an approval by the request’s requester (a store edit)', async ({ signed }) => {
+    const { folder, withdrawal, sentSeq, signer } = signed;
     // As if A had filed the withdrawal A then approved.
     rewriteSegment(folder, signer, filedBy(withdrawal, APPROVER_A));
     const { status, lines } = verify(folder, signer.publicKey);
@@ -713,12 +674,9 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails a request sent with fewer approvers than it needed when filed (a store edit)', async ({
-    fx,
-    auditDir,
-    signer,
-    networkId,
+    signed,
   }) => {
-    const { folder, withdrawal, sentSeq } = await signedArchive(fx.engine, auditDir, networkId);
+    const { folder, withdrawal, sentSeq, signer } = signed;
     // Filed needing two; the count lowered to one in the store afterwards (the signed figures do not hold it).
     rewriteSegment(
       folder,

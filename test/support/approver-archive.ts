@@ -3,10 +3,10 @@
 // policy says otherwise), signing every approval with passkeys, its archive in a folder of the test's;
 // one fixture set per recorded policy (approverArchiveTest: a restart with other settings, the chain
 // archived, a withdrawal signed, sent and archived); the steps the archives are made of (a passkey
-// registered, approved with a click or signed; an approval signed), and the verifier run both as the
-// bundled script and in TypeScript.
+// registered, approved with a click or signed; an approval signed), and the verifier run in TypeScript
+// and, where a test asks, as the bundled script too.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,16 @@ import { runVerifier } from '../../src/audit/verify-cli.js';
 import { approveAsSeen, seenOf } from './approve-as-seen.js';
 import { newSigner } from './audit-archive.js';
 import { type AuthenticatorOptions, SoftwareAuthenticator } from './authenticator.js';
-import { APPROVER_A, APPROVER_B, engineTest, OUTSIDER, withdrawalDraft } from './engine.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  engineTest,
+  OUTSIDER,
+  startEngineFixture,
+  twoNetworks,
+  withdrawalDraft,
+} from './engine.js';
 import { fileDraft } from './filing.js';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
@@ -67,6 +76,43 @@ const auditedEngineTest = engineTest
     return dir;
   })
   .extend('signer', async () => newSigner());
+
+/** What a file's archive is made on: an engine of its own, as approverArchiveTest's, its folder and key. */
+export interface FileRig {
+  fx: EngineFixture;
+  auditDir: string;
+  signer: AuditSigner;
+  networkId: string;
+}
+
+/**
+ * The body of a file-scoped fixture that makes an archive once for the file: `make` runs on an engine
+ * of its own that records `policy`, closed and its folder removed when the file ends (`onCleanup`).
+ * With the archive, the key that signed it. Each test takes a copy (copyArchive) to change.
+ */
+export async function archiveForFile<T extends { folder: string }>(
+  policy: PolicySnapshot | undefined,
+  make: (rig: FileRig) => Promise<T>,
+  onCleanup: (cleanup: () => Promise<void>) => void,
+): Promise<T & { signer: AuditSigner }> {
+  const auditDir = mkdtempSync(join(tmpdir(), 'cngn-approver-audit-'));
+  const signer = newSigner();
+  let fx: EngineFixture | undefined;
+  onCleanup(async () => {
+    await fx?.close();
+    rmSync(auditDir, { recursive: true, force: true });
+  });
+  fx = await startEngineFixture({ engine: signingEngine(auditDir, signer, policy) });
+  const [networkId] = await twoNetworks(fx.client);
+  return { ...(await make({ fx, auditDir, signer, networkId })), signer };
+}
+
+/** A copy of the archive's environment folder in `dir` (a test's own), its other fields as they were. */
+export function copyArchive<T extends { folder: string }>(archive: T, dir: string): T {
+  const folder = join(dir, 'archive', 'sandbox');
+  cpSync(archive.folder, folder, { recursive: true });
+  return { ...archive, folder };
+}
 
 /** An archive's folder and the withdrawal it holds. */
 export interface WithdrawalArchive {
@@ -172,13 +218,23 @@ export async function delegatedToOutsider(engine: ApprovalEngine, deviceB: Softw
   return registerPasskey(engine, OUTSIDER, APPROVER_B, deviceB);
 }
 
-/** The script as an auditor runs it, and the same check in TypeScript: they must agree. */
-export function verify(folder: string, key: string): { status: number; lines: string[] } {
+/**
+ * The verifier's check in TypeScript (runVerifier); with `standalone`, also the bundled script as an
+ * auditor runs it (`node audit-verify.mjs`, a process of its own with an empty environment), which must
+ * say exactly the same. Each file says in its header which archives the script is run on.
+ */
+export function verify(
+  folder: string,
+  key: string,
+  { standalone = false }: { standalone?: boolean } = {},
+): { status: number; lines: string[] } {
   const args = [folder, '--key', key];
-  const run = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', env: {} });
   const lines: string[] = [];
   const status = runVerifier(args, (line) => lines.push(...line.split('\n')));
-  expect({ status: run.status, lines: run.stdout.trimEnd().split('\n') }).toEqual({ status, lines });
+  if (standalone) {
+    const run = spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', env: {} });
+    expect({ status: run.status, lines: run.stdout.trimEnd().split('\n') }).toEqual({ status, lines });
+  }
   return { status, lines };
 }
 

@@ -67,6 +67,11 @@ export class SoftwareAuthenticator {
     made.set(this.credentialId, this);
   }
 
+  /** The same key, credential and counter in an object of its own: its assertions leave this one's counter. */
+  copy(): SoftwareAuthenticator {
+    return Object.assign(Object.create(SoftwareAuthenticator.prototype) as SoftwareAuthenticator, this);
+  }
+
   private get p384(): boolean {
     return this.options.curve === 'P-384';
   }

@@ -66,7 +66,8 @@ export interface AnotherOptions {
   engine?: Partial<ApprovalEngineOptions>;
 }
 
-async function startEngineFixture(options: EngineFixtureOptions = {}): Promise<EngineFixture> {
+/** An engine fixture started by hand: only a fixture's body (here or in a support file) calls it. */
+export async function startEngineFixture(options: EngineFixtureOptions = {}): Promise<EngineFixture> {
   const sandbox =
     options.sandbox ??
     (await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false, ...options.sandboxOptions }));

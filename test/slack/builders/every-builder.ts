@@ -8,6 +8,7 @@ import { auditBuilders } from './audit.js';
 import { bankOptionBuilders, depositFormBuilders, requestFormBuilders } from './forms.js';
 import type { Add, Built } from './inputs.js';
 import { readBuilders } from './reads.js';
+import { slackTexts } from './support.js';
 
 export { fallbackAlert } from './alerts.js';
 export type { Built } from './inputs.js';
@@ -26,5 +27,33 @@ export function everyBuilder(text: string): Built[] {
   approvalFollowUpBuilders(text, add);
   bankOptionBuilders(text, add);
   alertLookupBuilders(text, add);
+  return out;
+}
+
+/** One text a builder hands Slack, with the builder's name. */
+export interface BuiltText {
+  name: string;
+  text: string;
+}
+
+/**
+ * The texts the builders hand Slack, as slackTexts reads them, each pair of builder name and text once:
+ * the builders return far fewer distinct texts than outputs (states, explorers and reasons that do not
+ * change a text), so the checks read each once.
+ */
+export function builtTexts(built: Built[]): { mrkdwn: BuiltText[]; plain: BuiltText[] } {
+  const out = { mrkdwn: [] as BuiltText[], plain: [] as BuiltText[] };
+  const seen = { mrkdwn: new Set<string>(), plain: new Set<string>() };
+  for (const { name, built: one } of built) {
+    const texts = slackTexts(one);
+    for (const kind of ['mrkdwn', 'plain'] as const) {
+      for (const text of texts[kind]) {
+        const key = `${name}\0${text}`;
+        if (seen[kind].has(key)) continue;
+        seen[kind].add(key);
+        out[kind].push({ name, text });
+      }
+    }
+  }
   return out;
 }

@@ -11,7 +11,7 @@ import { approvalMessage, staleRoundNotice } from '../../../src/slack/approvals/
 import { reviewModal } from '../../../src/slack/approvals/blocks/review.js';
 import { reviewAllModal } from '../../../src/slack/approvals/blocks/review-all.js';
 import { homeView } from '../../../src/slack/approvals/home/blocks.js';
-import { type Built, everyBuilder, fallbackAlert } from './every-builder.js';
+import { type Built, builtTexts, everyBuilder, fallbackAlert } from './every-builder.js';
 import { NOW, requestsOf, slackTexts } from './support.js';
 
 /** One value per class of character: what a bank, a person or a webhook could send. */
@@ -32,13 +32,12 @@ async function builtWith(text: string): Promise<Built[]> {
 
 describe('hidden and formatting characters from outside', () => {
   it.each(Object.entries(CLASSES))('reach Slack shown, never raw: %s', async (kind, value) => {
-    const built = await builtWith(value);
+    const { mrkdwn, plain } = builtTexts(await builtWith(value));
     const leaks: string[] = [];
-    for (const { name, built: one } of built) {
-      const { mrkdwn, plain } = slackTexts(one);
-      for (const text of [...mrkdwn, ...plain]) {
-        if (hasHiddenCharacters(text)) leaks.push(`${name} (raw hidden character): ${JSON.stringify(text)}`);
-      }
+    for (const { name, text } of [...mrkdwn, ...plain]) {
+      if (hasHiddenCharacters(text)) leaks.push(`${name} (raw hidden character): ${JSON.stringify(text)}`);
+    }
+    for (const { name, text } of mrkdwn) {
       // An engine notice is the bot's own sentence, with its own code spans (escapeOwnSentence): only
       // its hidden characters are checked here.
       if (
@@ -47,15 +46,13 @@ describe('hidden and formatting characters from outside', () => {
         )
       )
         continue;
-      for (const text of mrkdwn) {
-        for (const pair of OWN_FORMATTING) {
-          if (text.includes(pair)) leaks.push(`${name} (outside formatting ${pair}): ${text}`);
-        }
+      for (const pair of OWN_FORMATTING) {
+        if (text.includes(pair)) leaks.push(`${name} (outside formatting ${pair}): ${text}`);
       }
     }
     expect([...new Set(leaks)].slice(0, 10), kind).toEqual([]);
     // The value did go through: each hidden character is there as a marker, the marks as look-alikes.
-    const all = built.flatMap((b) => slackTexts(b.built).mrkdwn).join('\n');
+    const all = mrkdwn.map(({ text }) => text).join('\n');
     if (kind === 'formatting') expect(all).toContain('＊ADA＊ ＿OBI＿ ～SONS～ ｀LTD｀');
     else expect(all).toMatch(/⟨U\+[0-9A-F]{4}⟩/);
     if (kind === 'right-to-left override') expect(all).toContain('ADA OBI ⟨U+202E⟩SESIRPRETNE');

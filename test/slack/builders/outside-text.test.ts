@@ -6,7 +6,7 @@ import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { transactionSchema } from '../../../src/cngn/schemas.js';
 import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
 import { txDetailMessage } from '../../../src/slack/reads/blocks.js';
-import { type Built, everyBuilder, fallbackAlert } from './every-builder.js';
+import { type Built, builtTexts, everyBuilder, fallbackAlert } from './every-builder.js';
 import { NOW, requestsOf, slackTexts, withoutOwnMarkup } from './support.js';
 
 /** Everything at once: a mass mention of each kind, a person, a spoofed link, an entity. */
@@ -18,21 +18,20 @@ describe('text from outside reaches Slack inert', () => {
     for (const hostile of [HOSTILE, '<!channel>']) {
       built.push(...everyBuilder(hostile), { name: 'alert fallback', built: await fallbackAlert(hostile) });
     }
+    const { mrkdwn } = builtTexts(built);
     const leaks: string[] = [];
-    for (const { name, built: one } of built) {
-      for (const text of slackTexts(one).mrkdwn) {
-        const left = withoutOwnMarkup(text);
-        // No < or > survives but the bot's own mentions and checked explorer links.
-        if (/[<>]/.test(left)) leaks.push(`${name}: ${text}`);
-        // The entity in the input is shown as typed (escaped once), never as `&` …
-        if (/&amp;Z/.test(text.replace(/&amp;amp;Z/g, ''))) leaks.push(`${name} (entity left raw): ${text}`);
-        // … and never escaped twice.
-        if (text.includes('&amp;amp;amp;')) leaks.push(`${name} (escaped twice): ${text}`);
-      }
+    for (const { name, text } of mrkdwn) {
+      const left = withoutOwnMarkup(text);
+      // No < or > survives but the bot's own mentions and checked explorer links.
+      if (/[<>]/.test(left)) leaks.push(`${name}: ${text}`);
+      // The entity in the input is shown as typed (escaped once), never as `&` …
+      if (/&amp;Z/.test(text.replace(/&amp;amp;Z/g, ''))) leaks.push(`${name} (entity left raw): ${text}`);
+      // … and never escaped twice.
+      if (text.includes('&amp;amp;amp;')) leaks.push(`${name} (escaped twice): ${text}`);
     }
     expect([...new Set(leaks)].slice(0, 10)).toEqual([]);
     // The fixtures really went through: the hostile value is shown, escaped, in the messages.
-    const all = built.flatMap((b) => slackTexts(b.built).mrkdwn).join('\n');
+    const all = mrkdwn.map(({ text }) => text).join('\n');
     expect(all).toContain(
       'ADA &lt;!channel&gt; &lt;!here&gt; &lt;@U123ABC&gt; &lt;https://evil.example|Approve&gt; &amp;amp;Z',
     );
@@ -66,21 +65,19 @@ describe('ordinary names still read as typed', () => {
   it.each(NAMES)('shows %s escaped exactly once in mrkdwn and as typed in plain text', async (name) => {
     const escaped = name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     const built = [...everyBuilder(name), { name: 'alert fallback', built: await fallbackAlert(name) }];
+    const { mrkdwn, plain } = builtTexts(built);
     const problems: string[] = [];
-    for (const { name: builder, built: one } of built) {
-      const { mrkdwn, plain } = slackTexts(one);
-      for (const text of mrkdwn) {
-        if (text.includes('&amp;amp;') || text.includes('&amp;lt;') || text.includes('&amp;gt;'))
-          problems.push(`${builder} (escaped twice): ${text}`);
-        if (/[<>]/.test(withoutOwnMarkup(text)) || /&(?!amp;|lt;|gt;)/.test(text))
-          problems.push(`${builder} (raw): ${text}`);
-      }
-      for (const text of plain) {
-        if (/&(amp|lt|gt);/.test(text)) problems.push(`${builder} (escaped plain text): ${text}`);
-      }
+    for (const { name: builder, text } of mrkdwn) {
+      if (text.includes('&amp;amp;') || text.includes('&amp;lt;') || text.includes('&amp;gt;'))
+        problems.push(`${builder} (escaped twice): ${text}`);
+      if (/[<>]/.test(withoutOwnMarkup(text)) || /&(?!amp;|lt;|gt;)/.test(text))
+        problems.push(`${builder} (raw): ${text}`);
+    }
+    for (const { name: builder, text } of plain) {
+      if (/&(amp|lt|gt);/.test(text)) problems.push(`${builder} (escaped plain text): ${text}`);
     }
     expect([...new Set(problems)].slice(0, 10)).toEqual([]);
-    const all = built.flatMap((b) => slackTexts(b.built).mrkdwn).join('\n');
+    const all = mrkdwn.map(({ text }) => text).join('\n');
     expect(all).toContain(escaped);
     // The approval message reads the name as the bank gave it, with the amount as the bot wrote it.
     const [, redeem] = requestsOf(name, 'https://basescan.org/tx/0xabc');
