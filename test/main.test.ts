@@ -142,8 +142,12 @@ describe('cngn-desk when a store driver cannot load', () => {
 });
 
 describe('cngn-desk when the start-up check against Slack fails', () => {
-  it('exits 1 with one JSON line, and no stack, when Slack refuses the bot token', async ({ slack }) => {
+  it('exits 1 with one JSON line, and no stack, when Slack refuses the bot token', async ({
+    slack,
+    defer,
+  }) => {
     slack.reset();
+    defer(() => slack.reset()); // the file's other tests start on a Slack that answers as usual
     slack.on('auth.test', () => ({ body: { ok: false, error: 'invalid_auth' } }));
     const { code, stderr, entries } = await failedStart(slack, undefined);
     expect(code).toBe(1);
@@ -160,8 +164,10 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
 
   it('exits 1 with one line naming the setting when the approvals channel does not exist', async ({
     slack,
+    defer,
   }) => {
     slack.reset();
+    defer(() => slack.reset());
     slack.on('conversations.info', (call) =>
       call.body.channel === 'C0NOSUCH' ? { body: { ok: false, error: 'channel_not_found' } } : undefined,
     );

@@ -4,9 +4,23 @@ import { WebClient } from '@slack/web-api';
 import { request } from 'undici';
 import { describe, expect } from 'vitest';
 import { CHART_PNG } from '../support/report-source.js';
-import { BOLA, messagesIn, TREASURY, benchTest as test, wording } from '../support/workbench-bench.js';
+import {
+  type Bench,
+  BOLA,
+  messagesIn,
+  TREASURY,
+  benchTest as test,
+  wording,
+} from '../support/workbench-bench.js';
 
 const dmOf = (user: string) => `D${user}`;
+
+/** A Slack Web API client with the bot's token, on the workbench's stand-in for Slack. */
+function botClient(bench: Bench): WebClient {
+  const { workbench, config } = bench.started;
+  if (!workbench || !config.slack.botToken) throw new Error('the workbench runs with its own token');
+  return new WebClient(config.slack.botToken, { slackApiUrl: workbench.apiUrl });
+}
 
 describe('/cngn audit export in the workbench', () => {
   test("ends with the CSV and JSON Lines files in Bola's DM, downloadable", async ({ bench }) => {
@@ -50,9 +64,23 @@ describe('/cngn audit export in the workbench', () => {
   });
 
   test('serves a file only to a loopback Host', async ({ bench }) => {
-    const state = await bench.state(BOLA);
-    const file = messagesIn(state, dmOf(BOLA)).find((m) => m.files?.length)?.files?.[0];
-    if (!file) throw new Error('the first test shares a file');
+    await botClient(bench).files.uploadV2({
+      channel_id: TREASURY,
+      file: Buffer.from('a,b\r\n'),
+      filename: 'loopback-only.csv',
+      title: 'Loopback only',
+    });
+    const file = await bench.waitFor(
+      BOLA,
+      (s) =>
+        messagesIn(s, TREASURY)
+          .flatMap((m) => m.files ?? [])
+          .find((f) => f.name === 'loopback-only.csv'),
+      'the file in #treasury',
+    );
+    const loopback = await request(file.url);
+    expect(loopback.statusCode).toBe(200);
+    await loopback.body.dump();
     const foreign = await request(file.url, { headers: { host: 'attacker.example' } });
     expect(foreign.statusCode).toBe(403);
     await foreign.body.dump();
@@ -66,10 +94,8 @@ describe('pictures in the workbench', () => {
   test('shows a PNG the bot shares with its alt text, served as an image by the page; nothing else as one', async ({
     bench,
   }) => {
-    const { workbench, config, url } = bench.started;
-    if (!workbench || !config.slack.botToken) throw new Error('the workbench runs with its own token');
-    const client = new WebClient(config.slack.botToken, { slackApiUrl: workbench.apiUrl });
-    await client.files.uploadV2({
+    const { url } = bench.started;
+    await botClient(bench).files.uploadV2({
       channel_id: TREASURY,
       file_uploads: [
         { file: CHART_PNG, filename: 'chart.png', title: 'The chart', alt_text: 'Bars rising' },

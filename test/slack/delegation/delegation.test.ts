@@ -7,6 +7,7 @@ import { describe, expect } from 'vitest';
 import { lagosTime } from '../../../src/format/display.js';
 import { botTest } from '../../support/bot.js';
 import { Clock } from '../../support/engine.js';
+import type { SlackCall } from '../../support/fake-slack.js';
 import { commandAnswer, homeOpened } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
@@ -21,11 +22,12 @@ import {
 
 const CHIDI = 'UCHIDI'; // an approver who is away
 const BOLA = 'UBOLA'; // not an approver: Chidi's delegate
+const DAYO = 'UDAYO'; // not an approver: Chidi's delegate in the first test, with no delegation before it
 const DAY = 86_400_000;
 
 /**
- * `fileApp`, one bot for the file, on `clock`, which the tests move forward; `firstDelegation`, the
- * delegation the first test files, which a later one revokes.
+ * `fileApp`, one bot for the file, on `clock`, which the tests move forward; `delegation`, the test's
+ * own: Chidi's to Bola for 3 days up to ₦500,000, filed and approved, and ended when the test ends.
  */
 const test = botTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
@@ -39,13 +41,27 @@ const test = botTest
     onCleanup(() => app.stop());
     return app;
   })
-  .extend('firstDelegation', { scope: 'file' }, { id: '' });
+  .extend('delegation', async ({ fileApp: app, defer }) => {
+    defer(() => endDelegationsTo(app, BOLA));
+    const filed = await command(app, `delegate <@${BOLA}|bola> until 3d max ₦500,000`, CHIDI);
+    const id = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
+    await approve(app, `${id}:0`, APPROVER_A);
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'completed', 'the delegation');
+    await settled(app);
+    return { id };
+  });
 
 const settled = async (app: ApprovalApp) => {
   await app.engine.idle();
   await app.approvals?.presenter?.idle();
   await app.approvals?.dms?.idle();
 };
+
+/** Ends Chidi's delegations to `delegate`, so the file's next test starts with none in effect. */
+async function endDelegationsTo(app: ApprovalApp, delegate: string): Promise<void> {
+  await app.engine.revokeDelegations(CHIDI, delegate);
+  await settled(app);
+}
 
 /** Run `/cngn <text>` as `userId`; the private answer's text and blocks as one string. */
 async function command(app: ApprovalApp, text: string, userId: string): Promise<string> {
@@ -66,13 +82,13 @@ async function privateAnswer(app: ApprovalApp, user: string, before: number): Pr
 describe('/cngn delegate', () => {
   test('files the delegation as a request: its delegator and its delegate cannot approve it, another approver does', async ({
     fileApp: app,
-    firstDelegation,
+    defer,
   }) => {
-    const filed = await command(app, `delegate <@${BOLA}|bola> until 3d max ₦500,000`, CHIDI);
+    defer(() => endDelegationsTo(app, DAYO));
+    const filed = await command(app, `delegate <@${DAYO}|dayo> until 3d max ₦500,000`, CHIDI);
     const delegationId = /AR-[0-9A-F]{10}/.exec(filed)?.[0] ?? '';
-    firstDelegation.id = delegationId;
     expect(delegationId).not.toBe('');
-    expect(filed).toContain(`<@${BOLA}> may approve in your place once another approver`);
+    expect(filed).toContain(`<@${DAYO}> may approve in your place once another approver`);
     await settled(app);
     const message = app.slack
       .messages(APPROVALS_CHANNEL)
@@ -82,7 +98,7 @@ describe('/cngn delegate', () => {
     expect(shown).toContain(`<@${CHIDI}>`);
     expect(shown).toContain('₦500,000.00');
     // Not in effect yet: the delegate's click is refused.
-    const listed = await command(app, 'delegate', BOLA);
+    const listed = await command(app, 'delegate', DAYO);
     expect(listed).toContain('none');
     expect(listed).toContain(`Waiting for another approver's approval*\\n• \`${delegationId}\``);
 
@@ -90,9 +106,9 @@ describe('/cngn delegate', () => {
     await click(app, 'approval.approve', `${delegationId}:0`, CHIDI);
     expect(await privateAnswer(app, CHIDI, before)).toContain('You filed');
     before = app.slack.callsTo('chat.postEphemeral').length;
-    await click(app, 'approval.approve', `${delegationId}:0`, BOLA);
-    // No delegation is Bola's yet: the access gate refuses the click before the engine is asked.
-    expect(await privateAnswer(app, BOLA, before)).toContain('needs the *approver* role');
+    await click(app, 'approval.approve', `${delegationId}:0`, DAYO);
+    // No delegation is Dayo's yet: the access gate refuses the click before the engine is asked.
+    expect(await privateAnswer(app, DAYO, before)).toContain('needs the *approver* role');
 
     await approve(app, `${delegationId}:0`, APPROVER_A);
     await waitUntil(
@@ -101,12 +117,12 @@ describe('/cngn delegate', () => {
     );
     await settled(app);
     const live = await app.engine.liveDelegations();
-    expect(live.map((d) => [d.delegator, d.delegate, d.max])).toEqual([[CHIDI, BOLA, '500000.00']]);
+    expect(live.map((d) => [d.delegator, d.delegate, d.max])).toEqual([[CHIDI, DAYO, '500000.00']]);
     // The delegate hears it took effect, and so does the delegator.
     await app.slack.waitFor(
       'chat.postMessage',
       (c) =>
-        c.body.channel === BOLA &&
+        c.body.channel === DAYO &&
         String(c.body.text).startsWith(`<@${CHIDI}> delegated their approvals to you`) &&
         String(c.body.text).includes('up to ₦500,000.00') &&
         // The way out names the other person, as the command needs them.
@@ -117,13 +133,15 @@ describe('/cngn delegate', () => {
       (c) =>
         c.body.channel === CHIDI &&
         String(c.body.text).includes('Your delegation is in effect') &&
-        String(c.body.text).includes(`End it any time with \`/cngn delegate revoke\` <@${BOLA}>.`),
+        String(c.body.text).includes(`End it any time with \`/cngn delegate revoke\` <@${DAYO}>.`),
     );
   });
 
   test('lists it for both people and for approvers, and `/cngn policy` shows it with its window and cap', async ({
     fileApp: app,
+    delegation,
   }) => {
+    expect(delegation.id).toMatch(/^AR-/);
     for (const user of [BOLA, CHIDI, APPROVER_A]) {
       const list = await command(app, 'delegate', user);
       expect(list).toContain(`<@${CHIDI}> → <@${BOLA}> until`);
@@ -138,6 +156,7 @@ describe('/cngn delegate', () => {
 
   test('lets the delegate approve within the cap in the delegator’s place, said on the message, in the thread and in the audit log', async ({
     fileApp: app,
+    delegation,
   }) => {
     const id = await fileWithdrawal(app, '1500');
     // The delegate is told, like an approver, and in whose place they approve, until when.
@@ -145,8 +164,9 @@ describe('/cngn delegate', () => {
       'chat.postMessage',
       (c) => c.body.channel === BOLA && JSON.stringify(c.body.blocks ?? []).includes(`${id}:0`),
     );
-    const [delegation] = await app.engine.liveDelegations();
-    const place = `asks for your approval (you approve in <@${CHIDI}>'s place until ${lagosTime(delegation?.until ?? '')}): `;
+    const [live] = await app.engine.liveDelegations();
+    expect(live?.id).toBe(delegation.id);
+    const place = `asks for your approval (you approve in <@${CHIDI}>'s place until ${lagosTime(live?.until ?? '')}): `;
     expect(String(dm.body.text)).toContain(place);
     expect(JSON.stringify(dm.body.blocks)).toContain(JSON.stringify(place).slice(1, -1));
     // An approver in their own right is asked plainly.
@@ -181,7 +201,9 @@ describe('/cngn delegate', () => {
 
   test('stops the delegate at the gate for what only an approver in their own right does (freeze, unfreeze)', async ({
     fileApp: app,
+    delegation,
   }) => {
+    expect(delegation.id).toMatch(/^AR-/);
     const froze = await command(app, 'freeze a look-alike address was approved', BOLA);
     expect(froze).toContain('the *approver* role');
     expect(froze).not.toContain('Frozen');
@@ -191,7 +213,7 @@ describe('/cngn delegate', () => {
 
   test('refuses the delegate above the cap, and after revocation; a revocation is said and audited', async ({
     fileApp: app,
-    firstDelegation: { id: delegationId },
+    delegation: { id: delegationId },
   }) => {
     const large = await fileWithdrawal(app, '600000');
     let before = app.slack.callsTo('chat.postEphemeral').length;
@@ -200,6 +222,8 @@ describe('/cngn delegate', () => {
     expect((await app.engine.get(large))?.approvals).toEqual([]);
 
     const small = await fileWithdrawal(app, '1000');
+    const posted = app.slack.callsTo('chat.postMessage').length;
+    const since = (c: SlackCall) => app.slack.callsTo('chat.postMessage').indexOf(c) >= posted;
     expect(await command(app, `delegate revoke <@${BOLA}|bola>`, CHIDI)).toContain('Revoked at once');
     before = app.slack.callsTo('chat.postEphemeral').length;
     await click(app, 'approval.approve', `${small}:0`, BOLA);
@@ -211,11 +235,13 @@ describe('/cngn delegate', () => {
     expect(audit).toContain(`${delegationId} delegation: *delegation-revoked* by <@${CHIDI}>`);
     await app.slack.waitFor(
       'chat.postMessage',
-      (c) => !!c.body.thread_ts && String(c.body.text).startsWith(`Delegation revoked by <@${CHIDI}>`),
+      (c) =>
+        since(c) && !!c.body.thread_ts && String(c.body.text).startsWith(`Delegation revoked by <@${CHIDI}>`),
     );
     await app.slack.waitFor(
       'chat.postMessage',
-      (c) => c.body.channel === BOLA && String(c.body.text).includes(`was revoked by <@${CHIDI}>`),
+      (c) =>
+        since(c) && c.body.channel === BOLA && String(c.body.text).includes(`was revoked by <@${CHIDI}>`),
     );
   });
 

@@ -13,13 +13,16 @@ const BASE_OPTS = (blocks: Array<Record<string, unknown>>, id: string) =>
 
 describe('/cngn deposit', () => {
   test('opens the modal prefilled from the arguments', async ({ h }) => {
+    const before = h.slack.callsTo('views.open').length;
     await slashCommand(h.sender, {
       text: 'deposit 5000 payer@example.com',
       responseUrl: h.slack.responseUrl('d1'),
     });
     const open = await h.slack.waitFor(
       'views.open',
-      (c) => (c.body.view as { callback_id: string }).callback_id === 'deposit.submit',
+      (c) =>
+        (c.body.view as { callback_id: string }).callback_id === 'deposit.submit' &&
+        h.slack.callsTo('views.open').indexOf(c) >= before,
     );
     const view = open.body.view as {
       blocks: Array<{ block_id?: string; element?: { initial_value?: string } }>;
@@ -83,6 +86,7 @@ describe('/cngn deposit', () => {
   test('creates the one-time account and shows what to send, the bank and the expiry in Lagos time', async ({
     h,
   }) => {
+    const requestsBefore = h.sandbox.requests.length;
     const response = await viewSubmission(h.sender, {
       callbackId: 'deposit.submit',
       viewId: 'VDEPOSIT',
@@ -97,7 +101,9 @@ describe('/cngn deposit', () => {
     expect(text).toMatch(/Send exactly ₦5,\d{3}\.\d{2}/);
     expect(text).toContain('WAT');
     expect(text).toMatch(/expires in \d+ minutes/);
-    const sent = h.sandbox.requests.find((r) => r.path === '/v1/api/virtual-account/temporary');
+    const sent = h.sandbox.requests
+      .slice(requestsBefore)
+      .find((r) => r.path === '/v1/api/virtual-account/temporary');
     expect(sent?.plainBody).toEqual({ amount: 5000, customer: { email: 'payer@example.com' } });
     // The account shown is the one the service opened: paying it credits that number at that bank.
     const accountNumber = /\*Account number\*\\n`(\d{10})`/.exec(text)?.[1];
