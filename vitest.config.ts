@@ -16,9 +16,9 @@ export default defineConfig({
     expect: { poll: { timeout: 30_000 } },
     pool: 'forks',
     // Most tests wait on sockets, timers and databases rather than the CPU, so one worker more than
-    // cores keeps the cores busy (vitest's default on two cores is a single worker). More cost CPU: on
-    // two cores the suite took 192 s with 3 workers, 208–221 s with 4 (user+sys 265 s against 314 s:
-    // the files' polling and the servers they start contend) and 209 s with 2 (cores left idle).
+    // cores keeps the cores busy (vitest's default on two cores is a single worker). Fewer leave a core
+    // idle; more cost more CPU in contention (the files' polling, the servers they start) than they win
+    // in waiting. The measurements are in docs/decisions/tests-start-built-bundles.md.
     maxWorkers: availableParallelism() + 1,
     // A worker runs file after file in one module graph: the app, Bolt and undici are loaded once per
     // worker instead of once per file. Every test file starts its own servers and stores and stops

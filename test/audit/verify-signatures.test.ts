@@ -76,12 +76,19 @@ const test = approverArchiveTest(POLICY)
   .extend('delegatedOnce', { scope: 'file' }, async ({}, { onCleanup }) =>
     archiveForFile(POLICY, (rig) => delegatedArchive(rig.fx.engine, rig.auditDir, rig.networkId), onCleanup),
   )
-  .extend('signed', async ({ signedOnce, auditDir }) => {
-    const archive = copyArchive(signedOnce, auditDir);
-    return { ...archive, deviceA: archive.deviceA.copy() };
-  })
-  .extend('twoApprovals', async ({ twoApprovalsOnce, auditDir }) => copyArchive(twoApprovalsOnce, auditDir))
-  .extend('delegated', async ({ delegatedOnce, auditDir }) => copyArchive(delegatedOnce, auditDir));
+  .extend('signed', async ({ signedOnce, auditDir }) => ({
+    ...signedOnce,
+    folder: copyArchive(signedOnce.folder, join(auditDir, 'archive', 'sandbox')),
+    deviceA: signedOnce.deviceA.copy(),
+  }))
+  .extend('twoApprovals', async ({ twoApprovalsOnce, auditDir }) => ({
+    ...twoApprovalsOnce,
+    folder: copyArchive(twoApprovalsOnce.folder, join(auditDir, 'archive', 'sandbox')),
+  }))
+  .extend('delegated', async ({ delegatedOnce, auditDir }) => ({
+    ...delegatedOnce,
+    folder: copyArchive(delegatedOnce.folder, join(auditDir, 'archive', 'sandbox')),
+  }));
 
 /** The engine's audit archived: the environment's folder (one segment), and the seq of `id`'s `sent` entry. */
 async function archived(

@@ -6,7 +6,7 @@
 // and of one re-signed whole without a key (it fails closed), and pass an archive of entries holding
 // every kind of text; the other cases run in TypeScript only.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -24,6 +24,7 @@ import {
   type SegmentManifest,
 } from '../../src/audit/segments.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
+import { copyArchive } from '../support/approver-archive.js';
 import { type AuditReplica, auditTest, newSigner } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 
@@ -61,15 +62,6 @@ async function threeSegments(replica: AuditReplica): Promise<string[]> {
   return readdirSync(folder)
     .filter((name) => !name.startsWith('.'))
     .sort();
-}
-
-/** A copy of the archive whose files a test may change (the bot writes them read-only). */
-function copyOf(from: string, to: string): string {
-  cpSync(from, to, { recursive: true });
-  for (const segment of readdirSync(join(to, 'sandbox')).filter((name) => !name.startsWith('.'))) {
-    for (const file of [ENTRIES_FILE, MANIFEST_FILE]) chmodSync(join(to, 'sandbox', segment, file), 0o644);
-  }
-  return to;
 }
 
 function edit(path: string, change: (text: string) => string): void {
@@ -145,7 +137,7 @@ describe('the audit verifier', () => {
     async ({ replicas, auditReplica, auditDir, signer }) => {
       const { a } = await replicas('audit-verify-resigned');
       await threeSegments(auditReplica(a));
-      const forged = resignedWithFreshKey(copyOf(join(auditDir, 'archive'), join(auditDir, 'forged')));
+      const forged = resignedWithFreshKey(copyArchive(join(auditDir, 'archive'), join(auditDir, 'forged')));
       const withoutKey = verify([forged], { standalone: true });
       expect(problems(withoutKey.lines)).toEqual([]);
       expect(withoutKey.lines.at(-1)).toContain('NOT VERIFIED: signatures not checked against a known key');
@@ -223,7 +215,7 @@ describe('the audit verifier', () => {
       const key = ['--key', signer.publicKey];
       const entriesOf = (root: string, segment = '') => join(root, 'sandbox', segment, ENTRIES_FILE);
 
-      const edited = copyOf(archive, join(auditDir, 'edited'));
+      const edited = copyArchive(archive, join(auditDir, 'edited'));
       edit(entriesOf(edited, second), (text) => text.replace('"amount":"1005.00"', '"amount":"1006.00"'));
       const editedRun = verify([edited, ...key], { standalone: true });
       expect(editedRun.status).toBe(1);
@@ -233,7 +225,7 @@ describe('the audit verifier', () => {
       ]);
       expect(editedRun.lines.at(-1)).toBe('2 problems found.');
 
-      const removed = copyOf(archive, join(auditDir, 'removed'));
+      const removed = copyArchive(archive, join(auditDir, 'removed'));
       edit(entriesOf(removed, first), (text) =>
         text
           .split('\n')
@@ -245,7 +237,7 @@ describe('the audit verifier', () => {
         `PROBLEM sandbox/${first}: line 2 (seq 2): seq 1 missing before it`,
       ]);
 
-      const reordered = copyOf(archive, join(auditDir, 'reordered'));
+      const reordered = copyArchive(archive, join(auditDir, 'reordered'));
       edit(entriesOf(reordered, third), (text) => {
         const lines = text.split('\n');
         [lines[1], lines[2]] = [lines[2] ?? '', lines[1] ?? ''];
@@ -256,12 +248,12 @@ describe('the audit verifier', () => {
         `PROBLEM sandbox/${third}: line 2 (seq 10): out of order (seq 9 belongs here)`,
       ]);
 
-      const gap = copyOf(archive, join(auditDir, 'gap'));
+      const gap = copyArchive(archive, join(auditDir, 'gap'));
       rmSync(join(gap, 'sandbox', second ?? ''), { recursive: true });
       expect(problems(verify([gap, ...key]).lines)).toEqual([
         `PROBLEM sandbox/${third}: seq 4 to 7 missing between segment ${first} and it`,
       ]);
-      const headless = copyOf(archive, join(auditDir, 'headless'));
+      const headless = copyArchive(archive, join(auditDir, 'headless'));
       rmSync(join(headless, 'sandbox', first ?? ''), { recursive: true });
       expect(problems(verify([headless, ...key]).lines)).toEqual([
         `PROBLEM sandbox/${second}: the segments before it are missing: it starts at seq 4 and is not the archive's first`,
@@ -324,7 +316,7 @@ describe('the audit verifier', () => {
       expect(problems(verify([archive, '--key', signer.publicKey]).lines)).toEqual([]);
 
       // The name is under the hash: changed in the archive, the entry no longer verifies.
-      const renamed = copyOf(archive, join(auditDir, 'renamed'));
+      const renamed = copyArchive(archive, join(auditDir, 'renamed'));
       edit(join(renamed, 'sandbox', segment ?? '', ENTRIES_FILE), (text) =>
         text.replace('"actorName":"Ada Obi"', '"actorName":"Someone Else"'),
       );
@@ -391,7 +383,7 @@ describe.skipIf(!['openssl', 'jq', 'xxd', 'base64'].every(has))('the OpenSSL che
       expect(good[1]).toMatch(/^[0-9a-f]{64}$/);
       expect(good[2]).toBe(good[1]);
 
-      const changed = copyOf(join(auditDir, 'archive'), join(auditDir, 'changed'));
+      const changed = copyArchive(join(auditDir, 'archive'), join(auditDir, 'changed'));
       edit(join(changed, 'sandbox', first ?? '', MANIFEST_FILE), (text) =>
         text.replace('"reason": "schedule"', '"reason": "schedulE"'),
       );

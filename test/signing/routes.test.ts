@@ -45,18 +45,41 @@ import {
 } from './support.js';
 
 const ALERTS_CHANNEL = 'CALERTS';
+/** A destination no other test of the file pays, nor the sandbox's history (checksummed). */
+const FIRST_DESTINATION = '0x3fa9C2d18e7b4056a1c9E2B7d4F08A6135C7e9B2';
 
+/**
+ * The bot with signed approvals on, a fake Slack of its own and a log of its warnings; `a` and `b`, the
+ * approvers' devices, their passkeys not registered.
+ */
+async function startSigning() {
+  const { logger, lines, entries } = capturedLog('warn');
+  const app = await startSigningApp({ logger, config: { alertsChannel: ALERTS_CHANNEL } });
+  const authenticators = {
+    a: new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl }),
+    b: new SoftwareAuthenticator({ user: APPROVER_B, rpId: 'localhost', origin: app.signingUrl }),
+  };
+  return { app, lines, entries, ...authenticators };
+}
+
+/**
+ * `signing`, one bot for the file, with A's and B's passkeys registered as a new install's first two
+ * (each approved by the other with a click); `newInstall`, a bot of the test's own where no one holds
+ * a passkey yet.
+ */
 const test = botTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('signing', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const { logger, lines, entries } = capturedLog('warn');
-    const app = await startSigningApp({ logger, config: { alertsChannel: ALERTS_CHANNEL } });
-    onCleanup(() => app.stop());
-    const authenticators = {
-      a: new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl }),
-      b: new SoftwareAuthenticator({ user: APPROVER_B, rpId: 'localhost', origin: app.signingUrl }),
-    };
-    return { app, lines, entries, ...authenticators };
+    const signing = await startSigning();
+    onCleanup(() => signing.app.stop());
+    await registerApproved(signing.app, signing.a, APPROVER_B);
+    await registerApproved(signing.app, signing.b, APPROVER_A);
+    return signing;
+  })
+  .extend('newInstall', async ({ defer }) => {
+    const signing = await startSigning();
+    defer(() => signing.app.stop());
+    return signing;
   });
 
 function expectPageHeaders(answer: Answer): void {
@@ -127,7 +150,7 @@ describe('the registration page', () => {
   });
 
   test('files a passkey as a request another approver approves; then it counts', async ({
-    signing: { app, a, b },
+    newInstall: { app, a, b },
   }) => {
     const token = await registrationToken(app, APPROVER_A);
     const options = await post(app, '/passkeys/api/register/options', { token });
@@ -207,7 +230,8 @@ describe('the sign page', () => {
   test('shows the request as stored and approves it with the passkey: sent, and Slack shows it', async ({
     signing: { app, a },
   }) => {
-    const id = await fileWithdrawal(app, '250000');
+    // A destination of its own: the first payment there, whichever requests the file sent before.
+    const id = await fileWithdrawal(app, '250000', FIRST_DESTINATION);
     const token = await signingToken(app, APPROVER_A, id);
     const page = await send(app, `/passkeys/sign?t=${token}`);
     expect(page.status).toBe(200);
@@ -221,9 +245,7 @@ describe('the sign page', () => {
       requester: { id: 'UREQ', name: 'Tunde Eze' },
     });
     const figures = options.json.request.figures as Array<{ label: string; value: string; mark?: string }>;
-    expect(figures.find((f) => f.label === 'To address')?.value).toBe(
-      '0x52908400098527886E0F7030069857D2E4169EE7',
-    );
+    expect(figures.find((f) => f.label === 'To address')?.value).toBe(FIRST_DESTINATION);
     expect(figures.find((f) => f.label === 'To address')?.mark).toContain('First payment');
     expect(figures.find((f) => f.label === 'Purpose')?.value).toBe('Supplier payout INV-2231');
     // What the bot checked at filing, as stored (every check's wording: test/signing/figures.test.ts).
@@ -317,7 +339,8 @@ describe('the sign page', () => {
   });
 
   test('refuses an unknown link, and a registration link, on the page only; logged without the token', async ({
-    signing: { app, lines, entries },
+    // A bot of its own: it counts every post to Slack, and the file's may still be posting of another test's request.
+    newInstall: { app, lines, entries },
   }) => {
     const told = app.slack.callsTo('chat.postMessage').length;
     for (const token of ['bm90LWEtdG9rZW4', await registrationToken(app, APPROVER_A)]) {

@@ -6,7 +6,7 @@
 // registered, approved with a click or signed; an approval signed), and the verifier run in TypeScript
 // and, where a test asks, as the bundled script too.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,11 +107,17 @@ export async function archiveForFile<T extends { folder: string }>(
   return { ...(await make({ fx, auditDir, signer, networkId })), signer };
 }
 
-/** A copy of the archive's environment folder in `dir` (a test's own), its other fields as they were. */
-export function copyArchive<T extends { folder: string }>(archive: T, dir: string): T {
-  const folder = join(dir, 'archive', 'sandbox');
-  cpSync(archive.folder, folder, { recursive: true });
-  return { ...archive, folder };
+/**
+ * A copy of an archive's folder (its root, or one environment's) at `to`, whose files a test may change
+ * (the bot writes them read-only): `to`.
+ */
+export function copyArchive(from: string, to: string): string {
+  cpSync(from, to, { recursive: true });
+  for (const name of readdirSync(to, { recursive: true, encoding: 'utf8' })) {
+    const path = join(to, name);
+    if (statSync(path).isFile()) chmodSync(path, 0o644);
+  }
+  return to;
 }
 
 /** An archive's folder and the withdrawal it holds. */

@@ -62,24 +62,27 @@ export class FakeSocketMode {
   connections = 0;
   private readonly sockets = new Set<Duplex>();
   private waiters: Array<() => void> = [];
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    /**
+     * The URL apps.connections.open hands out. It stays this one after stop(), as a URL Slack handed
+     * out does when its end goes away: a client that connects to it then is refused, and tries again.
+     */
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<FakeSocketMode> {
     const server = createServer((_req, res) => {
       res.writeHead(426, { 'content-type': 'text/plain' });
       res.end('upgrade required');
     });
-    const fake = new FakeSocketMode(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const fake = new FakeSocketMode(server, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/link`);
     server.on('upgrade', (req, socket) =>
       fake.accept(String(req.headers['sec-websocket-key'] ?? ''), socket),
     );
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
     return fake;
-  }
-
-  get url(): string {
-    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/link`;
   }
 
   /** Sends an envelope (an event, a slash command…) to every open connection. */

@@ -51,10 +51,61 @@ async function until<T>(
   }
 }
 
+/** Where a fixture hands what it started, to be stopped after its test or file. */
+type OnCleanup = (cleanup: () => Promise<void> | void) => void;
+
+/** The fake Socket Mode end that `slack`'s apps.connections.open hands out, stopped by `onCleanup`. */
+async function socketFor(slack: FakeSlack, onCleanup: OnCleanup): Promise<FakeSocketMode> {
+  const socket = await FakeSocketMode.start();
+  onCleanup(() => socket.stop());
+  slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url: socket.url } }));
+  return socket;
+}
+
+/** The bot's process on `slack`, once it says it is running; stopped (SIGTERM) by `onCleanup`. */
+async function spawnBot(slack: FakeSlack, onCleanup: OnCleanup): Promise<SpawnedBot> {
+  const child = spawn(process.execPath, [await bundledMain()], {
+    cwd: process.cwd(),
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      ADMIN_PORT: '0',
+      STORE_URL: 'memory://',
+      LOG_LEVEL: 'info',
+      SLACK_BOT_TOKEN: 'xoxb-socket-test',
+      SLACK_APP_TOKEN: 'xapp-socket-test',
+      SLACK_API_URL: slack.apiUrl,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  onCleanup(async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+  const bot: SpawnedBot = { child, url: '', adminUrl: '', entries: [] };
+  let buffered = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('{')) bot.entries.push(JSON.parse(line));
+  });
+  const started = await until(bot, () => logged(bot, /^Slack app started$/)[0], 'the Slack app to start');
+  expect(started.mode).toBe('socket');
+  bot.url = String(started.url);
+  const running = await until(bot, () => logged(bot, /is running/)[0], 'the bot to say it is running');
+  bot.adminUrl = String(running.admin);
+  return bot;
+}
+
 /**
  * One of each for the whole file: `slack`, the fake Slack; `socket`, the fake Socket Mode end that
  * apps.connections.open hands out; `bot`, the bot's process on them, stopped (SIGTERM) before them.
- * The bot starts with the file's first test (auto), as every test reads what it did from the start.
+ * The bot starts with the file's first test (auto), as a test reads what it did from the start.
+ * `ownBot`: the three of the test's own, for a test that closes the socket.
  */
 const test = botTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
@@ -63,48 +114,15 @@ const test = botTest
     onCleanup(() => slack.stop());
     return slack;
   })
-  .extend('socket', { scope: 'file' }, async ({ slack }, { onCleanup }) => {
-    const socket = await FakeSocketMode.start();
-    onCleanup(() => socket.stop());
-    slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url: socket.url } }));
-    return socket;
-  })
-  .extend('bot', { scope: 'file', auto: true }, async ({ slack, socket: _ }, { onCleanup }) => {
-    const child = spawn(process.execPath, [await bundledMain()], {
-      cwd: process.cwd(),
-      env: {
-        PATH: process.env.PATH,
-        PORT: '0',
-        ADMIN_PORT: '0',
-        STORE_URL: 'memory://',
-        LOG_LEVEL: 'info',
-        SLACK_BOT_TOKEN: 'xoxb-socket-test',
-        SLACK_APP_TOKEN: 'xapp-socket-test',
-        SLACK_API_URL: slack.apiUrl,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    onCleanup(async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-    });
-    const bot: SpawnedBot = { child, url: '', adminUrl: '', entries: [] };
-    let buffered = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) if (line.startsWith('{')) bot.entries.push(JSON.parse(line));
-    });
-    const started = await until(bot, () => logged(bot, /^Slack app started$/)[0], 'the Slack app to start');
-    expect(started.mode).toBe('socket');
-    bot.url = String(started.url);
-    const running = await until(bot, () => logged(bot, /is running/)[0], 'the bot to say it is running');
-    bot.adminUrl = String(running.admin);
-    return bot;
+  .extend('socket', { scope: 'file' }, async ({ slack }, { onCleanup }) => socketFor(slack, onCleanup))
+  .extend('bot', { scope: 'file', auto: true }, async ({ slack, socket: _ }, { onCleanup }) =>
+    spawnBot(slack, onCleanup),
+  )
+  .extend('ownBot', async ({ defer }) => {
+    const slack = await FakeSlack.start();
+    defer(() => slack.stop());
+    const socket = await socketFor(slack, defer);
+    return { socket, bot: await spawnBot(slack, defer) };
   });
 
 describe('Socket Mode: the routes on PORT', () => {
@@ -154,8 +172,7 @@ describe('Socket Mode: the routes on PORT', () => {
   });
 
   test('stays ready when Slack closes the socket (webhooks are still stored), and says so on /healthz and in metrics', async ({
-    socket,
-    bot,
+    ownBot: { socket, bot },
   }) => {
     const get = async (path: string) => {
       const response = await fetch(`${bot.adminUrl}${path}`);
