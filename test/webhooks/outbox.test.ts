@@ -1,6 +1,7 @@
-// The outbox's own records of an entry: its order (seq) and the time it was accepted name one moment.
+// The outbox's own records of an entry: its order (seq) and the time it was accepted name one moment;
+// and the scan of its pending index, one store call however many shards it has.
 import { describe, expect, it } from 'vitest';
-import { createStore } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { Outbox } from '../../src/webhooks/outbox.js';
 
 describe('Outbox', () => {
@@ -20,6 +21,32 @@ describe('Outbox', () => {
     expect(created).toBe(true);
     const entry = await outbox.get('a1b2c3');
     expect(Math.floor((entry?.seq ?? 0) / 1000)).toBe(Date.parse(entry?.enqueuedAt ?? ''));
+    await store.close();
+  });
+
+  it('finds the pending entries of every shard with one store call', async () => {
+    const store = await createStore('memory://');
+    const calls: string[] = [];
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return value.apply(target, args);
+        };
+      },
+    }) as Store;
+    const outbox = new Outbox(counted);
+    // The first four hex digits pick the shard: these fall in shards 0, 1, 7 and 15.
+    const ids = ['0000aa', '0001bb', '0007cc', '000fdd'];
+    for (const id of ids) {
+      const event = { event: 'deposit.completed', data: { transactionId: `T-${id}` } };
+      await outbox.enqueue({ id, origin: 'webhook', environment: 'sandbox', event });
+    }
+    calls.length = 0;
+    expect((await outbox.pendingIds()).sort()).toEqual(ids);
+    expect(calls).toEqual(['setMembersMany']);
     await store.close();
   });
 });
