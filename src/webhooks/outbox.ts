@@ -102,9 +102,18 @@ export class Outbox {
     return this.store.claimAndWrite({ key: entryKey(draft.id), value: entry }, [...writes, ...alongside]);
   }
 
-  /** Every shard of the pending index, read in one store call (the deliverer scans it every few seconds). */
+  /** Every shard of the pending index, read in one store call. */
   async pendingIds(): Promise<string[]> {
     return (await this.store.setMembersMany(PENDING_SHARDS)).flat();
+  }
+
+  /**
+   * The ids of the open digests and of the pending entries, read together in one store call: a
+   * deliverer's scan, which runs every few seconds on every replica, idle or not.
+   */
+  async indexes(): Promise<{ digests: string[]; pending: string[] }> {
+    const [digests = [], ...shards] = await this.store.setMembersMany([OPEN_DIGESTS, ...PENDING_SHARDS]);
+    return { digests, pending: shards.flat() };
   }
 
   async pendingCount(): Promise<number> {
@@ -217,10 +226,13 @@ export class Outbox {
     await this.store.addToSet(OPEN_DIGESTS, record.id);
   }
 
-  /** Digests recorded and not yet finished (a crash, a retry in progress, another replica's). */
-  async openDigests(): Promise<DigestRecord[]> {
+  /**
+   * Digests recorded and not yet finished (a crash, a retry in progress, another replica's); `ids`, the
+   * open digests' ids when already read (indexes).
+   */
+  async openDigests(ids?: string[]): Promise<DigestRecord[]> {
     const records: DigestRecord[] = [];
-    for (const id of await this.store.setMembers(OPEN_DIGESTS)) {
+    for (const id of ids ?? (await this.store.setMembers(OPEN_DIGESTS))) {
       const record = await this.getDigest(id);
       if (record) records.push(record);
       else await this.store.removeFromSet(OPEN_DIGESTS, id);
