@@ -25,6 +25,8 @@ const itemKey = (list: string, index: number) => `list:${list}#${index}`;
 const lengthKey = (list: string) => `list:${list}#length`;
 /** Before per-item keys, a list was one JSON array under this key; it is converted on first use. */
 const legacyKey = (list: string) => `list:${list}`;
+/** Sets read by one statement of setMembersMany. */
+const SETS_PER_READ = 100;
 
 export interface LocalStoreOptions {
   kind: 'memory' | 'sqlite';
@@ -216,6 +218,24 @@ export class LocalStore implements Store {
       to,
     )) as Array<{ key: string }>;
     return rows.map((row) => row.key.slice(from.length));
+  }
+
+  async setMembersMany(sets: string[]): Promise<string[][]> {
+    const { sqlite } = this.options;
+    if (!sqlite) return sets.map((set) => [...(this.sets.get(set) ?? [])]);
+    const ranges = sets.map((set) => memberRange(this.storedKey(`setm:${set}`)));
+    const members: string[][] = sets.map(() => []);
+    // One range read per set, joined in one statement; a compound SELECT holds at most 500 of them.
+    for (let start = 0; start < ranges.length; start += SETS_PER_READ) {
+      const chunk = ranges.slice(start, start + SETS_PER_READ);
+      const select = chunk.map(() => `SELECT ? AS i, key FROM ${tableOf(sqlite)} WHERE key >= ? AND key < ?`);
+      const rows = (await sqlite.query(
+        `${select.join(' UNION ALL ')} ORDER BY i, key`,
+        ...chunk.flatMap(({ from, to }, i) => [start + i, from, to]),
+      )) as Array<{ i: number; key: string }>;
+      for (const row of rows) members[row.i]?.push(row.key.slice(ranges[row.i]?.from.length));
+    }
+    return members;
   }
 
   /**

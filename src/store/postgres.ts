@@ -346,6 +346,22 @@ export class PostgresStore implements Store {
     return rows.map((row) => row.member);
   }
 
+  async setMembersMany(sets: string[]): Promise<string[][]> {
+    if (sets.length === 0) return [];
+    const rows = await this.query<{ set_name: string; member: string }>(
+      `SELECT set_name, member FROM store_set_members WHERE namespace = $1 AND set_name = ANY($2::text[])
+       ORDER BY set_name, member`,
+      [this.namespace, [...new Set(sets)]],
+    );
+    const members = new Map<string, string[]>();
+    for (const row of rows) {
+      const found = members.get(row.set_name);
+      if (found) found.push(row.member);
+      else members.set(row.set_name, [row.member]);
+    }
+    return sets.map((set) => [...(members.get(set) ?? [])]);
+  }
+
   async ping(): Promise<void> {
     const timer = new AbortController();
     const late = sleep(PING_TIMEOUT_MS, undefined, { signal: timer.signal }).then(() => {

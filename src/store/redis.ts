@@ -219,6 +219,14 @@ export class RedisStore implements Store {
     return this.client.sMembers(this.redisKey(`set:${set}`));
   }
 
+  /** One pipeline of SMEMBERS: one round trip, each set read as by setMembers (no snapshot across them). */
+  async setMembersMany(sets: string[]): Promise<string[][]> {
+    if (sets.length === 0) return [];
+    const pipeline = this.client.multi();
+    for (const set of sets) pipeline.sMembers(this.redisKey(`set:${set}`));
+    return (await pipeline.execAsPipeline()) as unknown as string[][];
+  }
+
   async ping(): Promise<void> {
     await this.client.ping();
   }

@@ -58,6 +58,8 @@ export interface Store {
   addToSet(set: string, member: string): Promise<void>;
   removeFromSet(set: string, member: string): Promise<void>;
   setMembers(set: string): Promise<string[]>;
+  /** The members of several sets in one request (a sharded index), in the order asked; empty where none. */
+  setMembersMany(sets: string[]): Promise<string[][]>;
   /** Resolves once the store answers a trivial request (health checks); throws when it cannot. */
   ping(): Promise<void>;
   /** Redis only: whether it keeps its data across its own restart (checked at start-up). */

@@ -93,8 +93,9 @@ export class Deliverer {
     if (kind === 'memory' || kind === 'sqlite') {
       // One replica per SQLite/memory store: a claim found at start was left by a process that died.
       // On a shared store (Redis, PostgreSQL) it may be another live replica's delivery under way.
-      for (const id of await this.options.outbox.pendingIds()) await this.options.outbox.release(id);
-      for (const digest of await this.options.outbox.openDigests())
+      const { digests, pending } = await this.options.outbox.indexes();
+      for (const id of pending) await this.options.outbox.release(id);
+      for (const digest of await this.options.outbox.openDigests(digests))
         await this.options.outbox.releaseDigest(digest.id);
     }
     const every = this.options.rescanMs ?? 5_000;
@@ -136,8 +137,9 @@ export class Deliverer {
   }
 
   private async scan(): Promise<void> {
-    const carried = await this.carryOpenDigests();
-    const fresh = await this.freshEntries(carried);
+    const { digests, pending } = await this.options.outbox.indexes();
+    const carried = await this.carryOpenDigests(digests);
+    const fresh = await this.freshEntries(carried, pending);
     fresh.sort((a, b) => a.seq - b.seq);
     for (const channel of this.queueFresh(fresh)) {
       this.channels.sort(channel);
@@ -149,9 +151,9 @@ export class Deliverer {
    * Digests recorded earlier (by a process that died, or a retry) are finished as recorded; the ids of
    * their events are answered, so those are not taken again one by one.
    */
-  private async carryOpenDigests(): Promise<Set<string>> {
+  private async carryOpenDigests(ids: string[]): Promise<Set<string>> {
     const carried = new Set<string>();
-    for (const record of await this.options.outbox.openDigests()) {
+    for (const record of await this.options.outbox.openDigests(ids)) {
       for (const id of record.entryIds) carried.add(id);
       if (this.channels.hasDigest(record.id) || this.stopped) continue;
       if (!this.digest) {
@@ -165,11 +167,11 @@ export class Deliverer {
     return carried;
   }
 
-  /** The pending entries not queued nor carried by a digest; finished ones leave the pending list. */
-  private async freshEntries(carried: Set<string>): Promise<OutboxEntry[]> {
+  /** Of the pending ids, the entries not queued nor carried by a digest; finished ones leave the list. */
+  private async freshEntries(carried: Set<string>, pending: string[]): Promise<OutboxEntry[]> {
     const { outbox } = this.options;
     const fresh: OutboxEntry[] = [];
-    for (const id of await outbox.pendingIds()) {
+    for (const id of pending) {
       if (this.channels.has(id) || carried.has(id) || this.stopped) continue;
       const entry = await outbox.get(id);
       if (!entry) continue; // index written, entry not yet (or a crash between the two): skipped

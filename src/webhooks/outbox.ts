@@ -5,11 +5,13 @@
 import type { Store, StoreWrite } from '../store/index.js';
 import type { DeadLetter, DigestRecord, OutboxEntry } from './types.js';
 
-// The pending index is split in shards, read together: the in-process store locks a set while an event
-// is enqueued into it, so shards let enqueues run side by side. A store keeps its pending ids under
-// these keys, so the count stays as it is.
+// The pending index is split in shards, read together in one store call: the in-process store locks
+// a set while an event is enqueued into it, so shards let enqueues run side by side. A store keeps its
+// pending ids under these keys, so the count stays as it is.
 const SHARDS = 16;
-const pendingSet = (id: string) => `webhooks:outbox:pending:${Number.parseInt(id.slice(0, 4), 16) % SHARDS}`;
+const shardKey = (shard: number) => `webhooks:outbox:pending:${shard}`;
+const pendingSet = (id: string) => shardKey(Number.parseInt(id.slice(0, 4), 16) % SHARDS);
+const PENDING_SHARDS = Array.from({ length: SHARDS }, (_, shard) => shardKey(shard));
 const entryKey = (id: string) => `webhooks:outbox:entry:${id}`;
 const claimKey = (id: string) => `webhooks:outbox:claim:${id}`;
 const tailKey = (ref: string) => `webhooks:outbox:tail:${ref}`;
@@ -100,11 +102,18 @@ export class Outbox {
     return this.store.claimAndWrite({ key: entryKey(draft.id), value: entry }, [...writes, ...alongside]);
   }
 
+  /** Every shard of the pending index, read in one store call. */
   async pendingIds(): Promise<string[]> {
-    const shards = await Promise.all(
-      Array.from({ length: SHARDS }, (_, i) => this.store.setMembers(`webhooks:outbox:pending:${i}`)),
-    );
-    return shards.flat();
+    return (await this.store.setMembersMany(PENDING_SHARDS)).flat();
+  }
+
+  /**
+   * The ids of the open digests and of the pending entries, read together in one store call: a
+   * deliverer's scan, which runs every few seconds on every replica, idle or not.
+   */
+  async indexes(): Promise<{ digests: string[]; pending: string[] }> {
+    const [digests = [], ...shards] = await this.store.setMembersMany([OPEN_DIGESTS, ...PENDING_SHARDS]);
+    return { digests, pending: shards.flat() };
   }
 
   async pendingCount(): Promise<number> {
@@ -217,10 +226,13 @@ export class Outbox {
     await this.store.addToSet(OPEN_DIGESTS, record.id);
   }
 
-  /** Digests recorded and not yet finished (a crash, a retry in progress, another replica's). */
-  async openDigests(): Promise<DigestRecord[]> {
+  /**
+   * Digests recorded and not yet finished (a crash, a retry in progress, another replica's); `ids`, the
+   * open digests' ids when already read (indexes).
+   */
+  async openDigests(ids?: string[]): Promise<DigestRecord[]> {
     const records: DigestRecord[] = [];
-    for (const id of await this.store.setMembers(OPEN_DIGESTS)) {
+    for (const id of ids ?? (await this.store.setMembers(OPEN_DIGESTS))) {
       const record = await this.getDigest(id);
       if (record) records.push(record);
       else await this.store.removeFromSet(OPEN_DIGESTS, id);

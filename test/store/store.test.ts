@@ -306,6 +306,42 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     }
   });
 
+  it.runIf(enabled)(
+    'reads several sets in one call, in the order asked, empty where none',
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
+      try {
+        await store.addToSet('shard:1', 'b');
+        await store.addToSet('shard:1', 'a');
+        await store.addToSet('shard:10', 'c');
+        await store.addToSet(':colon', ':member');
+        await store.addToSet('gone', 'x');
+        await store.removeFromSet('gone', 'x');
+        expect(await store.setMembersMany([])).toEqual([]);
+        const read = await store.setMembersMany(['shard:10', 'none', 'shard:1', 'gone', ':colon', 'shard:1']);
+        expect(read.map((members) => [...members].sort())).toEqual([
+          ['c'],
+          [],
+          ['a', 'b'],
+          [],
+          [':member'],
+          ['a', 'b'],
+        ]);
+        // Each set as setMembers reads it, in its order.
+        expect(read[2]).toEqual(await store.setMembers('shard:1'));
+        // More sets than SQLite reads in one statement.
+        await store.addToSet('many:149', 'last');
+        const many = await store.setMembersMany(Array.from({ length: 150 }, (_, i) => `many:${i}`));
+        expect(many.length).toBe(150);
+        expect(many.slice(0, 149).flat()).toEqual([]);
+        expect(many[149]).toEqual(['last']);
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
   it.runIf(enabled)('deletes a whole list, which then starts afresh', async ({ tempDir, database }) => {
     const store = await make({ tempDir, database });
     try {

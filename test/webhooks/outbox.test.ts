@@ -1,7 +1,24 @@
-// The outbox's own records of an entry: its order (seq) and the time it was accepted name one moment.
+// The outbox's own records of an entry: its order (seq) and the time it was accepted name one moment;
+// and the scan of its indexes, one store call however many shards its pending index has.
 import { describe, expect, it } from 'vitest';
-import { createStore } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import type { AlertSink } from '../../src/webhooks/alert-sink.js';
+import { Deliverer } from '../../src/webhooks/deliverer.js';
 import { Outbox } from '../../src/webhooks/outbox.js';
+
+/** `store` with the name of each of its methods called pushed onto `calls`. */
+function counting(store: Store, calls: string[]): Store {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return value.apply(target, args);
+      };
+    },
+  });
+}
 
 describe('Outbox', () => {
   it("stamps an entry's order and its accepted time from one reading of the clock", async () => {
@@ -20,6 +37,43 @@ describe('Outbox', () => {
     expect(created).toBe(true);
     const entry = await outbox.get('a1b2c3');
     expect(Math.floor((entry?.seq ?? 0) / 1000)).toBe(Date.parse(entry?.enqueuedAt ?? ''));
+    await store.close();
+  });
+
+  it('finds the pending entries of every shard with one store call', async () => {
+    const store = await createStore('memory://');
+    const calls: string[] = [];
+    const outbox = new Outbox(counting(store, calls));
+    // The first four hex digits pick the shard: these fall in shards 0, 1, 7 and 15.
+    const ids = ['0000aa', '0001bb', '0007cc', '000fdd'];
+    for (const id of ids) {
+      const event = { event: 'deposit.completed', data: { transactionId: `T-${id}` } };
+      await outbox.enqueue({ id, origin: 'webhook', environment: 'sandbox', event });
+    }
+    calls.length = 0;
+    expect((await outbox.pendingIds()).sort()).toEqual(ids);
+    expect(calls).toEqual(['setMembersMany']);
+    await store.close();
+  });
+
+  it("reads the outbox's indexes with one store call at a deliverer's start and at its scan", async () => {
+    const store = await createStore('memory://');
+    const calls: string[] = [];
+    const counted = counting(store, calls);
+    const nothingToPost = () => Promise.reject(new Error('nothing waits, so nothing is posted'));
+    const sink: AlertSink = { post: nothingToPost, update: nothingToPost };
+    const deliverer = new Deliverer({
+      outbox: new Outbox(counted),
+      store: counted,
+      sink,
+      render: () => ({ text: '', blocks: [] }),
+      route: () => 'CALERTS',
+      rescanMs: 3_600_000,
+    });
+    // On memory, start releases the claims a dead process left (one read of the indexes), then scans.
+    await deliverer.start();
+    await deliverer.stop(); // waits for the scan start began
+    expect(calls.filter((call) => call.startsWith('set'))).toEqual(['setMembersMany', 'setMembersMany']);
     await store.close();
   });
 });

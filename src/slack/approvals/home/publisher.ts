@@ -46,6 +46,12 @@ export class HomePublisher {
   private readonly publishing = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly running = new Set<Promise<void>>();
+  /** Orders requests for a publish and reads of the open requests (openRequestsFor). */
+  private ticks = 0;
+  /** Per person, the tick of the latest request for a publish of their Home. */
+  private readonly requested = new Map<string, number>();
+  /** The read of the open requests under way, and the tick it began at. */
+  private openRead: { tick: number; read: Promise<ApprovalRequest[]> } | undefined;
 
   constructor(private readonly options: HomePublisherOptions) {
     this.now = options.now ?? (() => new Date());
@@ -77,6 +83,7 @@ export class HomePublisher {
       await this.options.store.addToSet(OPENED_SET, user);
       this.opened.add(user);
     }
+    this.requested.set(user, ++this.ticks);
     this.run(user);
   }
 
@@ -123,6 +130,7 @@ export class HomePublisher {
 
   /** Publish after the debounce; a person already waiting for one is not scheduled twice. */
   private schedule(user: string): void {
+    this.requested.set(user, ++this.ticks);
     if (this.timers.has(user)) return;
     let fire!: () => void;
     const fired = new Promise<void>((resolve) => {
@@ -158,14 +166,34 @@ export class HomePublisher {
 
   private async publish(user: string): Promise<void> {
     if (this.options.mayAct && !(await this.options.mayAct(user))) return;
-    const view = homeView(await this.homeData(user));
+    const since = this.requested.get(user) ?? ++this.ticks;
+    const view = homeView(await this.homeData(user, since));
     await this.options.client.views.publish({ user_id: user, view });
   }
 
-  private async homeData(user: string): Promise<HomeData> {
+  /**
+   * The open requests for a publish requested at tick `since`. One change asks for the Home of everyone
+   * it concerns at once, so their publishes share a read under way, but only one begun after the
+   * request: every change that asked for it was stored before it was announced, so such a read sees
+   * it. A finished read is never reused.
+   */
+  private openRequestsFor(since: number): Promise<ApprovalRequest[]> {
+    const current = this.openRead;
+    if (current && current.tick > since) return current.read;
+    const read = this.options.engine.openRequests();
+    const entry = { tick: ++this.ticks, read };
+    this.openRead = entry;
+    const done = () => {
+      if (this.openRead === entry) this.openRead = undefined;
+    };
+    read.then(done, done);
+    return read;
+  }
+
+  private async homeData(user: string, since: number): Promise<HomeData> {
     const { engine, api, store } = this.options;
     const now = this.now();
-    const open = await engine.openRequests();
+    const open = await this.openRequestsFor(since);
     // The delegations, read once: what waits for this person, and the ones to or from them.
     const delegations = await engine.delegations();
     const waiting = await engine.waitingFor(user, now, open, delegations);

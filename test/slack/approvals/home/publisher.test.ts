@@ -1,0 +1,133 @@
+// App Home's reads of the open requests: the publishes one change asks for share one read, and a
+// publish never takes a read that began before it was asked for (that read may miss the change).
+import type { WebClient } from '@slack/web-api';
+import { expect } from 'vitest';
+import type { ApprovalEngine, ApprovalRequest } from '../../../../src/approvals/index.js';
+import { HomePublisher } from '../../../../src/slack/approvals/home/publisher.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  engineTest,
+  REQUESTER,
+  withdrawalDraft,
+} from '../../../support/engine.js';
+import { fileDraft } from '../../../support/filing.js';
+import { waitUntil } from '../../../support/webhook-rig.js';
+
+/** The engine's reads of the open requests, counted; while `held`, each is answered only on release. */
+class OpenReads {
+  calls = 0;
+  held = false;
+  private waiting: Array<() => void> = [];
+
+  wrap(engine: ApprovalEngine): ApprovalEngine {
+    return new Proxy(engine, {
+      get: (target, property, receiver) => {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'openRequests') return typeof value === 'function' ? value.bind(target) : value;
+        return () => {
+          this.calls += 1;
+          const read = target.openRequests();
+          if (!this.held) return read;
+          return new Promise<ApprovalRequest[]>((resolve, reject) => {
+            this.waiting.push(() => read.then(resolve, reject));
+          });
+        };
+      },
+    });
+  }
+
+  release(): void {
+    this.held = false;
+    for (const answer of this.waiting.splice(0)) answer();
+  }
+}
+
+/** A publisher on the fixture's engine, its Slack a list of the views it published. */
+function homeOn(fx: EngineFixture, reads: OpenReads, mayAct: (user: string) => Promise<boolean>) {
+  const published: Array<{ user_id: string; view: unknown }> = [];
+  const client = {
+    views: {
+      publish: async (args: { user_id: string; view: unknown }) => {
+        published.push(args);
+        return { ok: true };
+      },
+    },
+    chat: { getPermalink: async () => ({ ok: true, permalink: 'https://slack.example/p' }) },
+  } as unknown as WebClient;
+  const home = new HomePublisher({
+    engine: reads.wrap(fx.engine),
+    api: fx.client,
+    store: fx.store,
+    client,
+    debounceMs: 1,
+    mayAct,
+  });
+  home.listen();
+  /** The values of the Approve buttons of the last Home published for `user`. */
+  const offered = (user: string) => {
+    const view = published.filter((p) => p.user_id === user).at(-1)?.view as
+      | { blocks?: unknown[] }
+      | undefined;
+    const blocks = (view?.blocks ?? []) as Array<{
+      elements?: Array<{ action_id?: string; value?: string }>;
+    }>;
+    return blocks
+      .flatMap((block) => block.elements ?? [])
+      .filter((element) => element.action_id === 'approval.approve')
+      .map((element) => element.value);
+  };
+  return { home, published, offered };
+}
+
+const test = engineTest;
+
+test('publishes everyone one change concerns from one read of the open requests', async ({
+  fx,
+  networkId,
+}) => {
+  const reads = new OpenReads();
+  let asked: string[] = [];
+  const { home, published, offered } = homeOn(fx, reads, async (user) => {
+    asked.push(user);
+    return true;
+  });
+  const people = [APPROVER_A, APPROVER_B, REQUESTER];
+  for (const user of people) await home.homeOpened(user);
+  await home.idle();
+  [reads.calls, asked, published.length] = [0, [], 0];
+  reads.held = true;
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+  // Each publish asks mayAct, then reads the open requests without waiting on anything else.
+  await waitUntil(() => people.every((user) => asked.includes(user)));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(reads.calls).toBe(1);
+  reads.release();
+  await home.idle();
+  expect(published.map((p) => p.user_id).sort()).toEqual([...people].sort());
+  expect(offered(APPROVER_A)).toEqual([`${request.id}:0`]);
+  expect(offered(APPROVER_B)).toEqual([`${request.id}:0`]);
+});
+
+test('reads again for a Home asked for after a read began, so it shows a request filed meanwhile', async ({
+  fx,
+  networkId,
+}) => {
+  const reads = new OpenReads();
+  const { home, offered } = homeOn(fx, reads, async () => true);
+  await home.homeOpened(APPROVER_A);
+  await home.idle();
+  reads.held = true;
+  await home.everyoneChanged(); // A's Home is published again: its read begins, and waits.
+  await waitUntil(() => reads.calls === 2);
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2500'));
+  await home.homeOpened(APPROVER_B);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(reads.calls).toBe(3);
+  reads.release();
+  await home.idle();
+  expect(offered(APPROVER_B)).toEqual([`${filed.id}:0`]);
+  // A's Home, read before it was filed, is published once more for the change.
+  expect(offered(APPROVER_A)).toEqual([`${filed.id}:0`]);
+});
