@@ -109,7 +109,9 @@ export class Outbox {
 
   /**
    * The ids of the open digests and of the pending entries, read together in one store call: a
-   * deliverer's scan, which runs every few seconds on every replica, idle or not.
+   * deliverer's scan, which runs every few seconds on every replica, idle or not. The open digests are
+   * read first: Redis answers the sets one after another, not as one snapshot, and an entry a digest
+   * took after that read is still claimed, so it is not posted twice.
    */
   async indexes(): Promise<{ digests: string[]; pending: string[] }> {
     const [digests = [], ...shards] = await this.store.setMembersMany([OPEN_DIGESTS, ...PENDING_SHARDS]);

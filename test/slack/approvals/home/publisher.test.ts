@@ -45,7 +45,12 @@ class OpenReads {
 }
 
 /** A publisher on the fixture's engine, its Slack a list of the views it published. */
-function homeOn(fx: EngineFixture, reads: OpenReads, mayAct: (user: string) => Promise<boolean>) {
+function homeOn(
+  fx: EngineFixture,
+  reads: OpenReads,
+  mayAct: (user: string) => Promise<boolean>,
+  debounceMs = 1,
+) {
   const published: Array<{ user_id: string; view: unknown }> = [];
   const client = {
     views: {
@@ -61,7 +66,7 @@ function homeOn(fx: EngineFixture, reads: OpenReads, mayAct: (user: string) => P
     api: fx.client,
     store: fx.store,
     client,
-    debounceMs: 1,
+    debounceMs,
     mayAct,
   });
   home.listen();
@@ -129,5 +134,38 @@ test('reads again for a Home asked for after a read began, so it shows a request
   await home.idle();
   expect(offered(APPROVER_B)).toEqual([`${filed.id}:0`]);
   // A's Home, read before it was filed, is published once more for the change.
+  expect(offered(APPROVER_A)).toEqual([`${filed.id}:0`]);
+});
+
+test('a change while a Home waits for its debounce is not answered from a read that began before it', async ({
+  fx,
+  networkId,
+}) => {
+  const reads = new OpenReads();
+  const asked: string[] = [];
+  // A debounce long enough for the steps below to happen while A's publish waits for it (they take
+  // milliseconds); a machine slower than that would let the publish go first, and the test pass anyway.
+  const { home, offered } = homeOn(
+    fx,
+    reads,
+    async (user) => {
+      asked.push(user);
+      return true;
+    },
+    1_000,
+  );
+  await home.homeOpened(APPROVER_A);
+  await home.idle();
+  reads.held = true;
+  await home.everyoneChanged(); // A's Home waits for its debounce.
+  await home.homeOpened(APPROVER_B); // B's Home is published now: its read begins, and waits.
+  await waitUntil(() => reads.calls === 2);
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '3500')); // asks for A's Home again
+  await waitUntil(() => asked.filter((user) => user === APPROVER_A).length === 2);
+  await new Promise((resolve) => setImmediate(resolve));
+  // A's publish, asked for after B's read began, reads for itself.
+  expect(reads.calls).toBe(3);
+  reads.release();
+  await home.idle();
   expect(offered(APPROVER_A)).toEqual([`${filed.id}:0`]);
 });
