@@ -1,61 +1,27 @@
 // Delegation for an approver who is away, in the engine: the delegation is itself a request another
 // approver approves (never its delegator or delegate), then the delegate approves in the delegator's
 // place within the window and the cap only, never for the requester, never transitively, and one
-// human (and one approver's place) counts once. Revocation ends it at once; all of it is audited.
+// human (and one approver's place) counts once; all of it is audited. Revoking one is in
+// delegation-revoking.test.ts.
 import { describe, expect } from 'vitest';
-import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import type { RequestDraft } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
-import { redemptionDraft } from '../support/drafts.js';
-import { DEST, type EngineFixture, engineTest, REQUESTER, twoNetworks } from '../support/engine.js';
+import { DEST, REQUESTER, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-
-const ADE = 'U_ADE'; // approver
-const CHIDI = 'U_CHIDI'; // approver, away
-const DAYO = 'U_DAYO'; // approver
-const BOLA = 'U_BOLA'; // not an approver: Chidi's delegate
-const EKENE = 'U_EKENE'; // not an approver
-const DAY = 86_400_000;
-
-const policy = () =>
-  new ApprovalPolicy({ approvers: [ADE, CHIDI, DAYO], tiers: parseTiers('0:1,1000000:2') });
-
-/**
- * `fx` on these approvers, with a policy of its own (an engine hands its delegations to its policy);
- * `engine`, its engine.
- */
-const test = engineTest
-  .extend('engineOptions', () => ({ engine: { policy: policy() } }))
-  .extend('engine', async ({ fx }) => fx.engine);
-
-const withdrawal = (networkId: string, amount: string, requester = REQUESTER): RequestDraft => ({
-  kind: 'withdraw',
-  amount,
-  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
-  display: { networkName: 'Base' },
-  purpose: 'Supplier payout INV-2231',
-  requester,
-});
-
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
-
-/** File a delegation and have `approver` approve it; returns the granting request's id. */
-async function delegate(
-  fx: EngineFixture,
-  from: string,
-  to: string,
-  options: { days?: number; max?: string; approver?: string } = {},
-): Promise<string> {
-  const until = new Date(fx.clock.now().getTime() + (options.days ?? 3) * DAY);
-  const filed = await fx.engine.fileDelegation(from, to, until, options.max);
-  const approved = await approveAsSeen(fx.engine, filed.id, options.approver ?? ADE);
-  expect(approved.ok).toBe(true);
-  await fx.engine.idle();
-  expect((await fx.engine.get(filed.id))?.state).toBe('completed');
-  return filed.id;
-}
+import {
+  ADE,
+  BOLA,
+  CHIDI,
+  DAY,
+  DAYO,
+  delegate,
+  EKENE,
+  policy,
+  test,
+  withdrawal,
+  withdrawCalls,
+} from './delegation-support.js';
 
 describe('creating a delegation', () => {
   test('is a request another approver must approve: not its delegator, not its delegate', async ({
@@ -435,79 +401,5 @@ describe('reading the delegations', () => {
     expect(reads.index).toBe(1);
     // The granting requests come in one getMany, not one read each.
     expect(reads.one).toBe(0);
-  });
-});
-
-describe('revoking', () => {
-  test('ends a delegation at once, needs no second approval, and is audited', async ({
-    fx,
-    engine,
-    networkId,
-  }) => {
-    const id = await delegate(fx, CHIDI, BOLA);
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    // Someone who is neither side nor an approver changes nothing.
-    expect(await engine.revokeDelegations(EKENE, BOLA)).toEqual([]);
-    const revoked = await engine.revokeDelegations(CHIDI, BOLA);
-    expect(revoked.map((r) => r.id)).toEqual([id]);
-    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({
-      ok: false,
-      reason: 'delegation-ended',
-    });
-    expect(await engine.liveDelegations()).toEqual([]);
-    const entry = (await engine.audit(50)).find((e) => e.action === 'delegation-revoked');
-    expect(entry).toMatchObject({ requestId: id, kind: 'delegation', actor: CHIDI });
-  });
-
-  test('refuses a final approval of a redemption whose delegation was revoked during its re-check', async ({
-    fx,
-    engine,
-  }) => {
-    await delegate(fx, CHIDI, BOLA);
-    fx.sandbox.setAccountName('0123456789', 'ADA OBI');
-    const request = await fileDraft(engine, redemptionDraft(REQUESTER));
-    const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
-    const approving = approveAsSeen(engine, request.id, BOLA); // final: the figures are read again first
-    await check.arrived;
-    expect((await engine.revokeDelegations(CHIDI, BOLA)).length).toBe(1);
-    check.release();
-    expect(await approving).toMatchObject({ ok: false, reason: 'delegation-ended' });
-    await engine.idle();
-    const after = await engine.get(request.id);
-    expect(after).toMatchObject({ state: 'pending', approvals: [] });
-    expect(after?.checking).toBeUndefined();
-    expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
-  });
-
-  test('lets the delegate give it up, and another approver end it while the delegator is away', async ({
-    fx,
-    engine,
-  }) => {
-    await delegate(fx, CHIDI, BOLA);
-    expect(await engine.revokeDelegations(BOLA, CHIDI)).toHaveLength(1);
-    await delegate(fx, CHIDI, BOLA);
-    expect(await engine.revokeDelegations(DAYO, BOLA)).toHaveLength(1);
-    expect(await engine.liveDelegations()).toEqual([]);
-  });
-});
-
-describe('across replicas and restarts', () => {
-  test('a delegation granted on one replica is used and revoked on another (it lives in the store)', async ({
-    fx,
-    engine,
-    networkId,
-  }) => {
-    await delegate(fx, CHIDI, BOLA);
-    const other = (await fx.another({ engine: { policy: policy() } })).engine;
-    const request = await fileDraft(other, withdrawal(networkId, '1500'));
-    expect(await approveAsSeen(other, request.id, BOLA)).toMatchObject({ ok: true });
-    const next = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await other.revokeDelegations(CHIDI, BOLA);
-    expect(await approveAsSeen(engine, next.id, BOLA)).toMatchObject({
-      ok: false,
-      reason: 'delegation-ended',
-    });
-    await other.idle();
-    await engine.idle();
   });
 });

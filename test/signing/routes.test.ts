@@ -1,106 +1,41 @@
-// The passkey pages over HTTP, through the real bot (Bolt's HTTP server, the engine, the fake Slack,
-// the embedded sandbox) with signed approvals on and real P-256 assertions (SoftwareAuthenticator):
-// a registration filed and approved by another approver; a withdrawal signed on the sign page, sent,
-// and shown in Slack as after a click; an expired or used link refused on the page, privately in
-// Slack and (a sign link) on its request's record, an unknown or another page's link on the page
-// only (each logged without its token); another person's passkey, an assertion without user verification or with a
-// counter gone back, and another origin refused (on the page, privately in Slack, on the record); a
-// call from elsewhere logged; a link opened on a replica still starting (Slack not answered) asked to
-// be tried again (Retry-After), not used up; the pages' headers on every answer, a 404 under
-// /passkeys/ too; a page opened at 127.0.0.1 sent to the signing host; an approval written into the
-// store unsigned fails the request, alerting a person.
+// The passkey pages over HTTP through the real bot, signed approvals on, real P-256 assertions, on one
+// bot for the file where A's and B's passkeys are registered: a withdrawal signed and sent, shown in
+// Slack as after a click; expired, used and other workspaces' links, another person's passkey, an
+// assertion without user verification or with its counter gone back, another origin refused (where
+// each is told, logged without the token); a link opened on a replica still starting asked to be tried
+// again, not used up; the pages' headers, a 404 under /passkeys/, 127.0.0.1 sent to the signing host;
+// an approval written into the store unsigned fails its request, alerting a person.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { ApprovalRepository, PasskeyBook } from '../../src/approvals/index.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import { tokenHash } from '../../src/signing/api.js';
-import { WORKBENCH_HEADERS } from '../../src/workbench/headers.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
-  APPROVER_B,
-  approve,
   fileWithdrawal,
   freePort,
   startApprovalApp,
   waitUntil,
 } from '../slack/approvals/support.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
-import { botTest } from '../support/bot.js';
 import { capturedLog } from '../support/captured-log.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { scrape } from '../support/prometheus.js';
+import { ALERTS_CHANNEL, expectPageHeaders, test, toldPrivately, warned } from './routes-support.js';
 import {
-  type Answer,
   bookOf,
   fileRegistration,
   post,
-  registerApproved,
   registrationToken,
   send,
   signingToken,
   signWith,
-  startSigningApp,
 } from './support.js';
 
-const ALERTS_CHANNEL = 'CALERTS';
 /** A destination no other test of the file pays, nor the sandbox's history (checksummed). */
 const FIRST_DESTINATION = '0x3fa9C2d18e7b4056a1c9E2B7d4F08A6135C7e9B2';
-
-/**
- * The bot with signed approvals on, a fake Slack of its own and a log of its warnings; `a` and `b`, the
- * approvers' devices, their passkeys not registered.
- */
-async function startSigning() {
-  const { logger, lines, entries } = capturedLog('warn');
-  const app = await startSigningApp({ logger, config: { alertsChannel: ALERTS_CHANNEL } });
-  const authenticators = {
-    a: new SoftwareAuthenticator({ user: APPROVER_A, rpId: 'localhost', origin: app.signingUrl }),
-    b: new SoftwareAuthenticator({ user: APPROVER_B, rpId: 'localhost', origin: app.signingUrl }),
-  };
-  return { app, lines, entries, ...authenticators };
-}
-
-/**
- * `signing`, one bot for the file, with A's and B's passkeys registered as a new install's first two
- * (each approved by the other with a click); `newInstall`, a bot of the test's own where no one holds
- * a passkey yet.
- */
-const test = botTest
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
-  .extend('signing', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const signing = await startSigning();
-    onCleanup(() => signing.app.stop());
-    await registerApproved(signing.app, signing.a, APPROVER_B);
-    await registerApproved(signing.app, signing.b, APPROVER_A);
-    return signing;
-  })
-  .extend('newInstall', async ({ defer }) => {
-    const signing = await startSigning();
-    defer(() => signing.app.stop());
-    return signing;
-  });
-
-function expectPageHeaders(answer: Answer): void {
-  for (const [name, value] of Object.entries(WORKBENCH_HEADERS)) expect(answer.headers[name]).toBe(value);
-  expect(answer.headers['cache-control']).toBe('no-store');
-  expect(answer.headers['referrer-policy']).toBe('no-referrer');
-}
-
-/** The fields of each warning logged with `message`, oldest first. */
-const warned = (entries: ReadonlyArray<Record<string, unknown>>, message: string) =>
-  entries.filter((entry) => entry.level === 'warn' && entry.message === message);
-
-/** The private words the bot said to `user` in Slack (a DM: chat.postMessage to the user id). */
-const toldPrivately = (
-  app: { slack: { callsTo(m: string): Array<{ body: Record<string, unknown> }> } },
-  user: string,
-) =>
-  app.slack
-    .callsTo('chat.postMessage')
-    .filter((c) => c.body.channel === user)
-    .map((c) => String(c.body.text));
 
 describe('the registration page', () => {
   test('is a shell with one script and one stylesheet, with the pages’ headers on each', async ({
@@ -147,64 +82,6 @@ describe('the registration page', () => {
     // The pages themselves answer as before.
     expect((await send(app, '/passkeys/sign?t=anything')).status).toBe(200);
     expect((await send(app, '/passkeys/assets/app.css')).status).toBe(200);
-  });
-
-  test('files a passkey as a request another approver approves; then it counts', async ({
-    newInstall: { app, a, b },
-  }) => {
-    const token = await registrationToken(app, APPROVER_A);
-    const options = await post(app, '/passkeys/api/register/options', { token });
-    expect(options.status).toBe(200);
-    expect(options.json).toMatchObject({
-      ok: true,
-      user: { id: APPROVER_A, name: 'Ade Bello' },
-      options: { rp: { id: 'localhost' } },
-    });
-    expect(options.json.options.authenticatorSelection.userVerification).toBe('required');
-    expectPageHeaders(options);
-    // A name is asked for before the link is used: the same link still files.
-    const unnamed = await post(app, '/passkeys/api/register/file', {
-      token,
-      name: ' ',
-      expectedChallenge: options.json.options.challenge,
-      response: a.registrationResponse(options.json.options.challenge),
-    });
-    expect(unnamed.status).toBe(400);
-    expect(unnamed.json.problem).toContain('name your passkey');
-    const long = await post(app, '/passkeys/api/register/file', {
-      token,
-      name: 'x'.repeat(61),
-      expectedChallenge: options.json.options.challenge,
-      response: a.registrationResponse(options.json.options.challenge),
-    });
-    expect(long.json.problem).toContain('at most 60 characters');
-    const filed = await post(app, '/passkeys/api/register/file', {
-      token,
-      name: "Ade's MacBook",
-      expectedChallenge: options.json.options.challenge,
-      response: a.registrationResponse(options.json.options.challenge),
-    });
-    expect(filed.status).toBe(200);
-    expect(filed.json.message).toBe(`Filed: waiting for another approver (${filed.json.requestId})`);
-    expect(await bookOf(app).byCredential(a.credentialId)).toBeUndefined();
-    // The link was used: a second filing with it is refused.
-    const again = await post(app, '/passkeys/api/register/file', {
-      token,
-      name: 'Again',
-      expectedChallenge: options.json.options.challenge,
-      response: a.registrationResponse(options.json.options.challenge),
-    });
-    expect(again.status).toBe(410);
-    const used =
-      'This link was already used (each link works once), so nothing was done. Ask for a new one in Slack (/cngn passkey).';
-    expect(again.json.problem).toBe(used);
-    // Said privately in Slack too (a registration link has no request, so nothing is on a record).
-    expect(toldPrivately(app, APPROVER_A)).toContain(used.replace('(/cngn passkey)', '(`/cngn passkey`)'));
-    // Another approver approves it in the channel (a click: the first two passkeys of an install).
-    await approve(app, filed.json.requestId, APPROVER_B);
-    await waitUntil(async () => Boolean(await bookOf(app).byCredential(a.credentialId)), 'A’s passkey');
-    expect((await bookOf(app).byCredential(a.credentialId))?.registration.approvedBy).toEqual([APPROVER_B]);
-    await registerApproved(app, b, APPROVER_A);
   });
 
   test('refuses a registration the browser made for another site, on the page and in Slack', async ({
@@ -336,28 +213,6 @@ describe('the sign page', () => {
     expect(logged).toMatchObject({ page: 'sign', link: tokenHash(token), why: 'expired', user: APPROVER_A });
     expect(lines.join('\n')).not.toContain(token);
     expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
-  });
-
-  test('refuses an unknown link, and a registration link, on the page only; logged without the token', async ({
-    // A bot of its own: it counts every post to Slack, and the file's may still be posting of another test's request.
-    newInstall: { app, lines, entries },
-  }) => {
-    const told = app.slack.callsTo('chat.postMessage').length;
-    for (const token of ['bm90LWEtdG9rZW4', await registrationToken(app, APPROVER_A)]) {
-      const answer = await post(app, '/passkeys/api/sign/options', { token });
-      expect(answer.status).toBe(410);
-      expect(answer.json).toEqual({
-        ok: false,
-        problem: expect.stringMatching(/^This link has expired or was already used: /),
-      });
-      expectPageHeaders(answer);
-      const logged = warned(entries, 'a passkey page link has expired or was already used').at(-1);
-      expect(logged).toMatchObject({ page: 'sign', link: tokenHash(token) });
-      expect(JSON.stringify(logged)).not.toContain(token);
-      expect(lines.join('\n')).not.toContain(token);
-    }
-    // No one is known to tell, so nothing is said in Slack.
-    expect(app.slack.callsTo('chat.postMessage')).toHaveLength(told);
   });
 
   test('refuses a link made in another workspace as an unknown one: on the page and in the log only', async ({

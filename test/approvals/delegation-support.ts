@@ -1,0 +1,53 @@
+// What the delegation tests share: three approvers (Chidi away) and two people who are not, an engine
+// on a policy of its own (an engine hands its delegations to its policy), a withdrawal draft, and a
+// delegation filed and approved.
+import { expect } from 'vitest';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import type { RequestDraft } from '../../src/approvals/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
+import { DEST, type EngineFixture, engineTest, REQUESTER } from '../support/engine.js';
+
+export const ADE = 'U_ADE'; // approver
+export const CHIDI = 'U_CHIDI'; // approver, away
+export const DAYO = 'U_DAYO'; // approver
+export const BOLA = 'U_BOLA'; // not an approver: Chidi's delegate
+export const EKENE = 'U_EKENE'; // not an approver
+export const DAY = 86_400_000;
+
+export const policy = () =>
+  new ApprovalPolicy({ approvers: [ADE, CHIDI, DAYO], tiers: parseTiers('0:1,1000000:2') });
+
+/**
+ * `fx` on these approvers, with a policy of its own (an engine hands its delegations to its policy);
+ * `engine`, its engine.
+ */
+export const test = engineTest
+  .extend('engineOptions', () => ({ engine: { policy: policy() } }))
+  .extend('engine', async ({ fx }) => fx.engine);
+
+export const withdrawal = (networkId: string, amount: string, requester = REQUESTER): RequestDraft => ({
+  kind: 'withdraw',
+  amount,
+  payload: { amount, address: DEST, networkId, shouldSaveAddress: false },
+  display: { networkName: 'Base' },
+  purpose: 'Supplier payout INV-2231',
+  requester,
+});
+
+export const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
+
+/** File a delegation and have `approver` approve it; returns the granting request's id. */
+export async function delegate(
+  fx: EngineFixture,
+  from: string,
+  to: string,
+  options: { days?: number; max?: string; approver?: string } = {},
+): Promise<string> {
+  const until = new Date(fx.clock.now().getTime() + (options.days ?? 3) * DAY);
+  const filed = await fx.engine.fileDelegation(from, to, until, options.max);
+  const approved = await approveAsSeen(fx.engine, filed.id, options.approver ?? ADE);
+  expect(approved.ok).toBe(true);
+  await fx.engine.idle();
+  expect((await fx.engine.get(filed.id))?.state).toBe('completed');
+  return filed.id;
+}

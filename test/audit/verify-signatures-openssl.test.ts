@@ -1,0 +1,93 @@
+// The OpenSSL walk-through in docs/audit-verify.md, run here as written on an archive the real engine
+// wrote (signed-archives.ts), for a P-256 and for an Ed25519 passkey: it checks one signed approval,
+// and refuses it once its signature is changed.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect } from 'vitest';
+import { flipByte, rewriteSegment } from '../support/audit-archive.js';
+import { APPROVER_A } from '../support/engine.js';
+import { onRequest, signedArchive, test, withSignatures } from './signed-archives.js';
+
+const SCRIPT = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
+const DOC = fileURLToPath(new URL('../../docs/audit-verify.md', import.meta.url));
+const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
+
+const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
+const TOOLS = ['openssl', 'jq', 'xxd', 'base64'];
+const toolsHere = TOOLS.every(has);
+if (!toolsHere && process.env.CI === 'true') {
+  throw new Error(
+    `CI=true but ${TOOLS.filter((t) => !has(t)).join(', ')} missing: the OpenSSL walk-through in docs/audit-verify.md cannot be run`,
+  );
+}
+if (!toolsHere) console.warn(`skipping the passkey OpenSSL walk-through: needs ${TOOLS.join(', ')}`);
+
+/** docs/audit-verify.md's walk-through for one approval, run as written with its four names filled in. */
+function walkThrough(names: { archive: string; request: string; approver: string }): string[] {
+  const doc = readFileSync(DOC, 'utf8');
+  const section = doc.slice(doc.indexOf('### Checking one approval by hand with OpenSSL'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const commands = block
+    .replace(/^VERIFIER=.*$/m, `VERIFIER='${SCRIPT}'`)
+    .replace(/^ARCHIVE=.*$/m, `ARCHIVE='${names.archive}'`)
+    .replace(/^REQUEST=.*$/m, `REQUEST='${names.request}'`)
+    .replace(/^APPROVER=.*$/m, `APPROVER='${names.approver}'`);
+  // stdin not a socket (Node's pipes are), or bash reads ~/.bashrc as if started by a remote shell.
+  const run = spawnSync('bash', ['-c', commands], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: `${join(process.execPath, '..')}:${process.env.PATH ?? ''}` },
+  });
+  return `${run.stdout}${run.stderr}`.trimEnd().split('\n');
+}
+
+/** What OpenSSL says of a good and a bad signature: dgst for ES256, pkeyutl for Ed25519. */
+const SAYS = {
+  'P-256': { good: 'Verified OK', bad: 'Verification failure' },
+  Ed25519: { good: 'Signature Verified Successfully', bad: 'Signature Verification Failure' },
+} as const;
+
+describe.skipIf(!toolsHere)('the passkey OpenSSL walk-through in the docs', () => {
+  test.for(['P-256', 'Ed25519'] as const)(
+    'checks one signed approval, and refuses it once its signature is changed (%s passkey)',
+    async (curve, { fx, auditDir, signer, networkId }) => {
+      const says = SAYS[curve];
+      const { folder, withdrawal } = await signedArchive(fx.engine, auditDir, networkId, curve);
+      const names = { archive: folder, request: withdrawal, approver: APPROVER_A };
+      const [verified, computed, carried, where, policy, rpIdHash, hostHash, ...rest] = walkThrough(names);
+      expect(verified).toBe(says.good);
+      expect(computed).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(carried).toBe(computed);
+      expect(where).toBe(`webauthn.get ${place.origin}`);
+      expect(policy).toBe(`all at ${place.origin}`);
+      expect(rpIdHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(hostHash).toBe(rpIdHash);
+      expect(rest).toEqual([]);
+
+      rewriteSegment(
+        folder,
+        signer,
+        onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+      );
+      expect(walkThrough(names)[0]).toBe(says.bad);
+      rewriteSegment(
+        folder,
+        signer,
+        onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+      );
+      rewriteSegment(
+        folder,
+        signer,
+        onRequest(withdrawal, (entry) => {
+          if (!entry.figures) return entry;
+          return { ...entry, figures: { ...entry.figures, purpose: 'Something else' } };
+        }),
+      );
+      const changed = walkThrough(names);
+      expect(changed[0]).toBe(says.good);
+      expect(changed[1]).not.toBe(changed[2]);
+    },
+  );
+});
