@@ -195,6 +195,7 @@ async function standingOf(deps: PageDeps, user: string): Promise<Barred | 'unche
 async function refuseBarred(deps: PageDeps, user: string, page: LinkFor['page'], token: string) {
   const why = await standingOf(deps, user);
   if (why === undefined) return;
+  deps.refused(why === 'unchecked' ? 'person-unchecked' : 'person-barred');
   const text = why === 'unchecked' ? UNCHECKED : barredText(why);
   throw await refuse(deps, user, text, { page, link: tokenHash(token), reason: why });
 }

@@ -8,6 +8,7 @@ import { signSubmit } from '../../src/signing/api.js';
 import { PageProblem } from '../../src/signing/http.js';
 import { APPROVER_A, fileWithdrawal, waitUntil } from '../slack/approvals/support.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
+import { scrape } from '../support/prometheus.js';
 import { userChanged } from '../support/slack-requests.js';
 import { test, toldPrivately, warned } from './routes-support.js';
 import { assertionJson, bookOf, post, registrationToken, type SigningApp, signingToken } from './support.js';
@@ -39,6 +40,10 @@ async function openedAndSigned(app: SigningApp, a: SoftwareAuthenticator, amount
   };
   return { id, token, submission };
 }
+
+/** How many passkey page calls `app` counted as refused for `reason`. */
+const refusals = async (app: SigningApp, reason: string) =>
+  (await scrape(app.metricsUrl)).value('cngn_passkey_page_refusals_total', { reason });
 
 /** Nothing of request `id` changed: still pending, no approval, and the service asked to send nothing. */
 async function expectUntouched(app: SigningApp, id: string, withdrawals: number) {
@@ -78,6 +83,7 @@ describe('the sign page of someone the access gate would refuse', () => {
     async ({ amount, account, reason, problem }, { signing: { app, a, entries }, defer }) => {
       const { id, token, submission } = await openedAndSigned(app, a, amount);
       const withdrawals = app.sandbox.count('POST', '/v1/api/withdraw');
+      const counted = await refusals(app, 'person-barred');
       defer(await changeA(app, account));
       const submitted = await post(app, '/passkeys/api/sign/submit', submission);
       expect(submitted.status).toBe(422);
@@ -86,6 +92,7 @@ describe('the sign page of someone the access gate would refuse', () => {
       // Nor may the page load again for a fresh challenge.
       const reopened = await post(app, '/passkeys/api/sign/options', { token });
       expect(reopened.json).toEqual({ ok: false, problem });
+      expect(await refusals(app, 'person-barred')).toBe((counted ?? 0) + 2);
       await waitUntil(() => toldPrivately(app, APPROVER_A).includes(problem), 'the DM');
       expect(warned(entries, 'a passkey page refused')).toContainEqual(
         expect.objectContaining({ user: APPROVER_A, page: 'sign', reason }),
@@ -99,6 +106,7 @@ describe('the sign page of someone the access gate would refuse', () => {
   }) => {
     const { id, token, submission } = await openedAndSigned(app, a, '2400');
     const withdrawals = app.sandbox.count('POST', '/v1/api/withdraw');
+    const counted = await refusals(app, 'person-unchecked');
     let failing = true;
     app.slack.on('users.info', (call) =>
       failing && call.body.user === APPROVER_A ? { body: { ok: false, error: 'internal_error' } } : undefined,
@@ -118,6 +126,7 @@ describe('the sign page of someone the access gate would refuse', () => {
       expect.objectContaining({ user: APPROVER_A, error: expect.stringContaining('internal_error') }),
     );
     expect(await bookOf(app).peekLink(token)).toMatchObject({ ok: true });
+    expect(await refusals(app, 'person-unchecked')).toBe((counted ?? 0) + 1);
     failing = false;
     const again = await post(app, '/passkeys/api/sign/submit', submission);
     expect(again.status).toBe(200);
