@@ -60,14 +60,17 @@ export type LinkLookup =
 
 /**
  * Why a passkey page refused a link or a registration before any signature reached the engine: a link
- * the book found expired, used or unknown, or made by an install in another workspace, or a
- * registration the engine did not file. The pages count each by this (cngn_passkey_page_refusals_total).
+ * the book found expired, used or unknown, or made by an install in another workspace, its person
+ * one the access gate refuses (a guest, a bot, deactivated, not a member) or one Slack could not say
+ * about, or a registration the engine did not file. The pages count each by this (cngn_passkey_page_refusals_total).
  */
 export type PasskeyPageRefusal =
   | 'link-expired'
   | 'link-used'
   | 'link-unknown'
   | 'link-other-workspace'
+  | 'person-barred'
+  | 'person-unchecked'
   | 'registration-refused';
 
 /** Why a passkey's counter was not moved up: it did not go up, the passkey is revoked, or not in the book. */

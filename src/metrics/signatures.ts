@@ -68,6 +68,8 @@ const PAGE_REFUSAL_REASONS: Record<PasskeyPageRefusal, true> = {
   'link-used': true,
   'link-unknown': true,
   'link-other-workspace': true,
+  'person-barred': true,
+  'person-unchecked': true,
   'registration-refused': true,
 };
 
@@ -75,7 +77,7 @@ const PAGE_REFUSAL_REASONS: Record<PasskeyPageRefusal, true> = {
 export function pageRefusalCounter(registry: Registry): (reason: PasskeyPageRefusal) => void {
   const refused = new Counter({
     name: 'cngn_passkey_page_refusals_total',
-    help: 'Passkey page calls refused before a signature reached the engine: a link expired, used, unknown or made in another workspace, or a registration not filed.',
+    help: 'Passkey page calls refused before a signature reached the engine: a link expired, used, unknown or made in another workspace, its person barred or unchecked with Slack, or a registration not filed.',
     labelNames: ['reason'] as const,
     registers: [registry],
   });

@@ -6,8 +6,10 @@
 // way, and a sign link's refusal goes on its request's record. A link made in another workspace (by
 // another install of the bot on the same store) is refused as an unknown one; until Slack has named
 // the bot's workspace (start-up), a link is neither used nor refused, and the page asks to try again
-// (503, with a Retry-After). Each refused link and refused registration is counted by reason
-// (PasskeyPageRefusal).
+// (503, with a Retry-After). Before a good link is read or used, its person is checked with Slack by the
+// access gate's own rule (a guest, a bot, a deactivated account or someone not of the bot's workspace
+// may do nothing here): a link outlives the Slack click that made it. Each refused link and refused
+// registration is counted by reason (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
@@ -21,6 +23,7 @@ import {
   StaleRoundError,
 } from '../approvals/index.js';
 import { refusalText } from '../slack/approvals/blocks/lists.js';
+import type { Barred } from '../slack/runtime/people.js';
 import { STARTING_HEADERS } from '../slack/runtime/request-guard.js';
 import { inertPerson, peopleIn, personOf, signRequestView } from './figures.js';
 import { PageProblem } from './http.js';
@@ -47,6 +50,13 @@ export interface PageDeps {
   nameOf: (user: string) => Promise<string | undefined>;
   /** How long a page waits for a name (default NAME_WAIT_MS). */
   nameWaitMs?: number;
+  /**
+   * Why the access gate would refuse `user` whatever the lists say (People.lookup, then barred), or
+   * undefined for a member who may act; rejects when Slack cannot say.
+   */
+  barredOf: (user: string) => Promise<Barred | undefined>;
+  /** How long a page waits for Slack's word on that (default MEMBER_WAIT_MS). */
+  memberWaitMs?: number;
   log: { warn(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -55,6 +65,12 @@ export interface PageDeps {
  * retries and waits out rate limits for far longer, while the challenge made for the page runs out.
  */
 const NAME_WAIT_MS = 2_000;
+
+/**
+ * How long a page waits for Slack to say whether someone may act here before refusing: Bolt's client
+ * retries for far longer, and the page's link stays unused to be tried again.
+ */
+const MEMBER_WAIT_MS = 5_000;
 
 /** A ceremony's time in the browser: the one-time challenge's ten minutes. */
 const CEREMONY_MS = 10 * 60_000;
@@ -143,9 +159,50 @@ function notYet(deps: PageDeps, token: string, page: LinkFor['page']) {
   return new PageProblem(STARTING, 503, STARTING_HEADERS);
 }
 
+const UNCHECKED =
+  'The bot could not confirm with Slack that you are a member of this workspace, so nothing was done. Try again in a moment.';
+
+/** Why someone barred may do nothing here, in a sentence. */
+function barredText(why: Barred): string {
+  if (why === 'external')
+    return 'Only members of the workspace the bot is installed in can use the cNGN treasury desk, so nothing was done.';
+  if (why === 'deleted')
+    return 'Your Slack account is deactivated, and deactivated accounts cannot use the cNGN treasury desk, so nothing was done.';
+  return 'Guests and bots cannot use the cNGN treasury desk, whatever roles they are given, so nothing was done.';
+}
+
+/** Slack's word on whether `user` is barred, or 'unchecked' when Slack fails or does not say in time. */
+async function standingOf(deps: PageDeps, user: string): Promise<Barred | 'unchecked' | undefined> {
+  const settled = new AbortController();
+  const late = wait(deps.memberWaitMs ?? MEMBER_WAIT_MS, 'unchecked' as const, {
+    signal: settled.signal,
+  }).catch(() => 'unchecked' as const);
+  try {
+    const asked = deps.barredOf(user).catch((error: unknown) => {
+      deps.log.warn('a passkey page could not check the person with Slack', { user, error: String(error) });
+      return 'unchecked' as const;
+    });
+    return await Promise.race([asked, late]);
+  } finally {
+    settled.abort();
+  }
+}
+
 /**
- * The link behind `token`, if it opens `page` and was made in the bot's workspace; otherwise refused,
- * or, while that workspace is not known yet, to be tried again (503).
+ * Refuses `user` when the access gate would: the approver lists are not enough. When Slack cannot say,
+ * nobody is let in on a guess, as at the gate; the link is not used, so it may be tried again.
+ */
+async function refuseBarred(deps: PageDeps, user: string, page: LinkFor['page'], token: string) {
+  const why = await standingOf(deps, user);
+  if (why === undefined) return;
+  deps.refused(why === 'unchecked' ? 'person-unchecked' : 'person-barred');
+  const text = why === 'unchecked' ? UNCHECKED : barredText(why);
+  throw await refuse(deps, user, text, { page, link: tokenHash(token), reason: why });
+}
+
+/**
+ * The link behind `token`, if it opens `page`, was made in the bot's workspace and its person may act
+ * here; otherwise refused, or, while that workspace is not known yet, to be tried again (503).
  */
 async function linkFor<P extends LinkFor['page']>(
   deps: PageDeps,
@@ -159,6 +216,7 @@ async function linkFor<P extends LinkFor['page']>(
   const peeked = await book.peekLink(token);
   if (!peeked.ok || peeked.link.page !== page) throw await refuseLink(deps, token, page, peeked);
   if (peeked.link.team !== home) throw refuseElsewhere(deps, token, page, peeked.link, home);
+  await refuseBarred(deps, peeked.link.user, page, token);
   const found = use ? await book.useLink(token) : peeked;
   if (!found.ok || found.link.page !== page) throw await refuseLink(deps, token, page, found);
   return found.link as Extract<LinkFor, { page: P }>;

@@ -6,7 +6,7 @@ import type { App } from '@slack/bolt';
 import type { ApprovalEngine, PasskeyPageRefusal } from '../approvals/index.js';
 import type { Logger } from '../log.js';
 import type { Installed } from '../slack/runtime/installed.js';
-import type { People } from '../slack/runtime/people.js';
+import { type Barred, barred, type People } from '../slack/runtime/people.js';
 import { pageAssets } from './assets.js';
 import { signingRoutes } from './routes.js';
 
@@ -29,6 +29,15 @@ function namer(people: SigningPagesSetup['people']): (user: string) => Promise<s
       .then((person) => person.name)
       .catch(() => undefined);
     return name && name !== user ? name : undefined;
+  };
+}
+
+/** Why the access gate would refuse `user` (its own rule, on the directory it shares); rejects when Slack cannot say. */
+function barredBy(people: SigningPagesSetup['people']): (user: string) => Promise<Barred | undefined> {
+  return async (user) => {
+    const directory = people?.();
+    if (!directory) throw new Error('the directory of people is not made yet');
+    return barred(await directory.lookup(user));
   };
 }
 
@@ -58,6 +67,7 @@ export function installSigningPages(setup: SigningPagesSetup): Installed {
       refused: setup.refused,
       tell,
       nameOf: namer(setup.people),
+      barredOf: barredBy(setup.people),
       assets: pageAssets,
     }),
     listeners: (app, identity) => {

@@ -112,6 +112,8 @@ pagesTest(
       'link-expired',
       'link-used',
       'link-other-workspace',
+      'person-barred',
+      'person-unchecked',
       'registration-refused',
     ];
     for (const reason of reasons) expect(before.value(PAGE_REFUSED, { reason })).toBe(0);
@@ -148,6 +150,8 @@ pagesTest(
       'link-expired': 1,
       'link-used': 1,
       'link-other-workspace': 1,
+      'person-barred': 0,
+      'person-unchecked': 0,
       'registration-refused': 1,
     });
   },

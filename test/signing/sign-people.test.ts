@@ -29,6 +29,7 @@ function unansweredNames(app: { engine: PageDeps['engine'] }): PageDeps {
     tell: async () => undefined,
     nameOf: () => new Promise<never>(() => undefined),
     nameWaitMs: 20,
+    barredOf: async () => undefined,
     log: { warn: () => undefined },
   };
 }

@@ -202,7 +202,7 @@ export function signingToken(app: ApprovalApp, user: string, requestId: string, 
 }
 
 /** The assertion as @simplewebauthn/browser's startAuthentication returns it. */
-function assertionJson(evidence: ApprovalEvidence): AuthenticationResponseJSON {
+export function assertionJson(evidence: ApprovalEvidence): AuthenticationResponseJSON {
   return {
     id: evidence.credentialId,
     rawId: evidence.credentialId,
