@@ -22,6 +22,7 @@ import { WEBHOOK_VARIABLES, webhookProblems } from './config-webhook.js';
 import { Money } from './format/money.js';
 import type { LogLevel } from './log.js';
 import { parseReportSchedule, type ReportConfig } from './reports/schedule.js';
+import { urlPasswordForms } from './store/url-credentials.js';
 import { parseAlertRoutes } from './webhooks/routing.js';
 
 export const LIVE_SERVICE_URL = 'https://api.cngn.co';
@@ -450,18 +451,8 @@ export function secretsOf(config: Config): string[] {
     );
   }
   if (config.auditSigningKey) values.push(...privateKeyForms(config.auditSigningKey.pem));
-  values.push(...storePasswordForms(config.storeUrl));
+  values.push(...urlPasswordForms(config.storeUrl));
   return values.filter((v): v is string => Boolean(v));
-}
-
-/** The password in STORE_URL (redis://, postgres://), as written and decoded. */
-function storePasswordForms(url: string): string[] {
-  try {
-    const password = new URL(url).password;
-    return password ? [password, decodeURIComponent(password)] : [];
-  } catch {
-    return [];
-  }
 }
 
 /**

@@ -37,8 +37,20 @@ const SECRET_TEXT = [
   /Bearer\s+[A-Za-z0-9._-]+/g,
 ];
 
+// The user and password of a URL (`redis://user:pass@host`): the userinfo of its authority, or, once
+// a `user:` is seen, everything up to the last `@` before a space (a password written unencoded may
+// hold a `/` or an `@`). A path with an `@` in it (`https://host/@scope`) is left as it is.
+// Each part bounded, so a long text of near-misses costs linear time.
+const URL_USERINFO =
+  /\b([a-z][a-z0-9+.-]{0,31}:\/\/)(?:[^\s/?#@:"'<>]{0,256}:[^\s"'<>]{0,1024}|[^\s/?#@"'<>]{0,256})@/gi;
+
+/** `text` with the user and password of every URL in it replaced: for text that leaves the process. */
+export function withoutUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, `$1${REDACTED}@`);
+}
+
 function redactText(text: string, extraSecrets: readonly string[] = []): string {
-  let out = text;
+  let out = withoutUrlCredentials(text);
   for (const pattern of SECRET_TEXT) out = out.replace(pattern, REDACTED);
   for (const secret of extraSecrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
   return out;

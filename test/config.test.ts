@@ -125,6 +125,21 @@ describe('configuration', () => {
     }
   });
 
+  it('gives the logger the password of a STORE_URL that does not parse, or whose % does not decode', () => {
+    const cases = [
+      ['redis://desk:s3cretpass@localhost:99999', 's3cretpass'],
+      ['redis://desk:pass%zzword@db.internal:6379', 'pass%zzword'],
+      ['redis://desk:pass%zzword@db.internal:99999', 'pass%zzword'],
+    ];
+    for (const [url, password] of cases) {
+      const config = loadConfig({ ...slack, STORE_URL: url });
+      expect(secretsOf(config)).toContain(password);
+      const { logger: log, lines } = capturedLog('info', { secrets: secretsOf(config) });
+      log.error('store failed', { detail: `AUTH ${password} refused` });
+      expect(lines.join('\n')).not.toContain(password);
+    }
+  });
+
   it('uses Socket Mode when an app token is set, without a signing secret', () => {
     const config = loadConfig({ ...slack, SLACK_SIGNING_SECRET: '', SLACK_APP_TOKEN: 'xapp-1-abc' });
     expect(config.slack.mode).toBe('socket');

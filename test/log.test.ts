@@ -94,6 +94,32 @@ describe('secrets', () => {
     for (const value of configured) expect(out).not.toContain(value);
   });
 
+  it('never writes the user and password of a URL, even one Node could not parse (its `input`)', () => {
+    const { log, lines, entries } = capture();
+    const unparsed = Object.assign(new TypeError('Invalid URL'), {
+      code: 'ERR_INVALID_URL',
+      input: 'redis://desk:s3cretpass@localhost:99999',
+    });
+    log.error('could not start from postgres://app:pg-pass@db.internal:5432/desk', {
+      error: unparsed,
+      note: 'tried rediss://:only-password@cache:6380 and amqp://guest:p@ss/word@mq:5672',
+    });
+    const out = lines.join('\n');
+    for (const part of ['s3cretpass', 'pg-pass', 'only-password', 'p@ss', 'ss/word', 'desk:', 'app:'])
+      expect(out).not.toContain(part);
+    expect(entries()[0]).toMatchObject({
+      message: 'could not start from postgres://[redacted]@db.internal:5432/desk',
+      error: { code: 'ERR_INVALID_URL', input: 'redis://[redacted]@localhost:99999' },
+    });
+  });
+
+  it('leaves a URL without credentials as it is, an @ in its path included', () => {
+    const { log, entries } = capture();
+    const urls = 'http://127.0.0.1:3000/x https://registry.npmjs.org/@slack%2fbolt mail ada@example.com';
+    log.info(urls);
+    expect(entries()[0]?.message).toBe(urls);
+  });
+
   it('writes every field named like a secret as [redacted], at any depth it writes', () => {
     const { log, entries } = capture();
     log.warn('fields', {

@@ -183,3 +183,22 @@ describe('cngn-desk when the start-up check against Slack fails', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('cngn-desk when STORE_URL cannot be read', () => {
+  it('exits 1 with one line naming what to fix, without the password or the URL', async ({ slack }) => {
+    const url = 'redis://desk:s3cretpass@localhost:99999';
+    const { code, stderr, errors } = await failedStart(slack, undefined, { STORE_URL: url });
+    expect(code).toBe(1);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        message: 'cngn-desk could not start',
+        error: expect.objectContaining({
+          message: expect.stringMatching(/^STORE_URL is not a Redis URL the client can read .*port/),
+        }),
+      }),
+    ]);
+    expect(stderr).not.toContain('s3cretpass');
+    expect(stderr).not.toContain('desk:s3');
+    expect(stderr).not.toContain(url);
+  });
+});

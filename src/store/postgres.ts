@@ -13,6 +13,7 @@ import { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors
 import { KeyedMutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
 import type { LockOptions, Store, StoreClaim, StoreWrite } from './types.js';
+import { scrubbed } from './url-credentials.js';
 import { checkDistinctWrites } from './writes.js';
 
 /** A PostgreSQL that does not answer within this stops start-up with a clear error. */
@@ -44,16 +45,6 @@ function isConnectionError(error: unknown): boolean {
     return code.startsWith('08') || code.startsWith('57P') || code === '53300';
   }
   return true; // socket errors, timeouts, a closed pool: no SQLSTATE at all
-}
-
-/** The message of `error` with anything of the URL's password taken out, just in case. */
-function scrubbed(error: unknown, url: string): string {
-  const message = (error as Error).message ?? String(error);
-  let password = '';
-  try {
-    password = decodeURIComponent(new URL(url).password);
-  } catch {}
-  return password ? message.split(password).join('***') : message;
 }
 
 export class PostgresStore implements Store {

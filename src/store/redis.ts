@@ -12,6 +12,7 @@ import type { RedisPersistence } from './durability.js';
 import { LOCK_DEFAULTS, LockTimeoutError } from './errors.js';
 import { withJsonSpeed } from './sqlite-values.js';
 import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './types.js';
+import { scrubbed } from './url-credentials.js';
 import { checkDistinctWrites } from './writes.js';
 
 /** A Redis that does not answer within this stops start-up with a clear error instead of hanging. */
@@ -48,6 +49,16 @@ for i = 2, #KEYS do
 end
 return 1`;
 
+/** `host:port` of STORE_URL, for messages: never the user or the password. */
+function redisServer(url: string): string {
+  try {
+    const where = new URL(url);
+    return `${where.hostname}:${where.port || 6379}`;
+  } catch {
+    return 'STORE_URL';
+  }
+}
+
 /** Reconnect after a lost connection: 100 ms doubling to 2 s, with jitter so replicas spread out. */
 const reconnectDelay = (attempts: number) => Math.min(2 ** attempts * 100, 2_000) + Math.random() * 100;
 
@@ -62,11 +73,19 @@ export class RedisStore implements Store {
     // While the connection is down, commands fail at once instead of waiting in a queue to run
     // whenever Redis is back: a click or webhook told "not recorded" must not be recorded later.
     const client = { url, disableOfflineQueue: true, socket: { reconnectStrategy: reconnectDelay } };
-    const adapter = new KeyvRedis(client, {
-      throwOnConnectError: true,
-      throwOnErrors: true,
-      connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-    });
+    let adapter: KeyvRedis<unknown>;
+    try {
+      // The client parses the URL here, and its error would quote the URL, password and all.
+      adapter = new KeyvRedis(client, {
+        throwOnConnectError: true,
+        throwOnErrors: true,
+        connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      });
+    } catch (error) {
+      throw new Error(
+        `STORE_URL is not a Redis URL the client can read (${scrubbed(error, url)}): check its host, its port (1 to 65535) and that any special character of the password is percent-encoded`,
+      );
+    }
     const keyv = withJsonSpeed(new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true }));
     // The client reconnects by itself and emits an error per attempt; commands fail loudly meanwhile.
     keyv.on('error', () => {});
@@ -74,9 +93,8 @@ export class RedisStore implements Store {
       await adapter.getClient(); // fail at start-up, not on the first command
     } catch (error) {
       await adapter.disconnect().catch(() => undefined);
-      const where = new URL(url);
       throw new Error(
-        `Redis at ${where.hostname}:${where.port || 6379} did not answer (${(error as Error).message}); check STORE_URL`,
+        `Redis at ${redisServer(url)} did not answer (${scrubbed(error, url)}); check STORE_URL`,
       );
     }
     return new RedisStore(keyv, adapter, namespace, options.log);

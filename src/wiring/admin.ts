@@ -4,7 +4,7 @@
 
 import type { CngnClient } from '../cngn/client.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import { type Logger, withoutUrlCredentials } from '../log.js';
 import type { BotMetrics } from '../metrics/index.js';
 import { type AdminServer, metricsRoute, startAdminServer } from '../metrics/server.js';
 import type { Health, SlackApp } from '../slack/runtime/app.js';
@@ -24,7 +24,10 @@ export async function health(store: Store, approvals: Approvals | undefined): Pr
     const frozen = await withinDeadline(approvals.engine.currentFreeze(), HEALTH_TIMEOUT_MS, 'store');
     return frozen ? { ...answer, frozen } : answer;
   } catch (error) {
-    return { ok: false, reason: `the freeze of sends could not be read: ${String(error).slice(0, 200)}` };
+    return {
+      ok: false,
+      reason: `the freeze of sends could not be read: ${withoutUrlCredentials(String(error)).slice(0, 200)}`,
+    };
   }
 }
 

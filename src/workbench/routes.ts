@@ -128,7 +128,7 @@ export function workbenchRoutes(options: RoutesOptions): CustomRoute[] & { endSt
   const routes: CustomRoute[] = [
     ...pageRoutes(options),
     stateRoute(options),
-    eventsRoute(options.workspace, streams),
+    eventsRoute(options, streams),
     previewRoute(options.workspace),
     post('/command', commandInput, (input) => interactions.command(input)),
     post('/message', messageInput, (input) => interactions.message(input)),
@@ -267,7 +267,7 @@ function stateRoute({ workspace, logger, context }: RoutesOptions): CustomRoute 
 }
 
 /** A server-sent event with the workspace's version at each change; `streams` holds the open ones. */
-function eventsRoute(workspace: Workspace, streams: Set<ServerResponse>): CustomRoute {
+function eventsRoute({ workspace, logger }: RoutesOptions, streams: Set<ServerResponse>): CustomRoute {
   return {
     path: `${API}/events`,
     method: ['GET'],
@@ -277,6 +277,8 @@ function eventsRoute(workspace: Workspace, streams: Set<ServerResponse>): Custom
         'cache-control': 'no-store',
         connection: 'keep-alive',
       });
+      // Open for the page now, not at the first event: the version below may fail to be read.
+      res.flushHeaders();
       streams.add(res);
       const write = (version: number) => res.write(`data: ${JSON.stringify({ version })}\n\n`);
       const unsubscribe = workspace.subscribe(write);
@@ -287,7 +289,10 @@ function eventsRoute(workspace: Workspace, streams: Set<ServerResponse>): Custom
         unsubscribe();
         streams.delete(res);
       });
-      void workspace.version().then(write);
+      // The stream stays open: the next change still reaches the page.
+      workspace.version().then(write, (error: unknown) => {
+        logger.error('workbench event stream could not read the version', { error });
+      });
     },
   };
 }

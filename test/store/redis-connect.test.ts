@@ -29,4 +29,14 @@ describe('redis store connection', () => {
     }).catch((e: unknown) => e as Error);
     expect(String((error as Error).message)).not.toContain('hunter2');
   });
+
+  it('names a STORE_URL the client cannot read without its password or the URL itself', async () => {
+    const url = 'redis://desk:s3cretpass@127.0.0.1:99999';
+    const error = await RedisStore.connect(url, 'x', { connectTimeoutMs: 200 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/^STORE_URL is not a Redis URL the client can read .*port/);
+    // Every field pino's serializer would write (Node's TypeError carries the URL in `input`).
+    const fields = JSON.stringify({ ...(error as Error), message: (error as Error).message });
+    expect(`${fields} ${(error as Error).stack}`).not.toMatch(/s3cretpass|desk:/);
+  });
 });

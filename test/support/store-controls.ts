@@ -15,7 +15,8 @@ interface Door {
 /** One set of controls, shared by every store it wraps (two replicas meet at the same door). */
 export class StoreControls {
   private readonly doors = new Map<string, Door>();
-  private readonly failingReads = new Set<string>();
+  /** Each failing prefix, with the message its reads fail with (absent: one naming the key). */
+  private readonly failingReads = new Map<string, string | undefined>();
   private readonly slowed = new Map<string, number>();
   private readonly hung = new Map<string, Promise<void>>();
   private readonly arrivals = new Map<string, () => void>();
@@ -54,9 +55,12 @@ export class StoreControls {
     for (const open of door.waiting) open();
   }
 
-  /** `get` of keys starting with `prefix` throws until the returned function is called. */
-  failReads(prefix: string): () => void {
-    this.failingReads.add(prefix);
+  /**
+   * `get` of keys starting with `prefix` throws until the returned function is called, with `message`
+   * if given (a driver's own words).
+   */
+  failReads(prefix: string, message?: string): () => void {
+    this.failingReads.set(prefix, message);
     return () => this.failingReads.delete(prefix);
   }
 
@@ -131,9 +135,8 @@ export class StoreControls {
             const [prefix, hang] = [...this.hung].find(([held]) => key.startsWith(held)) ?? [];
             if (prefix) this.arrivals.get(prefix)?.();
             if (hang) await hang;
-            if ([...this.failingReads].some((prefix) => key.startsWith(prefix))) {
-              throw new Error(`store read failed (test): ${key}`);
-            }
+            const failing = [...this.failingReads].find(([prefix]) => key.startsWith(prefix));
+            if (failing) throw new Error(failing[1] ?? `store read failed (test): ${key}`);
             return target.get(key);
           };
         }

@@ -26,7 +26,7 @@ import {
 import { WebClient, type WebClientOptions } from '@slack/web-api';
 import type { Config } from '../../config.js';
 
-import type { Logger } from '../../log.js';
+import { type Logger, withoutUrlCredentials } from '../../log.js';
 import { BOLT_LEVEL, boltLogger } from './bolt-logger.js';
 import type { SlackTraffic } from './in-flight.js';
 import { withListenerIndex } from './listener-index.js';
@@ -113,7 +113,10 @@ function readinessOf(state: ProbeState, health: SlackAppOptions['health']): Read
   return async () => {
     const reasons = state.stopping ? ['shutting down'] : [];
     const store: Health = await (health?.() ?? Promise.resolve({ ok: true as const })).catch(
-      (error: unknown) => ({ ok: false as const, reason: `the store health check failed: ${String(error)}` }),
+      (error: unknown) => ({
+        ok: false as const,
+        reason: `the store health check failed: ${withoutUrlCredentials(String(error)).slice(0, 200)}`,
+      }),
     );
     state.lastHealth = store;
     if (!store.ok) reasons.push(store.reason);

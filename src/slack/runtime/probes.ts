@@ -8,6 +8,7 @@
 // check (`audit`, whose own `ok` a broken chain turns false), the version. Anything in `warnings`
 // turns `ok: false` without changing the status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { withoutUrlCredentials } from '../../log.js';
 
 /** Why the bot is not ready; empty when it is. */
 export type Readiness = () => Promise<string[]>;
@@ -34,7 +35,9 @@ function probe(path: string, readiness: Readiness, body: (reasons: string[]) => 
     path,
     handler: (_req, res) => {
       void readiness()
-        .catch((error: unknown) => [`the readiness check failed: ${String(error)}`])
+        .catch((error: unknown) => [
+          `the readiness check failed: ${withoutUrlCredentials(String(error)).slice(0, 200)}`,
+        ])
         .then((reasons) => answer(res, reasons.length ? 503 : 200, body(reasons)));
     },
   };

@@ -51,6 +51,31 @@ botTest(
 );
 
 botTest(
+  'says why the freeze of sends could not be read without the credentials the driver quoted',
+  async ({ controlledApp, controls }) => {
+    const { app } = controlledApp;
+    const restore = controls.failReads(
+      'approvals:freeze:',
+      'connection to redis://desk:s3cretpass@db.internal:6379 was reset',
+    );
+    const readyz = await get(`${app.adminUrl}/readyz`);
+    const healthz = await get(`${app.adminUrl}/healthz`);
+    restore();
+    expect(readyz).toEqual({
+      status: 503,
+      body: {
+        ready: false,
+        reasons: [
+          'the freeze of sends could not be read: Error: connection to redis://[redacted]@db.internal:6379 was reset',
+        ],
+      },
+    });
+    expect(healthz.status).toBe(503);
+    expect(JSON.stringify([readyz, healthz])).not.toMatch(/s3cretpass|desk:/);
+  },
+);
+
+botTest(
   'is not ready, and asks Slack to come back, until the start-up check has passed; then not while stopping',
   async ({ sandbox, defer }) => {
     const slack = await FakeSlack.start();

@@ -1,0 +1,56 @@
+// The credentials of STORE_URL (redis://, postgres://), so that no message about the store, and no log
+// line, carries them: a URL a driver cannot parse is the case to plan for, since its error then holds
+// the URL as written and nothing has said where its password starts.
+
+/**
+ * The password of `url` as it may surface in text: as written and percent-decoded. When the URL does
+ * not parse, read from the raw text: the userinfo ends at the last `@` of the authority, or of the
+ * whole text when the password itself holds a `/` (both are given: redacting more is harmless).
+ */
+export function urlPasswordForms(url: string): string[] {
+  const passwords: string[] = [];
+  try {
+    const { password } = new URL(url);
+    if (password) passwords.push(password);
+  } catch {
+    const start = url.indexOf('://');
+    if (start >= 0) {
+      const rest = url.slice(start + 3);
+      const authority = rest.split(/[/?#]/, 1)[0] ?? '';
+      for (const userinfo of [authority, rest]) {
+        const at = userinfo.lastIndexOf('@');
+        const colon = userinfo.indexOf(':');
+        if (at > 0 && colon >= 0 && colon < at) passwords.push(userinfo.slice(colon + 1, at));
+      }
+    }
+  }
+  const forms = new Set<string>();
+  for (const password of passwords.filter(Boolean)) {
+    forms.add(password);
+    forms.add(decodedOrAsIs(password));
+  }
+  return [...forms];
+}
+
+/** A `%` that does not start an escape (`%zz`) leaves the text as written. */
+function decodedOrAsIs(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The message of `error` without `url` and without its password, in any of its forms: for a message
+ * that names what went wrong with the store and nothing of how to log into it.
+ */
+export function scrubbed(error: unknown, url: string): string {
+  const text = (error as { message?: unknown } | null)?.message;
+  const message = typeof text === 'string' ? text : String(error);
+  let out = url ? message.split(url).join('STORE_URL') : message;
+  // Longest first: a decoded form inside a longer written one must not leave the rest behind.
+  const forms = urlPasswordForms(url).sort((a, b) => b.length - a.length);
+  for (const form of forms) out = out.split(form).join('***');
+  return out;
+}
