@@ -1,0 +1,127 @@
+// An approval counts only while the approver it counts for is still in the pool: an approver taken out
+// of the approver group after approving sends the request back before anything is sent (at the last
+// approval, or when a freeze holding it is lifted), a final approver taken out during the re-check of
+// a redemption is refused, and a delegate's approval counts while its delegator is in the pool, even
+// once the delegation's window has ended.
+import { expect } from 'vitest';
+import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
+import { redemptionDraft } from '../support/drafts.js';
+import { type EngineFixture, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import { DAY, delegate } from './delegation-support.js';
+
+const GROUP = 'S_APPROVERS';
+const ADA = 'U_ADA';
+const BAYO = 'U_BAYO';
+const CHI = 'U_CHI';
+const DELE = 'U_DELE'; // not an approver: Chi's delegate
+
+/**
+ * `members`, the approver group's members, changed by a test at run time; the engine's policy reads
+ * them afresh at every question (no cache), as the bot does once its two minutes have passed.
+ */
+const test = engineTest
+  .extend('members', () => new Set([ADA, BAYO, CHI]))
+  .extend('engineOptions', ({ members }) => ({
+    engine: {
+      policy: new ApprovalPolicy({
+        approvers: [],
+        approverGroup: GROUP,
+        groupMembers: async () => [...members],
+        groupCacheMs: 0,
+        tiers: parseTiers('0:1,1000000:2'),
+      }),
+    },
+  }));
+
+const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
+
+/** The request is back with its approvers, its reason naming who left, audited; nothing was sent. */
+async function expectSentBack(fx: EngineFixture, id: string, person: string) {
+  await fx.engine.idle();
+  const after = await fx.engine.get(id);
+  expect(after).toMatchObject({ state: 'pending', round: 1, approvals: [] });
+  expect(after?.reason).toContain(`<@${person}> is no longer an approver for withdrawals`);
+  const entry = (await fx.engine.audit(50)).find((e) => e.requestId === id && e.action === 'sent-back');
+  expect(entry?.note).toContain(`<@${person}> is no longer an approver`);
+  expect(withdrawCalls(fx)).toBe(0);
+}
+
+test('sends a withdrawal back when its first approver left the pool before the last approval', async ({
+  fx,
+  members,
+  networkId,
+}) => {
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '50000000'));
+  expect(await approveAsSeen(fx.engine, request.id, ADA)).toMatchObject({ ok: true });
+  members.delete(ADA);
+  expect(await approveAsSeen(fx.engine, request.id, BAYO)).toMatchObject({ ok: true });
+  await expectSentBack(fx, request.id, ADA);
+});
+
+test('sends an approved withdrawal back when its approver left the pool before the freeze was lifted', async ({
+  fx,
+  members,
+  networkId,
+}) => {
+  await fx.engine.freezeSends(BAYO, 'checking a look-alike address');
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+  expect(await approveAsSeen(fx.engine, request.id, ADA)).toMatchObject({ ok: true });
+  await fx.engine.idle();
+  expect((await fx.engine.get(request.id))?.state).toBe('approved');
+  members.delete(ADA);
+  const lift = await fx.engine.fileUnfreeze(BAYO);
+  if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
+  expect(await approveAsSeen(fx.engine, lift.request.id, CHI)).toMatchObject({ ok: true });
+  await fx.engine.idle();
+  expect((await fx.engine.get(lift.request.id))?.state).toBe('completed');
+  await expectSentBack(fx, request.id, ADA);
+});
+
+test('sends a withdrawal back when the approver a delegate approved for left the pool', async ({
+  fx,
+  members,
+  networkId,
+}) => {
+  await delegate(fx, CHI, DELE, { approver: ADA });
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '50000000'));
+  expect(await approveAsSeen(fx.engine, request.id, DELE)).toMatchObject({ ok: true });
+  members.delete(CHI);
+  expect(await approveAsSeen(fx.engine, request.id, BAYO)).toMatchObject({ ok: true });
+  await expectSentBack(fx, request.id, CHI);
+});
+
+test("counts a delegate's approval given within the window after the window ended", async ({
+  fx,
+  networkId,
+}) => {
+  await delegate(fx, CHI, DELE, { approver: ADA, days: 0.5 });
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '50000000'));
+  expect(await approveAsSeen(fx.engine, request.id, DELE)).toMatchObject({ ok: true });
+  fx.clock.advance(DAY / 2 + 60_000);
+  expect(await fx.engine.liveDelegations()).toEqual([]);
+  expect(await approveAsSeen(fx.engine, request.id, BAYO)).toMatchObject({ ok: true });
+  await fx.engine.idle();
+  expect((await fx.engine.get(request.id))?.round).toBe(0);
+  expect(withdrawCalls(fx)).toBe(1);
+});
+
+test('refuses a final approval of a redemption whose approver left the pool during its re-check', async ({
+  fx,
+  members,
+}) => {
+  fx.sandbox.setAccountName('0123456789', 'ADA OBI');
+  const request = await fileDraft(fx.engine, redemptionDraft(REQUESTER));
+  const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
+  const approving = approveAsSeen(fx.engine, request.id, ADA); // final: the figures are read again first
+  await check.arrived;
+  members.delete(ADA);
+  check.release();
+  expect(await approving).toMatchObject({ ok: false, reason: 'not-approver' });
+  await fx.engine.idle();
+  const after = await fx.engine.get(request.id);
+  expect(after).toMatchObject({ state: 'pending', round: 0, approvals: [] });
+  expect(after?.checking).toBeUndefined();
+  expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
+});
