@@ -31,9 +31,13 @@ export async function approverLeft(
   return undefined;
 }
 
-/** What the request says when it goes back because `person` left the pool. */
-function leftReason(person: string, kind: RequestKind): string {
-  return `<@${person}> is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
+/**
+ * What the request says when it goes back because an approver it counted left the pool. Reasons are
+ * shown as plain text (a service's account name may be quoted in one), so who left is named only in
+ * the step's note, for the audit trail; the thread already shows who approved.
+ */
+function leftReason(kind: RequestKind): string {
+  return `an approval no longer counts: its approver is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
 }
 
 /**
@@ -48,6 +52,9 @@ export async function backIfApproverLeft(
 ): Promise<ApprovalRequest | undefined> {
   const person = await approverLeft(policy, request);
   if (!person) return undefined;
-  const reason = leftReason(person, request.kind);
-  return sentBack(request, request.round, reason, { note: `${reason} (checked before sending)`, at: now });
+  const reason = leftReason(request.kind);
+  return sentBack(request, request.round, reason, {
+    note: `${reason} (<@${person}> left the pool; checked before sending)`,
+    at: now,
+  });
 }

@@ -37,14 +37,16 @@ const test = engineTest
 
 const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
-/** The request is back with its approvers, its reason naming who left, audited; nothing was sent. */
+/** The request is back with its approvers, its reason saying why and its audited note who left; nothing was sent. */
 async function expectSentBack(fx: EngineFixture, id: string, person: string) {
   await fx.engine.idle();
   const after = await fx.engine.get(id);
   expect(after).toMatchObject({ state: 'pending', round: 1, approvals: [] });
-  expect(after?.reason).toContain(`<@${person}> is no longer an approver for withdrawals`);
+  expect(after?.reason).toBe(
+    'an approval no longer counts: its approver is no longer an approver for withdrawals; approve again',
+  );
   const entry = (await fx.engine.audit(50)).find((e) => e.requestId === id && e.action === 'sent-back');
-  expect(entry?.note).toContain(`<@${person}> is no longer an approver`);
+  expect(entry?.note).toContain(`<@${person}> left the pool`);
   expect(withdrawCalls(fx)).toBe(0);
 }
 
