@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
-import { approverLeft, backIfApproverLeft } from './approver-left.js';
+import { backIfApproverLeft, type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
@@ -56,7 +56,7 @@ export interface ExecutorDeps {
   /** Signed approvals: every required approval's evidence is checked again just before the call. */
   signed: Pick<SignedApprovals, 'stillVerifies'>;
   /** The pools: every approval must still count for an approver in the kind's pool before the claim. */
-  policy: Pick<ApprovalPolicy, 'isApprover'>;
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
   now: () => Date;
   log?: EngineLog | undefined;
 }
@@ -66,6 +66,8 @@ export interface ExecutorOptions extends LateLookupOptions {
   staleAfterMs?: number;
   /** How the store write of a service answer is retried when it fails (default RECORD_RETRY). */
   recordRetry?: RecordRetry;
+  /** How long a send waits for its approvers' groups to be read before the claim (default POOL_READ_BOUND_MS). */
+  poolReadBoundMs?: number;
 }
 
 export class Executor {
@@ -89,7 +91,8 @@ export class Executor {
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
   private readonly signed: Pick<SignedApprovals, 'stillVerifies'>;
-  private readonly policy: Pick<ApprovalPolicy, 'isApprover'>;
+  /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
+  private readonly poolReading: PoolReading;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
   private readonly lateLookup: LateLookup;
@@ -104,10 +107,11 @@ export class Executor {
     this.passkeys = deps.passkeys;
     this.binding = deps.binding;
     this.signed = deps.signed;
-    this.policy = deps.policy;
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
+    const boundMs = options.poolReadBoundMs;
+    this.poolReading = { repo: deps.repo, policy: deps.policy, log: deps.log, boundMs };
     this.answers = new AnswerRecorder(
       {
         ...deps,
@@ -138,7 +142,7 @@ export class Executor {
       if (looked !== 'send') return looked === 'not-now' ? undefined : looked.settled;
       const fresh = await this.freshFigures(id);
       if (fresh === 'not-now') return undefined;
-      await this.readPools(id);
+      await readPoolsBriefly(this.poolReading, id);
       claimed = await this.claimExecution(id, fresh);
     } catch (error) {
       await this.sayNotStarted(id).catch(() => {});
@@ -395,8 +399,9 @@ export class Executor {
         if (await this.repo.saveIf(request, closed)) changed = closed;
         return undefined;
       }
-      // An approver it counts left the pool: back to the approvers (approver-left.ts), nothing sent.
-      const back = await backIfApproverLeft(this.policy, request, now);
+      // An approver it counts is known to have left the pool: back to the approvers (approver-left.ts),
+      // nothing sent. Judged on what is known, never waiting on Slack under the lock.
+      const back = backIfApproverLeft(this.poolReading.policy, request, now);
       if (back) {
         if (await this.repo.saveIf(request, back)) changed = back;
         return undefined;
@@ -442,12 +447,6 @@ export class Executor {
     const now = this.now();
     if (!this.isStale(request, now)) return undefined;
     return recheckBeforeSending({ core: this.core, custody: this.custody, now: this.now }, request, now);
-  }
-
-  /** Read the pools of an approved request's approvers (a Slack call, cached) before the claim's lock. */
-  private async readPools(id: string): Promise<void> {
-    const request = await this.repo.get(id);
-    if (request?.state === 'approved') await approverLeft(this.policy, request);
   }
 
   /**

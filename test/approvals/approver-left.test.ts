@@ -2,9 +2,11 @@
 // of the approver group after approving sends the request back before anything is sent (at the last
 // approval, or when a freeze holding it is lifted), a final approver taken out during the re-check of
 // a redemption is refused, and a delegate's approval counts while its delegator is in the pool, even
-// once the delegation's window has ended.
+// once the delegation's window has ended. The check before sending never waits on Slack: it judges on
+// the group's last known members (read again first, for a short while at most), and an approver whose
+// membership was never known still counts.
 import { expect } from 'vitest';
-import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import { ApprovalPolicy, ApproverPools, GroupMembers, parseTiers } from '../../src/access/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { type EngineFixture, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
@@ -127,3 +129,120 @@ test('refuses a final approval of a redemption whose approver left the pool duri
   expect(after?.checking).toBeUndefined();
   expect(fx.sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
 });
+
+/**
+ * The approver group as Slack answers its reads: its members, an answer without them ('unknown', as
+ * before the client is there), no answer until the test ends ('hang', Slack unreachable and retrying),
+ * or an error ('fail').
+ */
+class SlackGroup {
+  readonly members = new Set([ADA]);
+  answer: 'members' | 'unknown' | 'hang' | 'fail' = 'members';
+  private readonly hung: Array<() => void> = [];
+
+  readonly read = (): Promise<string[] | undefined> => {
+    if (this.answer === 'unknown') return Promise.resolve(undefined);
+    if (this.answer === 'fail') return Promise.reject(new Error('usergroups.users.list: ratelimited'));
+    if (this.answer === 'hang')
+      return new Promise((answer) => this.hung.push(() => answer([...this.members])));
+    return Promise.resolve([...this.members]);
+  };
+
+  release(): void {
+    for (const answer of this.hung.splice(0)) answer();
+  }
+}
+
+/** Bayo and Chi approve by name (no group read needed for them); Ada through the group, read at every question. */
+const slackPolicy = (group: SlackGroup) =>
+  new ApprovalPolicy({
+    approvers: [],
+    tiers: parseTiers('0:1,1000000:2'),
+    pools: new ApproverPools(
+      { approvers: [BAYO, CHI], approverGroup: GROUP },
+      new GroupMembers({ read: group.read, cacheMs: 0 }),
+    ),
+  });
+
+/** A short bound on the group read before sending, so a hung read costs the test milliseconds. */
+const BOUND_MS = 20;
+
+/** `group`, the approver group as Slack answers it (hung reads answered when the test ends). */
+const slackTest = engineTest
+  .extend('group', async ({ defer }) => {
+    const group = new SlackGroup();
+    defer(() => group.release());
+    return group;
+  })
+  .extend('engineOptions', ({ group }) => ({
+    engine: { policy: slackPolicy(group), poolReadBoundMs: BOUND_MS },
+  }));
+
+slackTest(
+  'sends back a held request whose approver left the group, seen only by the read before sending',
+  async ({ fx, group, networkId }) => {
+    await fx.engine.freezeSends(BAYO, 'checking a look-alike address');
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+    expect(await approveAsSeen(fx.engine, request.id, ADA)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    group.members.delete(ADA); // nobody reads the group again before the claim's own read
+    const lift = await fx.engine.fileUnfreeze(BAYO);
+    if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
+    expect(await approveAsSeen(fx.engine, lift.request.id, CHI)).toMatchObject({ ok: true });
+    await expectSentBack(fx, request.id, ADA);
+  },
+);
+
+slackTest(
+  'sends a request approved through the group after a restart that cannot read the group yet',
+  async ({ fx, networkId }) => {
+    await fx.engine.freezeSends(BAYO, 'checking a look-alike address');
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+    expect(await approveAsSeen(fx.engine, request.id, ADA)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect((await fx.engine.get(request.id))?.state).toBe('approved');
+    const restarted = new SlackGroup();
+    restarted.answer = 'unknown'; // no Slack client yet: the group was never read by this process
+    const { engine } = await fx.another({
+      engine: { policy: slackPolicy(restarted), poolReadBoundMs: BOUND_MS },
+    });
+    try {
+      const lift = await engine.fileUnfreeze(BAYO);
+      if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
+      expect(await approveAsSeen(engine, lift.request.id, CHI)).toMatchObject({ ok: true });
+      await engine.idle();
+      expect((await engine.get(lift.request.id))?.state).toBe('completed');
+      expect(await engine.get(request.id)).toMatchObject({ round: 0, approvals: [{ user: ADA }] });
+      expect(withdrawCalls(fx)).toBe(1);
+    } finally {
+      await engine.stop();
+    }
+  },
+);
+
+slackTest(
+  'sends a request when the group, known to hold its approver, is now read as unknown',
+  async ({ fx, group, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '50000000'));
+    expect(await approveAsSeen(fx.engine, request.id, ADA)).toMatchObject({ ok: true });
+    group.answer = 'unknown';
+    expect(await approveAsSeen(fx.engine, request.id, BAYO)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({ round: 0 });
+    expect(withdrawCalls(fx)).toBe(1);
+  },
+);
+
+slackTest(
+  'sends at the final approval while the group read hangs, judging on its last known members',
+  { timeout: 10_000 },
+  async ({ fx, group, networkId }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '50000000'));
+    expect(await approveAsSeen(fx.engine, request.id, ADA)).toMatchObject({ ok: true });
+    group.answer = 'hang';
+    expect(await approveAsSeen(fx.engine, request.id, BAYO)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({ round: 0 });
+    expect(withdrawCalls(fx)).toBe(1);
+  },
+);
