@@ -168,7 +168,15 @@ async function finishRechecked(
     const onBehalfOf = current.checking?.onBehalfOf;
     const cleared = { ...current, checking: undefined } as ApprovalRequest;
     const inPlace = async (): Promise<ActionResult> => {
-      const lost = await placeLost(deps, cleared, user, onBehalfOf, seen);
+      let lost: Refusal | undefined;
+      try {
+        lost = await placeLost(deps, cleared, user, onBehalfOf, seen);
+      } catch (error) {
+        // The hold is lifted before the failure is reported, so other approvers are not held off by it.
+        // Not as the click's write: nothing of the approval was recorded, and the person is told so.
+        await core.write(current, cleared, { audit: false });
+        throw error;
+      }
       if (!lost) return finishCleared(deps, current, cleared, user, outcome, failure, click, onBehalfOf);
       await core.write(current, cleared, { audit: false, click });
       return { ok: false, reason: lost, request: cleared };

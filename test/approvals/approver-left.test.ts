@@ -4,7 +4,8 @@
 // a redemption is refused, and a delegate's approval counts while its delegator is in the pool, even
 // once the delegation's window has ended. The check before sending never waits on Slack: it judges on
 // the group's last known members (read again first, for a short while at most), and an approver whose
-// membership was never known still counts.
+// membership was never known still counts. A final approver whose place cannot be read again after the
+// re-check leaves no hold behind.
 import { expect } from 'vitest';
 import { ApprovalPolicy, ApproverPools, GroupMembers, parseTiers } from '../../src/access/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -244,5 +245,38 @@ slackTest(
     await fx.engine.idle();
     expect(await fx.engine.get(request.id)).toMatchObject({ round: 0 });
     expect(withdrawCalls(fx)).toBe(1);
+  },
+);
+
+/** The final approver of a redemption (Ada in her own right, or Dele in Chi's place) sees the group read fail at the place's re-check. */
+async function placeUnreadable(fx: EngineFixture, group: SlackGroup, approver: string) {
+  fx.sandbox.setAccountName('0123456789', 'ADA OBI');
+  const request = await fileDraft(fx.engine, redemptionDraft(REQUESTER));
+  const check = fx.sandbox.hold('POST', '/v1/api/account/verify');
+  const approving = approveAsSeen(fx.engine, request.id, approver); // final: the figures are read again first
+  await check.arrived;
+  group.answer = 'fail';
+  check.release();
+  await expect(approving).rejects.toThrow('ratelimited');
+  group.answer = 'members';
+  return request.id;
+}
+
+slackTest(
+  'lifts the hold of a final approval whose place cannot be read again after the re-check',
+  async ({ fx, group }) => {
+    const id = await placeUnreadable(fx, group, ADA);
+    expect((await fx.engine.get(id))?.checking).toBeUndefined();
+    expect(await approveAsSeen(fx.engine, id, BAYO)).toMatchObject({ ok: true });
+  },
+);
+
+slackTest(
+  "lifts the hold of a delegate's final approval whose place cannot be read again after the re-check",
+  async ({ fx, group }) => {
+    await delegate(fx, CHI, DELE, { approver: BAYO });
+    const id = await placeUnreadable(fx, group, DELE);
+    expect((await fx.engine.get(id))?.checking).toBeUndefined();
+    expect(await approveAsSeen(fx.engine, id, BAYO)).toMatchObject({ ok: true });
   },
 );
