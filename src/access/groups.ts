@@ -63,6 +63,15 @@ export class GroupMembers {
     return this.reread(group);
   }
 
+  /**
+   * The members as last read from Slack, fresh or stale, without reading Slack; undefined when this
+   * process has never read the group, or read it only as unknown (no client yet, an answer without
+   * members). For judgements that must not wait on Slack.
+   */
+  lastKnown(group: string): ReadonlySet<string> | undefined {
+    return this.known.get(group)?.members;
+  }
+
   /** Read the group now, whatever the cache holds, and say who was added or removed since the last read. */
   async refreshGroup(group: string): Promise<MembershipChange> {
     const before = this.known.get(group)?.members;

@@ -34,6 +34,9 @@ export type RefusalReason =
   /** An unfreeze request: this approver froze the sends, so another approver lifts the freeze. */
   | 'froze';
 
+/** Whether an approval still counts: its approver is in the pool, has left it, or is not known to be in it. */
+export type StillCounts = 'counts' | 'left' | 'unknown';
+
 /** `onBehalfOf`: the approval is a delegate's, in that approver's place. */
 export type ApprovalCheck =
   | { allowed: true; onBehalfOf?: string }
@@ -123,6 +126,25 @@ export class ApprovalPolicy {
   /** With a kind: is `user` in that kind's pool? Without: in any pool (freeze, audit, delegating). */
   isApprover(user: string, kind?: RequestKind): Promise<boolean> {
     return this.pools.has(user, kind);
+  }
+
+  /**
+   * Does an approval given on a request of `kind` still count, judged now without reading Slack: is the
+   * approver it counts for (the delegator, for a delegate's) still in the kind's pool, by the configured
+   * lists and the groups' last known members? 'unknown' when that rests on a group never read (or read
+   * only as unknown); a click, by contrast, reads the group and refuses when it is not known.
+   */
+  approvalStillCounts(
+    approval: { user: string; onBehalfOf?: string | undefined },
+    kind: RequestKind,
+  ): StillCounts {
+    const membership = this.pools.lastKnownHas(approval.onBehalfOf ?? approval.user, kind);
+    return membership === 'in' ? 'counts' : membership === 'out' ? 'left' : 'unknown';
+  }
+
+  /** Read the user groups of the kind's pool from Slack (the cache while fresh), for `approvalStillCounts`. */
+  readPoolGroups(kind: RequestKind): Promise<void> {
+    return this.pools.readGroups(kind);
   }
 
   /** Everyone in the kind's pool (any pool without one): the named approvers, then groups' members. */

@@ -32,6 +32,9 @@ export interface PoolSettings {
   byKind?: Partial<Record<RequestKind, SlackIds>> | undefined;
 }
 
+/** Someone's place in a pool as last known: in it, out of it, or not known (a group never read). */
+export type PoolMembership = 'in' | 'out' | 'unknown';
+
 export class ApproverPools {
   constructor(
     private readonly settings: PoolSettings,
@@ -67,6 +70,27 @@ export class ApproverPools {
     if (holders.users.includes(user)) return true;
     for (const group of holders.groups) if ((await this.groups.members(group)).has(user)) return true;
     return false;
+  }
+
+  /**
+   * Is `user` in the kind's pool, judged without reading Slack: the configured people, then each group's
+   * last known members. 'unknown' when they are not found and some group was never known.
+   */
+  lastKnownHas(user: string, kind: RequestKind): PoolMembership {
+    const holders = this.holders(kind);
+    if (holders.users.includes(user)) return 'in';
+    let unknown = false;
+    for (const group of holders.groups) {
+      const members = this.groups.lastKnown(group);
+      if (members?.has(user)) return 'in';
+      if (!members) unknown = true;
+    }
+    return unknown ? 'unknown' : 'out';
+  }
+
+  /** Read the groups of the kind's pool (from the cache while fresh; a read under way is shared). */
+  async readGroups(kind: RequestKind): Promise<void> {
+    await Promise.all(this.holders(kind).groups.map((group) => this.groups.members(group)));
   }
 
   /** Everyone in the pool, the named people first, then the groups' members, each once. */

@@ -94,7 +94,8 @@ export class ApprovalEngine {
       signed: core.signed,
       passkeys: core.signed.book,
     };
-    this.executor = new Executor({ ...parts, ...own, binding: () => core.binding }, options);
+    const binding = () => core.binding;
+    this.executor = new Executor({ ...parts, ...own, binding, policy: options.policy }, options);
     this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
     // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.

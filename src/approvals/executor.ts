@@ -7,8 +7,10 @@
 // `outcome-unknown`, for the reconciler — never a resend. While sends are frozen (freeze.ts) nothing
 // that reaches the service is claimed or marked: it stays approved, held, until the freeze is lifted.
 import { randomUUID } from 'node:crypto';
+import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
+import { backIfApproverLeft, type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
@@ -53,6 +55,8 @@ export interface ExecutorDeps {
   binding: () => ServiceBinding;
   /** Signed approvals: every required approval's evidence is checked again just before the call. */
   signed: Pick<SignedApprovals, 'stillVerifies'>;
+  /** The pools: every approval must still count for an approver in the kind's pool before the claim. */
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
   now: () => Date;
   log?: EngineLog | undefined;
 }
@@ -62,6 +66,8 @@ export interface ExecutorOptions extends LateLookupOptions {
   staleAfterMs?: number;
   /** How the store write of a service answer is retried when it fails (default RECORD_RETRY). */
   recordRetry?: RecordRetry;
+  /** How long a send waits for its approvers' groups to be read before the claim (default POOL_READ_BOUND_MS). */
+  poolReadBoundMs?: number;
 }
 
 export class Executor {
@@ -85,6 +91,8 @@ export class Executor {
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
   private readonly signed: Pick<SignedApprovals, 'stillVerifies'>;
+  /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
+  private readonly poolReading: PoolReading;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
   private readonly lateLookup: LateLookup;
@@ -102,6 +110,8 @@ export class Executor {
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
+    const boundMs = options.poolReadBoundMs;
+    this.poolReading = { repo: deps.repo, policy: deps.policy, log: deps.log, boundMs };
     this.answers = new AnswerRecorder(
       {
         ...deps,
@@ -132,6 +142,7 @@ export class Executor {
       if (looked !== 'send') return looked === 'not-now' ? undefined : looked.settled;
       const fresh = await this.freshFigures(id);
       if (fresh === 'not-now') return undefined;
+      await readPoolsBriefly(this.poolReading, id);
       claimed = await this.claimExecution(id, fresh);
     } catch (error) {
       await this.sayNotStarted(id).catch(() => {});
@@ -372,10 +383,11 @@ export class Executor {
 
   /**
    * The single atomic step that turns an approved request into one allowed service call. A request
-   * bound to another environment or key is failed instead (nothing sent), and people are told.
+   * bound to another environment or key is failed instead, and one counting an approver who has left
+   * the pool goes back to its approvers; either way nothing is sent, and people are told.
    */
   async claimExecution(id: string, fresh?: FreshFigures): Promise<ApprovalRequest | undefined> {
-    let unsendable: ApprovalRequest | undefined;
+    let changed: ApprovalRequest | undefined;
     const claimed = await this.core.locked(id, async (request) => {
       if (request?.state !== 'approved') return undefined;
       // Frozen: not claimed (execute said it is held). Read again before the mark: see markOrHold.
@@ -384,12 +396,19 @@ export class Executor {
       const problem = bindingProblem(request, this.binding());
       if (problem) {
         const closed = closeUnsendable(request, problem, now);
-        if (await this.repo.saveIf(request, closed)) unsendable = closed;
+        if (await this.repo.saveIf(request, closed)) changed = closed;
+        return undefined;
+      }
+      // An approver it counts is known to have left the pool: back to the approvers (approver-left.ts),
+      // nothing sent. Judged on what is known, never waiting on Slack under the lock.
+      const back = backIfApproverLeft(this.poolReading.policy, request, now);
+      if (back) {
+        if (await this.repo.saveIf(request, back)) changed = back;
         return undefined;
       }
       return this.claimRound(request, now, fresh);
     });
-    if (unsendable) await this.core.notify(unsendable);
+    if (changed) await this.core.notify(changed);
     return claimed;
   }
 

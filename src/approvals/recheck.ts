@@ -1,8 +1,9 @@
 // Figures that can go stale between filing and approval are read again at the final approval: the
 // bridge quote (receivable may drop) and the resolved account name (the account may have changed).
 // The final approval's re-check runs outside the request's lock, holding off other final clicks;
-// then, under the lock again, the approval is written with the fresh figures, or the request goes
-// back to the approvers. A request approved long ago is re-checked before sending the same way.
+// then, under the lock again, the approver's place is checked again (they may have left the pool, or
+// their delegation ended, meanwhile) and the approval written with the fresh figures, or the request
+// goes back to the approvers. A request approved long ago is re-checked before sending the same way.
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import { Money } from '../format/money.js';
@@ -12,7 +13,7 @@ import type { JudgingPolicy } from './judging-policy.js';
 import type { CustodyGateway } from './ports.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { sentBack, withApproval } from './state-machine.js';
-import type { ActionResult, ApprovalRequest, ClickOptions } from './types.js';
+import type { ActionResult, ApprovalRequest, ClickOptions, Refusal } from './types.js';
 
 type RecheckResult =
   | { material: false; request: ApprovalRequest }
@@ -166,22 +167,46 @@ async function finishRechecked(
     if (expired) return { ok: false, reason: 'expired', request: expired };
     const onBehalfOf = current.checking?.onBehalfOf;
     const cleared = { ...current, checking: undefined } as ApprovalRequest;
-    if (!onBehalfOf) return finishCleared(deps, current, cleared, user, outcome, failure, click);
-    // A delegate's place is checked again (the delegation may have been revoked during the re-check),
-    // and the approval written, under the delegations lock a revocation takes too.
-    return core.underDelegationsLock(async () => {
-      assertSeen(cleared, seen);
-      const again = await deps.policy.check(cleared, user);
-      if (!again.allowed || again.onBehalfOf !== onBehalfOf) {
-        await core.write(current, cleared, { audit: false, click });
-        return { ok: false, reason: again.allowed ? 'delegation-ended' : again.reason, request: cleared };
+    const inPlace = async (): Promise<ActionResult> => {
+      let lost: Refusal | undefined;
+      try {
+        lost = await placeLost(deps, cleared, user, onBehalfOf, seen);
+      } catch (error) {
+        // The hold is lifted before the failure is reported, so other approvers are not held off by it.
+        // Not as the click's write: nothing of the approval was recorded, and the person is told so.
+        await core.write(current, cleared, { audit: false });
+        throw error;
       }
-      return finishCleared(deps, current, cleared, user, outcome, failure, click, onBehalfOf);
-    });
+      if (!lost) return finishCleared(deps, current, cleared, user, outcome, failure, click, onBehalfOf);
+      await core.write(current, cleared, { audit: false, click });
+      return { ok: false, reason: lost, request: cleared };
+    };
+    // A delegate's place is checked and the approval written under the delegations lock a revocation
+    // takes too.
+    return onBehalfOf ? core.underDelegationsLock(inPlace) : inPlace();
   });
   const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
   if (result.ok || expiredMeanwhile) await core.notify(result.request as ApprovalRequest);
   return result;
+}
+
+/**
+ * The approver's place, checked again once the figures are read: they may have left the pool, or the
+ * delegation they approve through been revoked, during the re-check. Why they may no longer approve as
+ * they clicked; undefined when they still may.
+ */
+async function placeLost(
+  deps: RecheckDeps,
+  cleared: ApprovalRequest,
+  user: string,
+  onBehalfOf: string | undefined,
+  seen: SeenRound,
+): Promise<Refusal | undefined> {
+  assertSeen(cleared, seen);
+  const again = await deps.policy.check(cleared, user);
+  if (!again.allowed) return again.reason;
+  if (again.onBehalfOf !== onBehalfOf) return onBehalfOf ? 'delegation-ended' : 'not-approver';
+  return undefined;
 }
 
 /** The rechecked approval's write, once its approver's place is settled (under both locks if a delegate's). */

@@ -1,0 +1,113 @@
+// An approval counts only while the approver it counts for is still in the pool of the request's kind:
+// the approver who gave it in their own right, or the delegator in whose place a delegate gave it (the
+// membership the policy asks at the click, as last read from Slack). Someone known to be out of the
+// pool (a user group's member removed, say) after approving no longer counts: before the service call,
+// a request counting such an approval goes back to its approvers, as for changed figures. A membership
+// never known counts: this check never holds a send waiting for Slack. A delegation whose window ended
+// after the delegate approved is no reason: the delegate acted within it (a revocation has its own path).
+import type { ApprovalPolicy, RequestKind } from '../access/index.js';
+import type { ApprovalRepository } from './repository.js';
+import { sentBack } from './state-machine.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
+
+/**
+ * How long a send waits for Slack to answer a read of its approvers' user groups before it is judged on
+ * their last known members. Slack's client has no timeout of its own and retries for about half an
+ * hour, and the tracker sends requests one at a time: an unbounded wait would hold every send, expiry
+ * and takeover behind a slow or unreachable Slack. Two seconds lets a healthy Slack answer.
+ */
+const POOL_READ_BOUND_MS = 2_000;
+
+const KIND_WORDS: Record<RequestKind, string> = {
+  withdraw: 'withdrawals',
+  redeem: 'redemptions',
+  bridge: 'bridges',
+  whitelist: 'whitelist additions',
+  settlement: 'settlement account changes',
+  delegation: 'delegations',
+  unfreeze: 'lifting the freeze of sends',
+  passkey: 'passkey registrations',
+};
+
+/**
+ * The first approver the request counts who is known to have left its kind's pool; undefined when none.
+ * Judged on what is known without reading Slack (policy.approvalStillCounts): an approver whose place
+ * rests on a group never read, or read only as unknown, still counts: the request is sent.
+ */
+function approverLeft(
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
+  request: ApprovalRequest,
+): string | undefined {
+  for (const approval of request.approvals) {
+    if (policy.approvalStillCounts(approval, request.kind) === 'left')
+      return approval.onBehalfOf ?? approval.user;
+  }
+  return undefined;
+}
+
+/**
+ * What the request says when it goes back because an approver it counted left the pool. Reasons are
+ * shown as plain text (a service's account name may be quoted in one), so who left is named only in
+ * the step's note, for the audit trail; the thread already shows who approved.
+ */
+function leftReason(kind: RequestKind): string {
+  return `an approval no longer counts: its approver is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
+}
+
+/**
+ * Under the request's lock, before it is claimed: the approved request back with its approvers (a new
+ * round, its approvals cleared, the reason naming who left) when an approver it counts has left the
+ * pool; undefined when every approval still counts. Pure, never waiting on Slack: the caller persists.
+ */
+export function backIfApproverLeft(
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
+  request: ApprovalRequest,
+  now: Date,
+): ApprovalRequest | undefined {
+  const person = approverLeft(policy, request);
+  if (!person) return undefined;
+  const reason = leftReason(request.kind);
+  return sentBack(request, request.round, reason, {
+    note: `${reason} (<@${person}> left the pool; checked before sending)`,
+    at: now,
+  });
+}
+
+/** What reading the pools before the claim uses. */
+export interface PoolReading {
+  repo: Pick<ApprovalRepository, 'get'>;
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
+  log: EngineLog | undefined;
+  /** The longest wait for Slack (default POOL_READ_BOUND_MS; a test shortens it). */
+  boundMs?: number | undefined;
+}
+
+/**
+ * Before the claim's lock: read again the user groups an approved request's approvers may count
+ * through (from the cache while fresh), so the claim judges on what Slack just said. Waits at most
+ * `boundMs`; a read still under way then finishes in the background (a later one shares it). Never
+ * fails the send: a read that fails leaves the last known members to judge by, logged, and the claim
+ * reports its own store trouble.
+ */
+export async function readPoolsBriefly(deps: PoolReading, id: string): Promise<void> {
+  const warn = (error: unknown) =>
+    deps.log?.warn('approver groups not read before sending; judged on their last known members', {
+      requestId: id,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  let bound: NodeJS.Timeout | undefined;
+  try {
+    const request = await deps.repo.get(id);
+    if (request?.state !== 'approved') return;
+    const reading = deps.policy.readPoolGroups(request.kind).catch(warn);
+    const waited = new Promise<void>((resolve) => {
+      bound = setTimeout(resolve, deps.boundMs ?? POOL_READ_BOUND_MS);
+      bound.unref();
+    });
+    await Promise.race([reading, waited]);
+  } catch (error) {
+    warn(error);
+  } finally {
+    clearTimeout(bound);
+  }
+}
