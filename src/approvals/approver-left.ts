@@ -46,12 +46,13 @@ function approverLeft(
 }
 
 /**
- * What the request says when it goes back because an approver it counted left the pool. Reasons are
- * shown as plain text (a service's account name may be quoted in one), so who left is named only in
- * the step's note, for the audit trail; the thread already shows who approved.
+ * What the request says when it goes back because an approver it counted left the pool ("the person it
+ * was given for": the delegator, for a delegate's approval). Reasons are shown as plain text (a
+ * service's account name may be quoted in one), so who left is named only in the step's note, for the
+ * audit trail; the thread already shows who approved.
  */
 function leftReason(kind: RequestKind): string {
-  return `an approval no longer counts: its approver is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
+  return `one approval no longer counts because the person it was given for is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
 }
 
 /**

@@ -46,7 +46,7 @@ async function expectSentBack(fx: EngineFixture, id: string, person: string) {
   const after = await fx.engine.get(id);
   expect(after).toMatchObject({ state: 'pending', round: 1, approvals: [] });
   expect(after?.reason).toBe(
-    'an approval no longer counts: its approver is no longer an approver for withdrawals; approve again',
+    'one approval no longer counts because the person it was given for is no longer an approver for withdrawals; approve again',
   );
   const entry = (await fx.engine.audit(50)).find((e) => e.requestId === id && e.action === 'sent-back');
   expect(entry?.note).toContain(`<@${person}> left the pool`);
