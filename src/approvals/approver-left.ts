@@ -57,8 +57,9 @@ function leftReason(kind: RequestKind): string {
 
 /**
  * Under the request's lock, before it is claimed: the approved request back with its approvers (a new
- * round, its approvals cleared, the reason naming who left) when an approver it counts has left the
- * pool; undefined when every approval still counts. Pure, never waiting on Slack: the caller persists.
+ * round, its approvals cleared, the reason saying an approval no longer counts, the step's note naming
+ * who left) when an approver it counts has left the pool; undefined when every approval still counts.
+ * Pure, never waiting on Slack: the caller persists.
  */
 export function backIfApproverLeft(
   policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
