@@ -13,7 +13,7 @@ import type { JudgingPolicy } from './judging-policy.js';
 import type { CustodyGateway } from './ports.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { sentBack, withApproval } from './state-machine.js';
-import type { ActionResult, ApprovalRequest, ClickOptions, Refusal } from './types.js';
+import type { ActionResult, ApprovalRequest, ClickOptions, EngineLog, Refusal } from './types.js';
 
 type RecheckResult =
   | { material: false; request: ApprovalRequest }
@@ -114,6 +114,7 @@ export interface RecheckDeps {
   custody: CustodyGateway;
   policy: Pick<ApprovalPolicy, 'check'>;
   now: () => Date;
+  log?: EngineLog | undefined;
 }
 
 /**
@@ -174,7 +175,10 @@ async function finishRechecked(
       } catch (error) {
         // The hold is lifted before the failure is reported, so other approvers are not held off by it.
         // Not as the click's write: nothing of the approval was recorded, and the person is told so.
-        await core.write(current, cleared, { audit: false });
+        // The place's failure is what the person is told of, even when lifting the hold fails too.
+        await core
+          .write(current, cleared, { audit: false })
+          .catch((writeError: unknown) => liftFailed(deps, current, writeError));
         throw error;
       }
       if (!lost) return finishCleared(deps, current, cleared, user, outcome, failure, click, onBehalfOf);
@@ -188,6 +192,14 @@ async function finishRechecked(
   const expiredMeanwhile = !result.ok && result.reason === 'expired' && result.request;
   if (result.ok || expiredMeanwhile) await core.notify(result.request as ApprovalRequest);
   return result;
+}
+
+/** Lifting the hold failed after the place could not be read: logged (the hold lapses by itself). */
+function liftFailed(deps: RecheckDeps, request: ApprovalRequest, error: unknown): void {
+  deps.log?.warn("final approval's hold not lifted after its approver's place could not be read", {
+    requestId: request.id,
+    error: error instanceof Error ? error.message : String(error),
+  });
 }
 
 /**
