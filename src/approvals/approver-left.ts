@@ -6,7 +6,6 @@
 // never known counts: this check never holds a send waiting for Slack. A delegation whose window ended
 // after the delegate approved is no reason: the delegate acted within it (a revocation has its own path).
 import type { ApprovalPolicy, RequestKind } from '../access/index.js';
-import type { ApprovalRepository } from './repository.js';
 import { sentBack } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
@@ -77,7 +76,6 @@ export function backIfApproverLeft(
 
 /** What reading the pools before the claim uses. */
 export interface PoolReading {
-  repo: Pick<ApprovalRepository, 'get'>;
   policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
   log: EngineLog | undefined;
   /** The longest wait for Slack (default POOL_READ_BOUND_MS; a test shortens it). */
@@ -85,30 +83,30 @@ export interface PoolReading {
 }
 
 /**
- * Before the claim's lock: read again the user groups an approved request's approvers may count
- * through (from the cache while fresh), so the claim judges on what Slack just said. Waits at most
- * `boundMs`; a read still under way then finishes in the background (a later one shares it). Never
- * fails the send: a read that fails leaves the last known members to judge by, logged, and the claim
- * reports its own store trouble.
+ * Before the claim's lock, for a request the executor has just read (no read of its own): read again
+ * the user groups an approved request's approvers may count through (from the cache while fresh), so
+ * the claim judges on what Slack just said. Waits at most `boundMs`; a read still under way then
+ * finishes in the background (a later one shares it). Never fails the send: a read that fails leaves
+ * the last known members to judge by, logged.
  */
-export async function readPoolsBriefly(deps: PoolReading, id: string): Promise<void> {
-  const warn = (error: unknown) =>
+export async function readPoolsBriefly(
+  deps: PoolReading,
+  request: ApprovalRequest | undefined,
+): Promise<void> {
+  if (request?.state !== 'approved') return;
+  const reading = deps.policy.readPoolGroups(request.kind).catch((error: unknown) =>
     deps.log?.warn('approver groups not read before sending; judged on their last known members', {
-      requestId: id,
+      requestId: request.id,
       error: error instanceof Error ? error.message : String(error),
-    });
+    }),
+  );
   let bound: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    bound = setTimeout(resolve, deps.boundMs ?? POOL_READ_BOUND_MS);
+    bound.unref();
+  });
   try {
-    const request = await deps.repo.get(id);
-    if (request?.state !== 'approved') return;
-    const reading = deps.policy.readPoolGroups(request.kind).catch(warn);
-    const waited = new Promise<void>((resolve) => {
-      bound = setTimeout(resolve, deps.boundMs ?? POOL_READ_BOUND_MS);
-      bound.unref();
-    });
     await Promise.race([reading, waited]);
-  } catch (error) {
-    warn(error);
   } finally {
     clearTimeout(bound);
   }
