@@ -215,6 +215,10 @@ async function placeLost(
   seen: SeenRound,
 ): Promise<Refusal | undefined> {
   assertSeen(cleared, seen);
+  // Under the request's lock, yet seldom a Slack call: the click asked the same groups moments ago,
+  // before the re-check (up to about 35 s), and they are kept 2 minutes. Only an entry that ran out
+  // during the re-check is read from Slack again, as a click reads it, so a removal meanwhile is seen
+  // and a membership not known refuses, as at the click.
   const again = await deps.policy.check(cleared, user);
   if (!again.allowed) return again.reason;
   if (again.onBehalfOf !== onBehalfOf) return onBehalfOf ? 'delegation-ended' : 'not-approver';
