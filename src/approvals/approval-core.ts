@@ -324,7 +324,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     if (first.ok === 'recheck') {
       const { custody, policy } = this.options;
       const done = await finishRecheckedApproval(
-        { core: this, custody, policy, now: this.now },
+        { core: this, custody, policy, now: this.now, log: this.options.log },
         first.request,
         user,
         seen,

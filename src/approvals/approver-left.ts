@@ -6,7 +6,6 @@
 // never known counts: this check never holds a send waiting for Slack. A delegation whose window ended
 // after the delegate approved is no reason: the delegate acted within it (a revocation has its own path).
 import type { ApprovalPolicy, RequestKind } from '../access/index.js';
-import type { ApprovalRepository } from './repository.js';
 import { sentBack } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
@@ -46,18 +45,20 @@ function approverLeft(
 }
 
 /**
- * What the request says when it goes back because an approver it counted left the pool. Reasons are
- * shown as plain text (a service's account name may be quoted in one), so who left is named only in
- * the step's note, for the audit trail; the thread already shows who approved.
+ * What the request says when it goes back because an approver it counted left the pool ("the person it
+ * was given for": the delegator, for a delegate's approval). Reasons are shown as plain text (a
+ * service's account name may be quoted in one), so who left is named only in the step's note, for the
+ * audit trail; the thread already shows who approved.
  */
 function leftReason(kind: RequestKind): string {
-  return `an approval no longer counts: its approver is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
+  return `one approval no longer counts because the person it was given for is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
 }
 
 /**
  * Under the request's lock, before it is claimed: the approved request back with its approvers (a new
- * round, its approvals cleared, the reason naming who left) when an approver it counts has left the
- * pool; undefined when every approval still counts. Pure, never waiting on Slack: the caller persists.
+ * round, its approvals cleared, the reason saying an approval no longer counts, the step's note naming
+ * who left) when an approver it counts has left the pool; undefined when every approval still counts.
+ * Pure, never waiting on Slack: the caller persists.
  */
 export function backIfApproverLeft(
   policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
@@ -75,7 +76,6 @@ export function backIfApproverLeft(
 
 /** What reading the pools before the claim uses. */
 export interface PoolReading {
-  repo: Pick<ApprovalRepository, 'get'>;
   policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
   log: EngineLog | undefined;
   /** The longest wait for Slack (default POOL_READ_BOUND_MS; a test shortens it). */
@@ -83,30 +83,30 @@ export interface PoolReading {
 }
 
 /**
- * Before the claim's lock: read again the user groups an approved request's approvers may count
- * through (from the cache while fresh), so the claim judges on what Slack just said. Waits at most
- * `boundMs`; a read still under way then finishes in the background (a later one shares it). Never
- * fails the send: a read that fails leaves the last known members to judge by, logged, and the claim
- * reports its own store trouble.
+ * Before the claim's lock, for a request the executor has just read (no read of its own): read again
+ * the user groups an approved request's approvers may count through (from the cache while fresh), so
+ * the claim judges on what Slack just said. Waits at most `boundMs`; a read still under way then
+ * finishes in the background (a later one shares it). Never fails the send: a read that fails leaves
+ * the last known members to judge by, logged.
  */
-export async function readPoolsBriefly(deps: PoolReading, id: string): Promise<void> {
-  const warn = (error: unknown) =>
+export async function readPoolsBriefly(
+  deps: PoolReading,
+  request: ApprovalRequest | undefined,
+): Promise<void> {
+  if (request?.state !== 'approved') return;
+  const reading = deps.policy.readPoolGroups(request.kind).catch((error: unknown) =>
     deps.log?.warn('approver groups not read before sending; judged on their last known members', {
-      requestId: id,
+      requestId: request.id,
       error: error instanceof Error ? error.message : String(error),
-    });
+    }),
+  );
   let bound: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    bound = setTimeout(resolve, deps.boundMs ?? POOL_READ_BOUND_MS);
+    bound.unref();
+  });
   try {
-    const request = await deps.repo.get(id);
-    if (request?.state !== 'approved') return;
-    const reading = deps.policy.readPoolGroups(request.kind).catch(warn);
-    const waited = new Promise<void>((resolve) => {
-      bound = setTimeout(resolve, deps.boundMs ?? POOL_READ_BOUND_MS);
-      bound.unref();
-    });
     await Promise.race([reading, waited]);
-  } catch (error) {
-    warn(error);
   } finally {
     clearTimeout(bound);
   }

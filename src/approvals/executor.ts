@@ -111,7 +111,7 @@ export class Executor {
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
     const boundMs = options.poolReadBoundMs;
-    this.poolReading = { repo: deps.repo, policy: deps.policy, log: deps.log, boundMs };
+    this.poolReading = { policy: deps.policy, log: deps.log, boundMs };
     this.answers = new AnswerRecorder(
       {
         ...deps,
@@ -140,9 +140,10 @@ export class Executor {
       // Approved long ago: it may have gone out already (see late-lookup.ts); looked up first.
       const looked = await this.lateLookup.beforeSending(id);
       if (looked !== 'send') return looked === 'not-now' ? undefined : looked.settled;
-      const fresh = await this.freshFigures(id);
+      const approved = await this.repo.get(id);
+      const fresh = await this.freshFigures(approved);
       if (fresh === 'not-now') return undefined;
-      await readPoolsBriefly(this.poolReading, id);
+      await readPoolsBriefly(this.poolReading, approved);
       claimed = await this.claimExecution(id, fresh);
     } catch (error) {
       await this.sayNotStarted(id).catch(() => {});
@@ -441,8 +442,9 @@ export class Executor {
    * Before sending a request approved a while ago (a restart, an outage), its stale figures are read
    * again (see recheckBeforeSending). Undefined when it is not stale, or not to be sent at all.
    */
-  private async freshFigures(id: string): Promise<FreshFigures | undefined | 'not-now'> {
-    const request = await this.repo.get(id);
+  private async freshFigures(
+    request: ApprovalRequest | undefined,
+  ): Promise<FreshFigures | undefined | 'not-now'> {
     if (request?.state !== 'approved' || bindingProblem(request, this.binding())) return undefined;
     const now = this.now();
     if (!this.isStale(request, now)) return undefined;

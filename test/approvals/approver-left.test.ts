@@ -5,9 +5,11 @@
 // once the delegation's window has ended. The check before sending never waits on Slack: it judges on
 // the group's last known members (read again first, for a short while at most), and an approver whose
 // membership was never known still counts. A final approver whose place cannot be read again after the
-// re-check leaves no hold behind.
+// re-check leaves no hold behind, and is told of that failure even when lifting the hold fails too.
 import { expect } from 'vitest';
 import { ApprovalPolicy, ApproverPools, GroupMembers, parseTiers } from '../../src/access/index.js';
+import type { EngineLog } from '../../src/approvals/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { type EngineFixture, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
@@ -46,7 +48,7 @@ async function expectSentBack(fx: EngineFixture, id: string, person: string) {
   const after = await fx.engine.get(id);
   expect(after).toMatchObject({ state: 'pending', round: 1, approvals: [] });
   expect(after?.reason).toBe(
-    'an approval no longer counts: its approver is no longer an approver for withdrawals; approve again',
+    'one approval no longer counts because the person it was given for is no longer an approver for withdrawals; approve again',
   );
   const entry = (await fx.engine.audit(50)).find((e) => e.requestId === id && e.action === 'sent-back');
   expect(entry?.note).toContain(`<@${person}> left the pool`);
@@ -278,5 +280,35 @@ slackTest(
     const id = await placeUnreadable(fx, group, DELE);
     expect((await fx.engine.get(id))?.checking).toBeUndefined();
     expect(await approveAsSeen(fx.engine, id, BAYO)).toMatchObject({ ok: true });
+  },
+);
+
+slackTest(
+  "reports the place's failure, not the store's, when lifting the hold fails too",
+  async ({ startEngine, group, defer }) => {
+    const inner = await createStore('memory://');
+    defer(() => inner.close());
+    // Every request write fails while the group read does: the hold cannot be lifted.
+    const store = new Proxy(inner, {
+      get: (target, property) => {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property !== 'compareAndSet') return value.bind(target);
+        return async (key: string, expected: unknown, next: unknown) => {
+          if (group.answer === 'fail' && key.startsWith('approval:'))
+            throw new Error('store connection lost');
+          return target.compareAndSet(key, expected, next);
+        };
+      },
+    }) as Store;
+    const logged: string[] = [];
+    const log: EngineLog = { warn: (message) => void logged.push(message) };
+    const fx = await startEngine({
+      store,
+      engine: { policy: slackPolicy(group), poolReadBoundMs: BOUND_MS, log },
+    });
+    const id = await placeUnreadable(fx, group, ADA);
+    expect(logged).toContain("final approval's hold not lifted after its approver's place could not be read");
+    expect((await fx.engine.get(id))?.checking?.user).toBe(ADA);
   },
 );
