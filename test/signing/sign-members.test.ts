@@ -133,7 +133,9 @@ describe('the sign page of someone the access gate would refuse', () => {
     await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   });
 
-  test('refuses when Slack does not say in time, approving nothing', async ({ signing: { app, a } }) => {
+  test('refuses when Slack does not say in time, approving nothing and not waiting to tell it', async ({
+    signing: { app, a },
+  }) => {
     const { id, submission } = await openedAndSigned(app, a, '2500');
     const withdrawals = app.sandbox.count('POST', '/v1/api/withdraw');
     const told: string[] = [];
@@ -141,13 +143,19 @@ describe('the sign page of someone the access gate would refuse', () => {
       engine: app.engine,
       homeTeam: () => 'T1',
       refused: () => undefined,
-      tell: async (_user: string, text: string) => void told.push(text),
+      // The same Slack that did not answer does not answer the DM either (Bolt's client retries on).
+      tell: (_user: string, text: string) => {
+        told.push(text);
+        return new Promise<void>(() => undefined);
+      },
       nameOf: async () => undefined,
       barredOf: () => new Promise<never>(() => undefined),
       memberWaitMs: 20,
       log: { warn: () => undefined },
     };
-    const refused = await signSubmit(deps, submission).catch((error: unknown) => error);
+    const answered = signSubmit(deps, submission).catch((error: unknown) => error);
+    const late = new Promise((resolve) => setTimeout(resolve, 2_000, 'no answer within 2 s'));
+    const refused = await Promise.race([answered, late]);
     expect(refused).toBeInstanceOf(PageProblem);
     expect((refused as PageProblem).message).toMatch(/^The bot could not confirm with Slack/);
     expect(told).toEqual([(refused as PageProblem).message]);
