@@ -8,8 +8,9 @@
 // the bot's workspace (start-up), a link is neither used nor refused, and the page asks to try again
 // (503, with a Retry-After). Before a good link is read or used, its person is checked with Slack by the
 // access gate's own rule (a guest, a bot, a deactivated account or someone not of the bot's workspace
-// may do nothing here): a link outlives the Slack click that made it. Each refused link and refused
-// registration is counted by reason (PasskeyPageRefusal).
+// may do nothing here): a link outlives the Slack click that made it; a sign link so refused goes on its
+// request's record too. Each refused link and refused registration is counted by reason
+// (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
@@ -191,7 +192,7 @@ async function standingOf(deps: PageDeps, user: string): Promise<Barred | 'unche
 /**
  * Refuses the link's person when the access gate would: the approver lists are not enough. When Slack
  * cannot say, nobody is let in on a guess, as at the gate; the link is not used, so it may be tried
- * again.
+ * again. A sign link's refusal goes on the record of its request, with its reason.
  */
 async function refuseBarred(deps: PageDeps, link: LinkFor, token: string) {
   const why = await standingOf(deps, link.user);
@@ -199,6 +200,8 @@ async function refuseBarred(deps: PageDeps, link: LinkFor, token: string) {
   const reason = why === 'unchecked' ? 'person-unchecked' : 'person-barred';
   deps.refused(reason);
   const text = why === 'unchecked' ? UNCHECKED : barredText(why);
+  if (link.page === 'sign')
+    await deps.engine.passkeys.recordLinkRefusal(link.requestId, link.user, `${reason}: ${text}`);
   throw refuse(deps, link.user, text, { page: link.page, link: tokenHash(token), reason: why });
 }
 

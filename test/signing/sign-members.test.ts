@@ -45,6 +45,10 @@ async function openedAndSigned(app: SigningApp, a: SoftwareAuthenticator, amount
 const refusals = async (app: SigningApp, reason: string) =>
   (await scrape(app.metricsUrl)).value('cngn_passkey_page_refusals_total', { reason });
 
+/** The refusals of sign links on request `id`'s record. */
+const linkRefusals = async (app: SigningApp, id: string) =>
+  (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'signing-link-refused');
+
 /** Nothing of request `id` changed: still pending, no approval, and the service asked to send nothing. */
 async function expectUntouched(app: SigningApp, id: string, withdrawals: number) {
   await app.engine.idle();
@@ -93,6 +97,11 @@ describe('the sign page of someone the access gate would refuse', () => {
       const reopened = await post(app, '/passkeys/api/sign/options', { token });
       expect(reopened.json).toEqual({ ok: false, problem });
       expect(await refusals(app, 'person-barred')).toBe((counted ?? 0) + 2);
+      // On the request's record too, as an expired or used sign link is.
+      expect(await linkRefusals(app, id)).toMatchObject([
+        { actor: APPROVER_A, note: `person-barred: ${problem}` },
+        { actor: APPROVER_A, note: `person-barred: ${problem}` },
+      ]);
       await waitUntil(() => toldPrivately(app, APPROVER_A).includes(problem), 'the DM');
       expect(warned(entries, 'a passkey page refused')).toContainEqual(
         expect.objectContaining({ user: APPROVER_A, page: 'sign', reason }),
@@ -127,6 +136,9 @@ describe('the sign page of someone the access gate would refuse', () => {
     );
     expect(await bookOf(app).peekLink(token)).toMatchObject({ ok: true });
     expect(await refusals(app, 'person-unchecked')).toBe((counted ?? 0) + 1);
+    expect(await linkRefusals(app, id)).toMatchObject([
+      { actor: APPROVER_A, note: `person-unchecked: ${submitted.json.problem}` },
+    ]);
     failing = false;
     const again = await post(app, '/passkeys/api/sign/submit', submission);
     expect(again.status).toBe(200);
