@@ -173,6 +173,29 @@ describe('the sign page of someone the access gate would refuse', () => {
     expect(told).toEqual([(refused as PageProblem).message]);
     await expectUntouched(app, id, withdrawals);
   });
+  test('logs a DM that fails, without the link', async ({ signing: { app, a } }) => {
+    const { submission } = await openedAndSigned(app, a, '2600');
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    const deps = {
+      engine: app.engine,
+      homeTeam: () => 'T1',
+      refused: () => undefined,
+      tell: () => Promise.reject(new Error('An API error occurred: ratelimited')),
+      nameOf: async () => undefined,
+      barredOf: async () => 'deleted' as const,
+      log: {
+        warn: (message: string, fields?: Record<string, unknown>) => void warnings.push([message, fields]),
+      },
+    };
+    const refused = await signSubmit(deps, submission).catch((error: unknown) => error);
+    expect((refused as PageProblem).message).toMatch(/^Your Slack account is deactivated/);
+    await waitUntil(() => warnings.some(([m]) => m.startsWith('could not tell')), 'the failed DM logged');
+    expect(warnings).toContainEqual([
+      'could not tell an approver privately why a passkey page refused',
+      { user: APPROVER_A, error: 'Error: An API error occurred: ratelimited' },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain(submission.token);
+  });
 });
 
 describe('the registration page of someone the access gate would refuse', () => {
