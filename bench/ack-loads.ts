@@ -214,9 +214,9 @@ export async function measureSlow(
 ): Promise<{ slow: Figures; slowAnswersDrainedMs: number | undefined }> {
   const load = sender(baseUrl, 1); // back to back only: each worker's own connection
   load.answerTo(`${slack.responseBase}${run}-slow-warmup`);
-  // Spread over the load's own connections, so all of them are open before it is timed: 49 opened at
-  // once into the bot under this load waited up to 700 ms before their first request was read (the
-  // request's own ack inside the bot stayed under 15 ms) and made the p99 a measure of that.
+  // Spread over the load's own connections, so all of them are open before it is timed: connections
+  // opened at once into the bot under this load wait to be read, while each request's own ack stays
+  // fast, and the p99 would measure that wait (docs/decisions/ack-cost-per-request.md).
   await backToBack(load.send, Math.max(WARMUP, SLOW_CONCURRENCY), SLOW_CONCURRENCY);
   load.answerTo(`${slack.responseBase}${run}-slow`);
   const times = await backToBack(load.send, REQUESTS, SLOW_CONCURRENCY);

@@ -39,10 +39,12 @@ const SECRET_TEXT = [
 
 // The user and password of a URL (`redis://user:pass@host`): the userinfo of its authority, or, once
 // a `user:` is seen, everything up to the last `@` before a space (a password written unencoded may
-// hold a `/` or an `@`). A path with an `@` in it (`https://host/@scope`) is left as it is.
+// hold a `/` or an `@`). A `:` followed by digits and a `/`, `?` or `#` is a host's port, not a
+// password, so a path or query with an `@` in it (`https://host:8443/@scope`, `http://h:3000/x?to=a@b`)
+// is left as it is; a password that starts with digits and an unencoded `/`, `?` or `#` is given up.
 // Each part bounded, so a long text of near-misses costs linear time.
 const URL_USERINFO =
-  /\b([a-z][a-z0-9+.-]{0,31}:\/\/)(?:[^\s/?#@:"'<>]{0,256}:[^\s"'<>]{0,1024}|[^\s/?#@"'<>]{0,256})@/gi;
+  /\b([a-z][a-z0-9+.-]{0,31}:\/\/)(?:[^\s/?#@:"'<>]{0,256}:(?!\d{1,5}[/?#])[^\s"'<>]{0,1024}|[^\s/?#@"'<>]{0,256})@/gi;
 
 /** `text` with the user and password of every URL in it replaced: for text that leaves the process. */
 export function withoutUrlCredentials(text: string): string {

@@ -102,10 +102,19 @@ describe('secrets', () => {
     });
     log.error('could not start from postgres://app:pg-pass@db.internal:5432/desk', {
       error: unparsed,
-      note: 'tried rediss://:only-password@cache:6380 and amqp://guest:p@ss/word@mq:5672',
+      note: 'tried rediss://:only-password@cache:6380 and amqp://guest:p@ss/word@mq:5672 and redis://desk:8443x/pw@db:6379',
     });
     const out = lines.join('\n');
-    for (const part of ['s3cretpass', 'pg-pass', 'only-password', 'p@ss', 'ss/word', 'desk:', 'app:'])
+    for (const part of [
+      's3cretpass',
+      'pg-pass',
+      'only-password',
+      'p@ss',
+      'ss/word',
+      '8443x',
+      'desk:',
+      'app:',
+    ])
       expect(out).not.toContain(part);
     expect(entries()[0]).toMatchObject({
       message: 'could not start from postgres://[redacted]@db.internal:5432/desk',
@@ -113,9 +122,11 @@ describe('secrets', () => {
     });
   });
 
-  it('leaves a URL without credentials as it is, an @ in its path included', () => {
+  it('leaves a URL without credentials as it is, an @ in its path or query included', () => {
     const { log, entries } = capture();
-    const urls = 'http://127.0.0.1:3000/x https://registry.npmjs.org/@slack%2fbolt mail ada@example.com';
+    const urls =
+      'http://127.0.0.1:3000/x https://registry.npmjs.org/@slack%2fbolt mail ada@example.com ' +
+      'https://host:8443/@scope http://h:3000/x?to=a@b';
     log.info(urls);
     expect(entries()[0]?.message).toBe(urls);
   });

@@ -10,7 +10,7 @@ import { type ChallengeResult, signingChallenge } from './signing-challenge.js';
 
 /** The audit action of a refused passkey approval. */
 const SIGNATURE_REFUSED = 'signature-refused';
-/** The audit action of a sign link refused as expired or used. */
+/** The audit action of a sign link refused: expired, used, or its person barred or unchecked. */
 const LINK_REFUSED = 'signing-link-refused';
 
 export class EnginePasskeys {
@@ -35,7 +35,7 @@ export class EnginePasskeys {
     return this.#record(requestId, user, SIGNATURE_REFUSED, `a passkey approval did not count: ${reason}`);
   }
 
-  /** A sign link refused (expired or used) goes on the record of its request: who, and the page's sentence. */
+  /** A sign link refused (expired, used, or its person barred) goes on the record of its request: who, and why. */
   recordLinkRefusal(requestId: string, user: string, note: string): Promise<void> {
     return this.#record(requestId, user, LINK_REFUSED, note);
   }

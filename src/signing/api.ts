@@ -8,8 +8,9 @@
 // the bot's workspace (start-up), a link is neither used nor refused, and the page asks to try again
 // (503, with a Retry-After). Before a good link is read or used, its person is checked with Slack by the
 // access gate's own rule (a guest, a bot, a deactivated account or someone not of the bot's workspace
-// may do nothing here): a link outlives the Slack click that made it. Each refused link and refused
-// registration is counted by reason (PasskeyPageRefusal).
+// may do nothing here): a link outlives the Slack click that made it; a sign link so refused goes on its
+// request's record too. Each refused link and refused registration is counted by reason
+// (PasskeyPageRefusal).
 import { createHash } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
@@ -126,7 +127,7 @@ async function refuseLink(deps: PageDeps, token: string, page: LinkFor['page'], 
   const plain = text.replace(/`/g, '');
   if (refused.page === 'sign')
     await deps.engine.passkeys.recordLinkRefusal(refused.requestId, refused.user, plain);
-  await deps.tell(refused.user, text);
+  tellLater(deps, refused.user, text);
   return new PageProblem(plain, 410);
 }
 
@@ -189,15 +190,19 @@ async function standingOf(deps: PageDeps, user: string): Promise<Barred | 'unche
 }
 
 /**
- * Refuses `user` when the access gate would: the approver lists are not enough. When Slack cannot say,
- * nobody is let in on a guess, as at the gate; the link is not used, so it may be tried again.
+ * Refuses the link's person when the access gate would: the approver lists are not enough. When Slack
+ * cannot say, nobody is let in on a guess, as at the gate; the link is not used, so it may be tried
+ * again. A sign link's refusal goes on the record of its request, with its reason.
  */
-async function refuseBarred(deps: PageDeps, user: string, page: LinkFor['page'], token: string) {
-  const why = await standingOf(deps, user);
+async function refuseBarred(deps: PageDeps, link: LinkFor, token: string) {
+  const why = await standingOf(deps, link.user);
   if (why === undefined) return;
-  deps.refused(why === 'unchecked' ? 'person-unchecked' : 'person-barred');
+  const reason = why === 'unchecked' ? 'person-unchecked' : 'person-barred';
+  deps.refused(reason);
   const text = why === 'unchecked' ? UNCHECKED : barredText(why);
-  throw await refuse(deps, user, text, { page, link: tokenHash(token), reason: why });
+  if (link.page === 'sign')
+    await deps.engine.passkeys.recordLinkRefusal(link.requestId, link.user, `${reason}: ${text}`);
+  throw refuse(deps, link.user, text, { page: link.page, link: tokenHash(token), reason: why });
 }
 
 /**
@@ -216,17 +221,31 @@ async function linkFor<P extends LinkFor['page']>(
   const peeked = await book.peekLink(token);
   if (!peeked.ok || peeked.link.page !== page) throw await refuseLink(deps, token, page, peeked);
   if (peeked.link.team !== home) throw refuseElsewhere(deps, token, page, peeked.link, home);
-  await refuseBarred(deps, peeked.link.user, page, token);
+  await refuseBarred(deps, peeked.link, token);
   const found = use ? await book.useLink(token) : peeked;
   if (!found.ok || found.link.page !== page) throw await refuseLink(deps, token, page, found);
   return found.link as Extract<LinkFor, { page: P }>;
 }
 
 /** A sentence for the page (Slack's code marks left out) that is also said to `user` in Slack, and logged. */
-async function refuse(deps: PageDeps, user: string, text: string, fields: Record<string, unknown>) {
+function refuse(deps: PageDeps, user: string, text: string, fields: Record<string, unknown>) {
   deps.log.warn('a passkey page refused', { user, ...fields });
-  await deps.tell(user, text);
+  tellLater(deps, user, text);
   return new PageProblem(text.replace(/`/g, ''));
+}
+
+/**
+ * Says `text` to `user` in Slack without the page waiting for it: Slack may be the very thing not
+ * answering, and Bolt's client retries far longer than a page may wait. A failure is logged (who, and
+ * Slack's error; never the link).
+ */
+function tellLater(deps: PageDeps, user: string, text: string): void {
+  deps.tell(user, text).catch((error: unknown) => {
+    deps.log.warn('could not tell an approver privately why a passkey page refused', {
+      user,
+      error: String(error),
+    });
+  });
 }
 
 /** `user`'s name, or undefined when Slack cannot say or does not within `deps.nameWaitMs`. */
@@ -264,7 +283,7 @@ export async function registerFile(deps: PageDeps, input: RegisterFileInput): Pr
   if (!filed.ok) {
     const text = `Your passkey was not registered: ${filed.problem} Nothing was filed; ask for a new link with \`/cngn passkey\`.`;
     deps.refused('registration-refused');
-    throw await refuse(deps, link.user, text, { page: 'register', problem: filed.problem });
+    throw refuse(deps, link.user, text, { page: 'register', problem: filed.problem });
   }
   const requestId = filed.request.id;
   return { ok: true, requestId, message: `Filed: waiting for another approver (${requestId})` };
@@ -336,11 +355,11 @@ export async function signSubmit(deps: PageDeps, input: SignSubmitInput): Promis
     });
   } catch (error) {
     if (!(error instanceof StaleRoundError)) throw error;
-    throw await refuse(deps, user, staleText(error.request), { page: 'sign', requestId, reason: 'stale' });
+    throw refuse(deps, user, staleText(error.request), { page: 'sign', requestId, reason: 'stale' });
   }
   if (!result.ok) {
     const text = refusalText(result.reason, result.request, result.limit);
-    throw await refuse(deps, user, text, { page: 'sign', requestId, reason: result.reason });
+    throw refuse(deps, user, text, { page: 'sign', requestId, reason: result.reason });
   }
   return { ok: true, requestId, message: 'Approved. Slack shows it now.' };
 }

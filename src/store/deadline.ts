@@ -1,6 +1,7 @@
 // The store answers within a bound, or the caller is told it did not: a stopped or hung store must
 // make a webhook, a click or a health check answer "unavailable" in time, never hang. A stop waits for
 // its parts the same way: what did not finish in time goes on, and the stop goes on without it.
+import { withoutUrlCredentials } from '../log.js';
 import { StoreErrorCode } from './errors.js';
 
 /** The store did not answer within the time given. */
@@ -61,12 +62,7 @@ export async function storeHealth(
     const why =
       error instanceof StoreTimeoutError
         ? `did not answer within ${timeoutMs} ms`
-        : `failed: ${withoutCredentials(error instanceof Error ? error.message : String(error))}`;
+        : `failed: ${withoutUrlCredentials(error instanceof Error ? error.message : String(error)).slice(0, 200)}`;
     return { ok: false, reason: `the store (${store.kind}) ${why}` };
   }
-}
-
-/** A URL's user and password never reach a health answer. */
-function withoutCredentials(text: string): string {
-  return text.replace(/\/\/[^/@\s]*@/g, '//').slice(0, 200);
 }

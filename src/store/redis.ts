@@ -242,7 +242,14 @@ export class RedisStore implements Store {
     if (sets.length === 0) return [];
     const pipeline = this.client.multi();
     for (const set of sets) pipeline.sMembers(this.redisKey(`set:${set}`));
-    return (await pipeline.execAsPipeline()) as unknown as string[][];
+    // A pipeline built in a loop is typed as any replies; an error reply rejects the whole pipeline,
+    // so each reply is SMEMBERS's list, unless the client maps Redis's set type to something else.
+    const replies: unknown[] = await pipeline.execAsPipeline();
+    return replies.map((reply, i) => {
+      if (!Array.isArray(reply))
+        throw new TypeError(`Redis answered SMEMBERS of set ${sets[i]} with ${typeof reply}, not a list`);
+      return reply as string[];
+    });
   }
 
   async ping(): Promise<void> {

@@ -59,7 +59,8 @@ describe('the registration page', () => {
       'This link was already used (each link works once), so nothing was done. Ask for a new one in Slack (/cngn passkey).';
     expect(again.json.problem).toBe(used);
     // Said privately in Slack too (a registration link has no request, so nothing is on a record).
-    expect(toldPrivately(app, APPROVER_A)).toContain(used.replace('(/cngn passkey)', '(`/cngn passkey`)'));
+    const told = used.replace('(/cngn passkey)', '(`/cngn passkey`)');
+    await waitUntil(() => toldPrivately(app, APPROVER_A).includes(told), 'the DM');
     // Another approver approves it in the channel (a click: the first two passkeys of an install).
     await approve(app, filed.json.requestId, APPROVER_B);
     await waitUntil(async () => Boolean(await bookOf(app).byCredential(a.credentialId)), 'A’s passkey');

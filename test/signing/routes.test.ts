@@ -175,7 +175,7 @@ describe('the sign page', () => {
     expect(again.json.problem).toBe(used);
     const reopened = await post(app, '/passkeys/api/sign/options', { token });
     expect(reopened.json.problem).toBe(used);
-    expect(toldPrivately(app, APPROVER_A).filter((t) => t === used)).toHaveLength(2);
+    await waitUntil(() => toldPrivately(app, APPROVER_A).filter((t) => t === used).length === 2, 'both DMs');
     const refused = (await app.engine.audit(500)).filter(
       (e) => e.requestId === id && e.action === 'signing-link-refused',
     );
@@ -205,7 +205,7 @@ describe('the sign page', () => {
     expect(answer.status).toBe(410);
     expect(answer.json).toEqual({ ok: false, problem: sentence });
     expectPageHeaders(answer);
-    expect(toldPrivately(app, APPROVER_A)).toContain(sentence);
+    await waitUntil(() => toldPrivately(app, APPROVER_A).includes(sentence), 'the DM');
     expect(
       (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'signing-link-refused'),
     ).toMatchObject([{ actor: APPROVER_A, note: sentence }]);

@@ -45,6 +45,10 @@ async function openedAndSigned(app: SigningApp, a: SoftwareAuthenticator, amount
 const refusals = async (app: SigningApp, reason: string) =>
   (await scrape(app.metricsUrl)).value('cngn_passkey_page_refusals_total', { reason });
 
+/** The refusals of sign links on request `id`'s record. */
+const linkRefusals = async (app: SigningApp, id: string) =>
+  (await app.engine.audit(500)).filter((e) => e.requestId === id && e.action === 'signing-link-refused');
+
 /** Nothing of request `id` changed: still pending, no approval, and the service asked to send nothing. */
 async function expectUntouched(app: SigningApp, id: string, withdrawals: number) {
   await app.engine.idle();
@@ -93,6 +97,11 @@ describe('the sign page of someone the access gate would refuse', () => {
       const reopened = await post(app, '/passkeys/api/sign/options', { token });
       expect(reopened.json).toEqual({ ok: false, problem });
       expect(await refusals(app, 'person-barred')).toBe((counted ?? 0) + 2);
+      // On the request's record too, as an expired or used sign link is.
+      expect(await linkRefusals(app, id)).toMatchObject([
+        { actor: APPROVER_A, note: `person-barred: ${problem}` },
+        { actor: APPROVER_A, note: `person-barred: ${problem}` },
+      ]);
       await waitUntil(() => toldPrivately(app, APPROVER_A).includes(problem), 'the DM');
       expect(warned(entries, 'a passkey page refused')).toContainEqual(
         expect.objectContaining({ user: APPROVER_A, page: 'sign', reason }),
@@ -127,13 +136,18 @@ describe('the sign page of someone the access gate would refuse', () => {
     );
     expect(await bookOf(app).peekLink(token)).toMatchObject({ ok: true });
     expect(await refusals(app, 'person-unchecked')).toBe((counted ?? 0) + 1);
+    expect(await linkRefusals(app, id)).toMatchObject([
+      { actor: APPROVER_A, note: `person-unchecked: ${submitted.json.problem}` },
+    ]);
     failing = false;
     const again = await post(app, '/passkeys/api/sign/submit', submission);
     expect(again.status).toBe(200);
     await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   });
 
-  test('refuses when Slack does not say in time, approving nothing', async ({ signing: { app, a } }) => {
+  test('refuses when Slack does not say in time, approving nothing and not waiting to tell it', async ({
+    signing: { app, a },
+  }) => {
     const { id, submission } = await openedAndSigned(app, a, '2500');
     const withdrawals = app.sandbox.count('POST', '/v1/api/withdraw');
     const told: string[] = [];
@@ -141,17 +155,46 @@ describe('the sign page of someone the access gate would refuse', () => {
       engine: app.engine,
       homeTeam: () => 'T1',
       refused: () => undefined,
-      tell: async (_user: string, text: string) => void told.push(text),
+      // The same Slack that did not answer does not answer the DM either (Bolt's client retries on).
+      tell: (_user: string, text: string) => {
+        told.push(text);
+        return new Promise<void>(() => undefined);
+      },
       nameOf: async () => undefined,
       barredOf: () => new Promise<never>(() => undefined),
       memberWaitMs: 20,
       log: { warn: () => undefined },
     };
-    const refused = await signSubmit(deps, submission).catch((error: unknown) => error);
+    const answered = signSubmit(deps, submission).catch((error: unknown) => error);
+    const late = new Promise((resolve) => setTimeout(resolve, 2_000, 'no answer within 2 s'));
+    const refused = await Promise.race([answered, late]);
     expect(refused).toBeInstanceOf(PageProblem);
     expect((refused as PageProblem).message).toMatch(/^The bot could not confirm with Slack/);
     expect(told).toEqual([(refused as PageProblem).message]);
     await expectUntouched(app, id, withdrawals);
+  });
+  test('logs a DM that fails, without the link', async ({ signing: { app, a } }) => {
+    const { submission } = await openedAndSigned(app, a, '2600');
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    const deps = {
+      engine: app.engine,
+      homeTeam: () => 'T1',
+      refused: () => undefined,
+      tell: () => Promise.reject(new Error('An API error occurred: ratelimited')),
+      nameOf: async () => undefined,
+      barredOf: async () => 'deleted' as const,
+      log: {
+        warn: (message: string, fields?: Record<string, unknown>) => void warnings.push([message, fields]),
+      },
+    };
+    const refused = await signSubmit(deps, submission).catch((error: unknown) => error);
+    expect((refused as PageProblem).message).toMatch(/^Your Slack account is deactivated/);
+    await waitUntil(() => warnings.some(([m]) => m.startsWith('could not tell')), 'the failed DM logged');
+    expect(warnings).toContainEqual([
+      'could not tell an approver privately why a passkey page refused',
+      { user: APPROVER_A, error: 'Error: An API error occurred: ratelimited' },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain(submission.token);
   });
 });
 
