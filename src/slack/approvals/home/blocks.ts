@@ -47,7 +47,7 @@ export interface HomeData {
   mine: Array<{ request: ApprovalRequest; link?: string | undefined }>;
   balance?: { entries: BalanceEntry[]; asOf: Date } | undefined;
   budget?: RateBudget | undefined;
-  alerts: RecentAlert[];
+  alerts: readonly RecentAlert[];
   /** Delegations in effect to or from this person. */
   delegations?: Delegation[] | undefined;
   /** The freeze of sends in place, if any: its banner leads the page. */

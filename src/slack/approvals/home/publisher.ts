@@ -12,6 +12,7 @@ import type { Logger } from '../../../log.js';
 import type { Store } from '../../../store/index.js';
 import type { RecentAlerts } from '../../../webhooks/recent.js';
 import { HOME_MINE_SHOWN, type HomeData, type HomeRoles, homeView } from './blocks.js';
+import { SharedReads } from './shared-reads.js';
 
 export interface HomePublisherOptions {
   engine: ApprovalEngine;
@@ -46,12 +47,10 @@ export class HomePublisher {
   private readonly publishing = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
   private readonly running = new Set<Promise<void>>();
-  /** Orders requests for a publish and reads of the open requests (openRequestsFor). */
-  private ticks = 0;
+  /** The reads every publish makes alike, shared by the publishes one change asks for. */
+  private readonly shared = new SharedReads<'open' | 'delegations' | 'limits' | 'freeze' | 'alerts'>();
   /** Per person, the tick of the latest request for a publish of their Home. */
   private readonly requested = new Map<string, number>();
-  /** The read of the open requests under way, and the tick it began at. */
-  private openRead: { tick: number; read: Promise<ApprovalRequest[]> } | undefined;
 
   constructor(private readonly options: HomePublisherOptions) {
     this.now = options.now ?? (() => new Date());
@@ -83,7 +82,7 @@ export class HomePublisher {
       await this.options.store.addToSet(OPENED_SET, user);
       this.opened.add(user);
     }
-    this.requested.set(user, ++this.ticks);
+    this.requested.set(user, this.shared.ask());
     this.run(user);
   }
 
@@ -130,7 +129,7 @@ export class HomePublisher {
 
   /** Publish after the debounce; a person already waiting for one is not scheduled twice. */
   private schedule(user: string): void {
-    this.requested.set(user, ++this.ticks);
+    this.requested.set(user, this.shared.ask());
     if (this.timers.has(user)) return;
     let fire!: () => void;
     const fired = new Promise<void>((resolve) => {
@@ -166,36 +165,23 @@ export class HomePublisher {
 
   private async publish(user: string): Promise<void> {
     if (this.options.mayAct && !(await this.options.mayAct(user))) return;
-    const since = this.requested.get(user) ?? ++this.ticks;
+    const since = this.requested.get(user) ?? this.shared.ask();
     const view = homeView(await this.homeData(user, since));
     await this.options.client.views.publish({ user_id: user, view });
-  }
-
-  /**
-   * The open requests for a publish requested at tick `since`. One change asks for the Home of everyone
-   * it concerns at once, so their publishes share a read under way, but only one begun after the
-   * request: every change that asked for it was stored before it was announced, so such a read sees
-   * it. A finished read is never reused.
-   */
-  private openRequestsFor(since: number): Promise<ApprovalRequest[]> {
-    const current = this.openRead;
-    if (current && current.tick > since) return current.read;
-    const read = this.options.engine.openRequests();
-    const entry = { tick: ++this.ticks, read };
-    this.openRead = entry;
-    const done = () => {
-      if (this.openRead === entry) this.openRead = undefined;
-    };
-    read.then(done, done);
-    return read;
   }
 
   private async homeData(user: string, since: number): Promise<HomeData> {
     const { engine, api, store } = this.options;
     const now = this.now();
-    const open = await this.openRequestsFor(since);
-    // The delegations, read once: what waits for this person, and the ones to or from them.
-    const delegations = await engine.delegations();
+    const shared = this.shared;
+    // Begun together, so the publishes one change asks for find each other's reads under way.
+    const [open, delegations, limits, freeze, alerts] = await Promise.all([
+      shared.read('open', since, () => engine.openRequests()),
+      shared.read('delegations', since, () => engine.delegations()),
+      shared.read('limits', since, () => engine.limitUse()).catch(() => undefined),
+      shared.read('freeze', since, () => engine.currentFreeze()),
+      shared.read('alerts', since, async () => (await this.options.alerts?.latest(5)) ?? []).catch(() => []),
+    ]);
     const waiting = await engine.waitingFor(user, now, open, delegations);
     const ids = new Set([
       ...((await store.get<string[]>(mineKey(user))) ?? []),
@@ -215,12 +201,12 @@ export class HomePublisher {
       mine,
       balance: await api.lastBalance().catch(() => undefined),
       budget: await api.budget().catch(() => undefined),
-      alerts: (await this.options.alerts?.latest(5).catch(() => undefined)) ?? [],
-      limits: await engine.limitUse().catch(() => undefined),
+      alerts,
+      limits,
       delegations: delegations.filter(
         (d) => isLive(d, engine.now()) && (d.delegator === user || d.delegate === user),
       ),
-      freeze: await engine.currentFreeze(),
+      freeze,
       roles: await this.rolesOf(user).catch(() => undefined),
       // The rule in force (the workbench's sandbox switches it while the bot runs), not the start-up one.
       signing: engine.passkeys.signatures().options?.rule ?? { mode: 'off' },

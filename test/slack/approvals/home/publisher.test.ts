@@ -1,9 +1,10 @@
-// App Home's reads of the open requests: the publishes one change asks for share one read, and a
-// publish never takes a read that began before it was asked for (that read may miss the change).
+// App Home's shared reads (the open requests, delegations, limit use, the freeze, the last alerts): the
+// publishes one change asks for share one read of each, and a publish never takes a read that began
+// before it was asked for (that read may miss the change).
 import type { WebClient } from '@slack/web-api';
 import { expect } from 'vitest';
-import type { ApprovalEngine, ApprovalRequest } from '../../../../src/approvals/index.js';
 import { HomePublisher } from '../../../../src/slack/approvals/home/publisher.js';
+import { RecentAlerts } from '../../../../src/webhooks/recent.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -15,27 +16,42 @@ import {
 import { fileDraft } from '../../../support/filing.js';
 import { waitUntil } from '../../../support/webhook-rig.js';
 
-/** The engine's reads of the open requests, counted; while `held`, each is answered only on release. */
+/** What every publish reads alike: the engine's methods, then the last alerts'. */
+const SHARED = ['openRequests', 'delegations', 'limitUse', 'currentFreeze', 'latest'] as const;
+
+/**
+ * The reads every Home makes alike, counted (`calls`: the open requests; `counts`: each by name);
+ * while `held`, each is answered only on release.
+ */
 class OpenReads {
   calls = 0;
+  counts = new Map<string, number>();
   held = false;
   private waiting: Array<() => void> = [];
 
-  wrap(engine: ApprovalEngine): ApprovalEngine {
-    return new Proxy(engine, {
+  wrap<T extends object>(object: T): T {
+    return new Proxy(object, {
       get: (target, property, receiver) => {
         const value = Reflect.get(target, property, receiver);
-        if (property !== 'openRequests') return typeof value === 'function' ? value.bind(target) : value;
-        return () => {
-          this.calls += 1;
-          const read = target.openRequests();
+        if (typeof value !== 'function') return value;
+        const name = String(property);
+        if (!(SHARED as readonly string[]).includes(name)) return value.bind(target);
+        return (...args: unknown[]) => {
+          if (name === 'openRequests') this.calls += 1;
+          this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+          const read = Promise.resolve(value.apply(target, args));
           if (!this.held) return read;
-          return new Promise<ApprovalRequest[]>((resolve, reject) => {
+          return new Promise<unknown>((resolve, reject) => {
             this.waiting.push(() => read.then(resolve, reject));
           });
         };
       },
     });
+  }
+
+  /** How many reads of each shared thing, in SHARED's order. */
+  each(): number[] {
+    return SHARED.map((name) => this.counts.get(name) ?? 0);
   }
 
   release(): void {
@@ -63,6 +79,7 @@ function homeOn(
   } as unknown as WebClient;
   const home = new HomePublisher({
     engine: reads.wrap(fx.engine),
+    alerts: reads.wrap(new RecentAlerts(fx.store)),
     api: fx.client,
     store: fx.store,
     client,
@@ -168,4 +185,50 @@ test('a change while a Home waits for its debounce is not answered from a read t
   reads.release();
   await home.idle();
   expect(offered(APPROVER_A)).toEqual([`${filed.id}:0`]);
+});
+
+test('publishes three Homes for one change from one read of each shared thing', async ({ fx, networkId }) => {
+  const reads = new OpenReads();
+  const asked: string[] = [];
+  const { home, published } = homeOn(fx, reads, async (user) => {
+    asked.push(user);
+    return true;
+  });
+  const people = [APPROVER_A, APPROVER_B, REQUESTER];
+  for (const user of people) await home.homeOpened(user);
+  await home.idle();
+  [reads.counts, asked.length, published.length] = [new Map(), 0, 0];
+  reads.held = true;
+  await fileDraft(fx.engine, withdrawalDraft(networkId, '4500'));
+  await waitUntil(() => people.every((user) => asked.includes(user)));
+  await new Promise((resolve) => setImmediate(resolve));
+  reads.release();
+  await home.idle();
+  expect(published.map((p) => p.user_id).sort()).toEqual([...people].sort());
+  expect(reads.each()).toEqual([1, 1, 1, 1, 1]);
+});
+
+test('reads the delegations again for a Home asked for after their read began', async ({ fx }) => {
+  const reads = new OpenReads();
+  const asked: string[] = [];
+  const { home, published } = homeOn(fx, reads, async (user) => {
+    asked.push(user);
+    return true;
+  });
+  for (const user of [APPROVER_A, APPROVER_B]) await home.homeOpened(user);
+  await home.idle();
+  [reads.counts, asked.length, published.length] = [new Map(), 0, 0];
+  reads.held = true;
+  await home.everyoneChanged(); // A's and B's Homes: one read of the delegations begins, and waits.
+  await waitUntil(() => asked.length === 2);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(reads.counts.get('delegations')).toBe(1);
+  await home.homeOpened(REQUESTER); // asked for after that read began: it may miss a change since
+  await waitUntil(() => asked.length === 3);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(reads.counts.get('delegations')).toBe(2);
+  reads.release();
+  await home.idle();
+  expect(published.map((p) => p.user_id).sort()).toEqual([APPROVER_A, APPROVER_B, REQUESTER].sort());
+  expect(reads.each()).toEqual([2, 2, 2, 2, 2]);
 });
