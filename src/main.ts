@@ -5,9 +5,9 @@ import { ConfigError } from './config.js';
 import { armCrashPoint } from './crash-points.js';
 import { createLogger, type Logger } from './log.js';
 import { SlackCheckFailed } from './slack/runtime/startup-check.js';
-import { StartupRefused, start } from './wiring/startup.js';
+import { configuredLogger, StartupRefused, start } from './wiring/startup.js';
 
-// Until start-up settles the level and the configured secrets, lines go through a logger at info
+// Until start-up has read the level and the configured secrets, lines go through a logger at info
 // (credential-shaped text is still redacted).
 let logger: Logger = createLogger('info');
 let shutdown: ((reason: string, exitCode: number) => void) | undefined;
@@ -33,7 +33,14 @@ async function main(): Promise<void> {
   armCrashPoint(process.env.CNGN_DESK_CRASH_AT);
   let started: Awaited<ReturnType<typeof start>>;
   try {
-    started = await start(process.env);
+    started = await start(process.env, {
+      // Taken as soon as the settings are read: a start that fails after that is reported, and a
+      // stray rejection logged, with the configured secrets redacted.
+      logger: (config) => {
+        logger = configuredLogger(config);
+        return logger;
+      },
+    });
   } catch (error) {
     if (refusedToStart(error)) process.exit(1);
     throw error;

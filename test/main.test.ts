@@ -2,7 +2,8 @@
 // exception is logged (redacted), the bot stops and its store closes, and the process exits 1 for its
 // supervisor to restart. Either during start-up is one JSON line, then exit 1. A start-up check that
 // Slack fails (a refused token, a channel that does not exist) ends it with status 1 and one JSON line
-// naming the fix, never a stack.
+// naming the fix, never a stack. A failure once the settings were read is logged with the configured
+// secrets redacted.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -138,6 +139,27 @@ describe('cngn-desk when a store driver cannot load', () => {
         }),
       }),
     ]);
+  });
+
+  it('redacts the configured secrets from a failure after the settings were read', async ({
+    slack,
+    defer,
+  }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cngn-desk-main-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    const { code, stderr, errors } = await failedStart(slack, 'test/support/driver-quotes-secret.ts', {
+      STORE_URL: `sqlite://${join(dir, 'desk.sqlite')}`,
+    });
+    expect(code).toBe(1);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        message: 'cngn-desk could not start',
+        error: expect.objectContaining({
+          message: expect.stringContaining('sqlite3 could not load; its environment: SLACK_SIGNING_SECRET='),
+        }),
+      }),
+    ]);
+    expect(stderr).not.toContain('main-test-signing-secret');
   });
 });
 

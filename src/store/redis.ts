@@ -59,6 +59,44 @@ function redisServer(url: string): string {
   }
 }
 
+/** Redis's answers to credentials it does not take (6 and later, then older): a refusal, not silence. */
+const CREDENTIALS_REFUSED = /^(WRONGPASS|NOAUTH)\b|^ERR (AUTH\b|invalid password|Client sent AUTH)/;
+
+function refusesCredentials(error: unknown): boolean {
+  return error instanceof Error && CREDENTIALS_REFUSED.test(error.message);
+}
+
+/**
+ * Connects, or throws a sentence that says why. The adapter replaces the driver's error with its own
+ * after the whole connect wait, and the driver retries a refused AUTH like a lost connection: its
+ * `error` events carry Redis's own answer, so a refusal stops the wait at once.
+ */
+async function connectOrSayWhy(adapter: KeyvRedis<unknown>, url: string): Promise<void> {
+  const client = adapter.client as RedisClientType;
+  let onError: (error: unknown) => void = () => {};
+  const refused = new Promise<never>((_, reject) => {
+    onError = (error) => {
+      if (refusesCredentials(error)) reject(error);
+    };
+  });
+  client.on('error', onError);
+  const connecting = adapter.getClient();
+  connecting.catch(() => undefined); // a refusal wins the race; the adapter's own failure then goes unread
+  try {
+    await Promise.race([connecting, refused]);
+  } catch (error) {
+    await adapter.disconnect(true).catch(() => undefined);
+    const reason = scrubbed(error, url);
+    throw new Error(
+      refusesCredentials(error)
+        ? `Redis at ${redisServer(url)} refused the credentials in STORE_URL (${reason})`
+        : `Redis at ${redisServer(url)} did not answer (${reason}); check STORE_URL`,
+    );
+  } finally {
+    client.off('error', onError);
+  }
+}
+
 /** Reconnect after a lost connection: 100 ms doubling to 2 s, with jitter so replicas spread out. */
 const reconnectDelay = (attempts: number) => Math.min(2 ** attempts * 100, 2_000) + Math.random() * 100;
 
@@ -89,14 +127,7 @@ export class RedisStore implements Store {
     const keyv = withJsonSpeed(new Keyv(adapter, { namespace, useKeyPrefix: false, throwOnErrors: true }));
     // The client reconnects by itself and emits an error per attempt; commands fail loudly meanwhile.
     keyv.on('error', () => {});
-    try {
-      await adapter.getClient(); // fail at start-up, not on the first command
-    } catch (error) {
-      await adapter.disconnect().catch(() => undefined);
-      throw new Error(
-        `Redis at ${redisServer(url)} did not answer (${scrubbed(error, url)}); check STORE_URL`,
-      );
-    }
+    await connectOrSayWhy(adapter, url); // fail at start-up, not on the first command
     return new RedisStore(keyv, adapter, namespace, options.log);
   }
 

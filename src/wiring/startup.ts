@@ -131,13 +131,17 @@ export interface StartOptions {
   freePort?: () => Promise<number>;
 }
 
+/** The logger of a bot started from `config`: JSON lines on stderr at its level, its secrets redacted. */
+export const configuredLogger = (config: Config): Logger =>
+  createLogger(config.logLevel, { secrets: secretsOf(config) });
+
 /** Throws ConfigError (settings to fix) or StartupRefused (the live-key rule). */
 export async function start(
   env: Record<string, string | undefined>,
   options: StartOptions = {},
 ): Promise<Started> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const makeLogger = options.logger ?? ((c: Config) => createLogger(c.logLevel, { secrets: secretsOf(c) }));
+  const makeLogger = options.logger ?? configuredLogger;
   const reports = options.reportSource ? { reportSource: options.reportSource } : {};
 
   if (!wantsWorkbench(env)) {

@@ -3,6 +3,17 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis.js';
+import { REDIS_URL, redisAvailable } from '../support/redis.js';
+
+const hasRedis = await redisAvailable();
+
+/** REDIS_URL with credentials this Redis does not take (the test Redis asks for no password). */
+function withWrongCredentials(username: string): string {
+  const url = new URL(REDIS_URL);
+  url.username = username;
+  url.password = 'W7ong-pa55';
+  return url.toString();
+}
 
 /** A port nothing listens on: bound, read, then released. */
 async function freePort(): Promise<number> {
@@ -38,5 +49,24 @@ describe('redis store connection', () => {
     // Every field pino's serializer would write (Node's TypeError carries the URL in `input`).
     const fields = JSON.stringify({ ...(error as Error), message: (error as Error).message });
     expect(`${fields} ${(error as Error).stack}`).not.toMatch(/s3cretpass|desk:/);
+  });
+
+  // Redis answers a wrong password at once; the message must say so, not send anyone to the network.
+  it.skipIf(!hasRedis).each([
+    ['a user it does not know', 'desk'],
+    ['a password it was never given', ''],
+  ])('says Redis refused the credentials when it refuses %s', async (_, username) => {
+    const url = withWrongCredentials(username);
+    const error = await RedisStore.connect(url, 'cngn-desk-test', { connectTimeoutMs: 5_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    const { hostname, port } = new URL(REDIS_URL);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^Redis at ${hostname.replace(/\./g, '\\.')}:${port || 6379} refused the credentials in STORE_URL`,
+      ),
+    );
+    expect((error as Error).message).not.toMatch(/did not answer|W7ong-pa55/);
   });
 });
