@@ -37,18 +37,16 @@ const SECRET_TEXT = [
   /Bearer\s+[A-Za-z0-9._-]+/g,
 ];
 
-// The user and password of a URL (`redis://user:pass@host`): the userinfo of its authority, or, once
-// a `user:` is seen, everything up to the last `@` before a space (a password written unencoded may
-// hold a `/` or an `@`). A `:` followed by digits and a `/`, `?` or `#` is a host's port, not a
-// password, so a path or query with an `@` in it (`https://host:8443/@scope`, `http://h:3000/x?to=a@b`)
-// is left as it is; a password that starts with digits and an unencoded `/`, `?` or `#` is given up.
-// Each part bounded, so a long text of near-misses costs linear time.
-const URL_USERINFO =
-  /\b([a-z][a-z0-9+.-]{0,31}:\/\/)(?:[^\s/?#@:"'<>]{0,256}:(?!\d{1,5}[/?#])[^\s"'<>]{0,1024}|[^\s/?#@"'<>]{0,256})@/gi;
+// The user and password of a URL (`redis://user:pass@host`): after `//`, a user alone up to its `@`,
+// or, once a `user:` is seen, everything up to the last `@` before a space: a password written
+// unencoded may hold a `/`, an `@`, a quote, or start with digits as a port does. So a path or query
+// with an `@` after a port (`https://host:8443/@scope`) is hidden too: hiding more than a password is
+// harmless, showing one is not. Each part bounded, so a long text of near-misses costs linear time.
+const URL_USERINFO = /\/\/(?:[^\s/?#@:]{0,256}:\S{0,1024}|[^\s/?#@]{0,256})@/g;
 
 /** `text` with the user and password of every URL in it replaced: for text that leaves the process. */
 export function withoutUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO, `$1${REDACTED}@`);
+  return text.replace(URL_USERINFO, `//${REDACTED}@`);
 }
 
 function redactText(text: string, extraSecrets: readonly string[] = []): string {

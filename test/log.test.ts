@@ -103,6 +103,7 @@ describe('secrets', () => {
     log.error('could not start from postgres://app:pg-pass@db.internal:5432/desk', {
       error: unparsed,
       note: 'tried rediss://:only-password@cache:6380 and amqp://guest:p@ss/word@mq:5672 and redis://desk:8443x/pw@db:6379',
+      more: 'postgres://u:123/abc-pw@h/db redis://u:12345?qpw@h redis://u:p"quote-pw@h my_redis://u:under-pw@h',
     });
     const out = lines.join('\n');
     for (const part of [
@@ -112,6 +113,10 @@ describe('secrets', () => {
       'p@ss',
       'ss/word',
       '8443x',
+      '123/abc-pw',
+      '12345?qpw',
+      'quote-pw',
+      'under-pw',
       'desk:',
       'app:',
     ])
@@ -122,13 +127,17 @@ describe('secrets', () => {
     });
   });
 
-  it('leaves a URL without credentials as it is, an @ in its path or query included', () => {
+  it('leaves a URL without credentials as it is, an @ in its path included', () => {
     const { log, entries } = capture();
-    const urls =
-      'http://127.0.0.1:3000/x https://registry.npmjs.org/@slack%2fbolt mail ada@example.com ' +
-      'https://host:8443/@scope http://h:3000/x?to=a@b';
+    const urls = 'http://127.0.0.1:3000/x https://registry.npmjs.org/@slack%2fbolt mail ada@example.com';
     log.info(urls);
     expect(entries()[0]?.message).toBe(urls);
+  });
+
+  it('hides an @ in a path or query after a port, which reads as a password that starts with digits', () => {
+    const { log, entries } = capture();
+    log.info('https://host:8443/@scope http://h:3000/x?to=a@b');
+    expect(entries()[0]?.message).toBe('https://[redacted]@scope http://[redacted]@b');
   });
 
   it('writes every field named like a secret as [redacted], at any depth it writes', () => {
