@@ -47,8 +47,8 @@ function approverLeft(
 /**
  * What the request says when it goes back because an approver it counted left the pool ("the person it
  * was given for": the delegator, for a delegate's approval). Reasons are shown as plain text (a
- * service's account name may be quoted in one), so who left is named only in the step's note, for the
- * audit trail; the thread already shows who approved.
+ * service's account name may be quoted in one), so who left goes beside it on the step (`leftPool`), which
+ * the thread shows as a mention and the audit log keeps as the entry's subject.
  */
 function leftReason(kind: RequestKind): string {
   return `one approval no longer counts because the person it was given for is no longer an approver for ${KIND_WORDS[kind]}; approve again`;
@@ -56,8 +56,7 @@ function leftReason(kind: RequestKind): string {
 
 /**
  * Under the request's lock, before it is claimed: the approved request back with its approvers (a new
- * round, its approvals cleared, the reason saying an approval no longer counts, the step's note naming
- * who left) when an approver it counts has left the pool; undefined when every approval still counts.
+ * round, its approvals cleared, the reason saying an approval no longer counts, the step naming who left) when an approver it counts has left the pool; undefined when every approval still counts.
  * Pure, never waiting on Slack: the caller persists.
  */
 export function backIfApproverLeft(
@@ -69,7 +68,8 @@ export function backIfApproverLeft(
   if (!person) return undefined;
   const reason = leftReason(request.kind);
   return sentBack(request, request.round, reason, {
-    note: `${reason} (<@${person}> left the pool; checked before sending)`,
+    note: `${reason} (checked before sending)`,
+    leftPool: person,
     at: now,
   });
 }

@@ -364,6 +364,7 @@ function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
     ...(step.onBehalfOf ? { onBehalfOf: step.onBehalfOf } : {}),
     ...(request.amount ? { amount: request.amount } : {}),
     ...(step.note ? { note: step.note } : {}),
+    ...(step.leftPool ? { subject: step.leftPool } : {}),
     ...(step.policyFingerprint ? { policyFingerprint: step.policyFingerprint } : {}),
     step: index,
     ...(request.keyId ? { keyId: request.keyId } : {}),

@@ -61,6 +61,8 @@ export interface TransitionStep {
   actor?: string;
   onBehalfOf?: string;
   note?: string;
+  /** Sent back because this approver left the pool (HistoryEntry.leftPool). */
+  leftPool?: string;
   at: Date;
   /** An approval step: the fingerprint of the settings that judged it. */
   policyFingerprint?: string;
@@ -74,7 +76,7 @@ export function sentBack(
   request: ApprovalRequest,
   round: number,
   reason: string,
-  step: { actor?: string; note: string; at: Date },
+  step: { actor?: string; note: string; leftPool?: string; at: Date },
 ): ApprovalRequest {
   const back = {
     ...request,
@@ -83,8 +85,14 @@ export function sentBack(
     reason,
     checking: undefined,
   } as ApprovalRequest;
-  const { actor, note, at } = step;
-  return transition(back, 'pending', { action: 'sent-back', ...(actor ? { actor } : {}), note, at });
+  const { actor, note, leftPool, at } = step;
+  return transition(back, 'pending', {
+    action: 'sent-back',
+    ...(actor ? { actor } : {}),
+    note,
+    ...(leftPool ? { leftPool } : {}),
+    at,
+  });
 }
 
 /** A new request in state `to` with the step appended to its history. Pure: the caller persists. */
@@ -114,6 +122,7 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
     ...(step.actor ? { actor: step.actor } : {}),
     ...(step.onBehalfOf ? { onBehalfOf: step.onBehalfOf } : {}),
     ...(step.note ? { note: step.note } : {}),
+    ...(step.leftPool ? { leftPool: step.leftPool } : {}),
     ...(step.policyFingerprint ? { policyFingerprint: step.policyFingerprint } : {}),
   };
   return { ...request, state: to, history: [...request.history, entry] };

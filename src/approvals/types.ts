@@ -157,6 +157,11 @@ export interface HistoryEntry {
   onBehalfOf?: string;
   note?: string;
   /**
+   * A step sent back because an approval it counted was given for this person, who has left the kind's
+   * pool since (approver-left.ts): shown as a mention beside the note, which never holds markup.
+   */
+  leftPool?: string;
+  /**
    * An approval step (`approval-added`, `approved`): the fingerprint of the settings that judged the
    * click (policy-record.ts), which the audit chain held before the step.
    */

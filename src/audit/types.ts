@@ -136,7 +136,10 @@ export interface AuditEntry {
   keyId?: string;
   figures?: AuditFigures;
   answer?: AuditAnswer;
-  /** For alert and log entries: what they are about (a dead letter's id, an export's range). */
+  /**
+   * For alert and log entries: what they are about (a dead letter's id, an export's range). For a
+   * request's step sent back because an approver left the pool: that approver's user id.
+   */
   subject?: string;
   /** A retention cut: the last removed entry's place and hash (the log then starts after it). */
   cut?: { seq: number; hash: string; count: number };

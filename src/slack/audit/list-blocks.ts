@@ -24,7 +24,9 @@ function auditRow(e: AuditEntry): string {
   const what = e.requestId
     ? `${escapeMrkdwn(e.requestId)} ${escapeMrkdwn(e.kind)}`
     : `${escapeMrkdwn(e.kind)} ${escapeMrkdwn(e.subject ?? '')}`.trim();
-  return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${what}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}`;
+  // A request's step with a subject went back because that approver left the pool.
+  const left = e.requestId && e.subject ? ` (${mentionUser(e.subject)} left the pool)` : '';
+  return `\`${escapeMrkdwn(lagosTime(e.at))}\` ${what}${amount}: *${escapeMrkdwn(e.action)}*${by}${note}${left}`;
 }
 
 export function auditList(entries: AuditEntry[], environment: string): SlackMessage {

@@ -1,11 +1,13 @@
 // The approval message as a pure function: what approvers read at each step.
 import { describe, expect, it } from 'vitest';
+import { backIfApproverLeft } from '../../../src/approvals/approver-left.js';
 import { closeUnsendable } from '../../../src/approvals/binding.js';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { naira } from '../../../src/format/display.js';
 import { pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
 import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
 import { requesterNotice, stepText } from '../../../src/slack/approvals/blocks/steps.js';
+import { auditList } from '../../../src/slack/audit/list-blocks.js';
 
 const NOW = new Date('2026-11-23T08:00:00.000Z');
 
@@ -85,6 +87,24 @@ describe('approval message', () => {
     });
     expect(requesterNotice(approved)).toContain('approved by <@UB>');
     expect(stepText(approved)).toBe('Approved by <@UB>');
+  });
+
+  it('names the approver who left the pool as a mention beside the note, in the thread and the audit list', () => {
+    const approved = redeem({ state: 'approved' });
+    const policy = {
+      approvalStillCounts: (a: { user: string }) => (a.user === 'UA' ? 'left' : 'counts'),
+    } as const;
+    const back = backIfApproverLeft(policy, approved, NOW);
+    const shown = back ? stepText(back) : '';
+    expect(shown).toContain('(<@UA> left the pool)');
+    expect(shown).not.toContain('&lt;');
+    const listed = JSON.stringify(
+      auditList(
+        [{ at: NOW.toISOString(), requestId: 'AR-1', kind: 'redeem', action: 'sent-back', subject: 'UA' }],
+        'LIVE',
+      ),
+    );
+    expect(listed).toContain('(<@UA> left the pool)');
   });
 
   it('tells a delegator of a waiting delegation the bot cancelled, and not of one closed by a switch of credentials', () => {

@@ -27,6 +27,8 @@ export function auditBuilders(text: string, add: Add): void {
     note: text,
   }));
   entries.push({ ...(entries[0] as AuditEntry), action: text });
+  // A step sent back because an approver left the pool names them as its subject.
+  entries.push({ ...(entries[0] as AuditEntry), action: 'sent-back', subject: text });
   add('audit list', auditList(entries, 'LIVE'));
   const breaks: BreakKind[] = ['edited', 'deleted', 'reordered', 'rewritten', 'unchained', 'legacy-edited'];
   const checked = (chain: ChainReport, more: Partial<AuditCheck> = {}): AuditCheck => ({

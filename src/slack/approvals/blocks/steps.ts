@@ -41,6 +41,7 @@ export function stepText(request: ApprovalRequest): string {
   if (step.action === REVOKED_ACTION && !step.actor)
     return byTheBot('Delegation ended by the bot', step.note, ENDED_NOTE_START);
   const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
+  const left = step.leftPool ? ` (${mentionUser(step.leftPool)} left the pool)` : '';
   const words: Record<string, string> = {
     filed: 'Filed',
     'approval-added': 'Approval added',
@@ -68,7 +69,7 @@ export function stepText(request: ApprovalRequest): string {
     [HELD_ACTION]: 'Held: sends are frozen',
   };
   const said = OWN_STORE_STEP_WORDS[request.kind]?.[step.action] ?? words[step.action];
-  return `${said ?? escapeMrkdwn(step.action)}${by}${note}`;
+  return `${said ?? escapeMrkdwn(step.action)}${by}${note}${left}`;
 }
 
 /**
