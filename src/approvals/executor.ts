@@ -30,7 +30,7 @@ import {
   failedCallOutcome,
   ownStoreFailure,
 } from './service-call.js';
-import { EVIDENCE_FAILED, type SignedApprovals } from './signed-approvals.js';
+import type { SignedApprovals } from './signed-approvals.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
@@ -54,7 +54,7 @@ export interface ExecutorDeps {
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
   /** Signed approvals: every required approval's evidence is checked again just before the call. */
-  signed: Pick<SignedApprovals, 'stillVerifies'>;
+  signed: Pick<SignedApprovals, 'problemAtSend'>;
   /** The pools: every approval must still count for an approver in the kind's pool before the claim. */
   policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
   now: () => Date;
@@ -90,7 +90,7 @@ export class Executor {
   private readonly hold: FreezeHold;
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
-  private readonly signed: Pick<SignedApprovals, 'stillVerifies'>;
+  private readonly signed: Pick<SignedApprovals, 'problemAtSend'>;
   /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
   private readonly poolReading: PoolReading;
   private readonly now: () => Date;
@@ -264,18 +264,18 @@ export class Executor {
       this.log?.warn('NOT SENT: the payload amount differs from the amount shown', { requestId: marked.id });
       return { to: 'failed', note: AMOUNT_DIFFERS };
     }
-    let verifies: boolean;
+    let problem: string | undefined;
     try {
-      verifies = await this.signed.stillVerifies(marked);
+      problem = await this.signed.problemAtSend(marked);
     } catch {
       return {
         to: 'failed',
         note: 'the bot could not reach its store just before sending; nothing was sent',
       };
     }
-    if (verifies) return undefined;
-    this.log?.warn('NOT SENT: approval evidence does not verify', { requestId: marked.id });
-    return { to: 'failed', note: EVIDENCE_FAILED };
+    if (!problem) return undefined;
+    this.log?.warn('NOT SENT: approval evidence does not verify', { requestId: marked.id, problem });
+    return { to: 'failed', note: problem };
   }
 
   /**
