@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
+import { approvalsShort } from './approvals-needed.js';
 import { backIfApproverLeft, type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
@@ -37,6 +38,12 @@ import type { ApprovalRequest, EngineLog } from './types.js';
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 export { AnswerNotRecordedError, STOP_DRAIN_MS } from './recording.js';
 
+/** What a request fails with when the store could not be read or written just before the call. */
+const STORE_UNREACHED: CallFailure = {
+  to: 'failed',
+  note: 'the bot could not reach its store just before sending; nothing was sent',
+};
+
 /** An approved request sent this long after its final approval has its stale figures read again first. */
 export const STALE_APPROVAL_MS = 15 * 60_000;
 
@@ -55,8 +62,8 @@ export interface ExecutorDeps {
   binding: () => ServiceBinding;
   /** Signed approvals: every required approval's evidence is checked again just before the call. */
   signed: Pick<SignedApprovals, 'problemAtSend'>;
-  /** The pools: every approval must still count for an approver in the kind's pool before the claim. */
-  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
+  /** The pools (every approval still counts for one in the kind's pool at the claim); the tiers. */
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups' | 'requiredFor'>;
   now: () => Date;
   log?: EngineLog | undefined;
 }
@@ -91,6 +98,7 @@ export class Executor {
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
   private readonly signed: Pick<SignedApprovals, 'problemAtSend'>;
+  private readonly tiers: Pick<ApprovalPolicy, 'requiredFor'>;
   /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
   private readonly poolReading: PoolReading;
   private readonly now: () => Date;
@@ -107,6 +115,7 @@ export class Executor {
     this.passkeys = deps.passkeys;
     this.binding = deps.binding;
     this.signed = deps.signed;
+    this.tiers = deps.policy;
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
@@ -232,10 +241,7 @@ export class Executor {
       if (step && 'frozen' in step) return step;
       marked = step?.marked;
     } catch {
-      return {
-        to: 'failed',
-        note: 'the bot could not reach its store just before sending; nothing was sent',
-      };
+      return STORE_UNREACHED;
     }
     if (!marked) return undefined;
     const unsigned = await this.evidenceProblem(marked);
@@ -256,8 +262,8 @@ export class Executor {
   }
 
   /**
-   * The last check before the call: a payload amount that is not the amount shown, or an approval that
-   * had to be signed and whose evidence does not verify now (written by hand, figures changed since, another's or a revoked passkey) sends nothing.
+   * The last check before the call: a payload amount not the amount shown, fewer approvals than the tiers
+   * ask for (a count lowered in the store), or a needed signature not verifying now sends nothing.
    */
   private async evidenceProblem(marked: ApprovalRequest): Promise<CallFailure | undefined> {
     if (!amountsAgree(marked)) {
@@ -266,15 +272,12 @@ export class Executor {
     }
     let problem: string | undefined;
     try {
-      problem = await this.signed.problemAtSend(marked);
+      problem = (await this.signed.problemAtSend(marked)) ?? approvalsShort(marked, this.tiers);
     } catch {
-      return {
-        to: 'failed',
-        note: 'the bot could not reach its store just before sending; nothing was sent',
-      };
+      return STORE_UNREACHED;
     }
     if (!problem) return undefined;
-    this.log?.warn('NOT SENT: approval evidence does not verify', { requestId: marked.id, problem });
+    this.log?.warn('NOT SENT: the approvals do not hold', { requestId: marked.id, problem });
     return { to: 'failed', note: problem };
   }
 
