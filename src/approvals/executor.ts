@@ -11,7 +11,7 @@ import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
 import { approvalsShort } from './approvals-needed.js';
-import { backIfApproverLeft, type PoolReading, readPoolsBriefly } from './approver-left.js';
+import { backIfApprovalGone, type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
@@ -53,7 +53,7 @@ export interface ExecutorDeps {
   repo: ApprovalRepository;
   custody: CustodyGateway;
   /** Where a delegation request is executed: written to the store, not sent. */
-  delegations: Pick<DelegationBook, 'record'>;
+  delegations: Pick<DelegationBook, 'record' | 'all'>;
   /** The freeze of sends: read before each claim and mark; an unfreeze request is executed by lifting it. */
   freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   /** Where a passkey registration is executed: written to the passkey book, not sent. */
@@ -92,7 +92,7 @@ export class Executor {
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
   private readonly custody: CustodyGateway;
-  private readonly delegations: Pick<DelegationBook, 'record'>;
+  private readonly delegations: Pick<DelegationBook, 'record' | 'all'>;
   private readonly freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   private readonly hold: FreezeHold;
   private readonly passkeys: PasskeyWrite;
@@ -403,9 +403,9 @@ export class Executor {
         if (await this.repo.saveIf(request, closed)) changed = closed;
         return undefined;
       }
-      // An approver it counts is known to have left the pool: back to the approvers (approver-left.ts),
-      // nothing sent. Judged on what is known, never waiting on Slack under the lock.
-      const back = backIfApproverLeft(this.poolReading.policy, request, now);
+      // An approver it counts known to have left the pool, or an approval in someone's place with no
+      // delegation behind it: back to the approvers (approver-left.ts), nothing sent. Never waits on Slack.
+      const back = await backIfApprovalGone(this.poolReading.policy, this.delegations, request, now);
       if (back) {
         if (await this.repo.saveIf(request, back)) changed = back;
         return undefined;

@@ -2,9 +2,11 @@
 // approval written into the store by hand, a copy of one, the requester's own, one whose passkey was
 // revoked, an approver's own beside their delegate's, figures changed after signing, or a count of
 // approvals lowered below the tiers' (signed or not), sends nothing and fails the request; a delegate's
-// signed approval in an approver's place is sent.
+// signed approval in an approver's place is sent, and one with no delegation in effect for it (none,
+// or revoked since) sends the request back to its approvers.
 import { describe, expect } from 'vitest';
 import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
+import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import type { Store } from '../../src/store/index.js';
@@ -233,6 +235,57 @@ describe('signed approvals', () => {
       [APPROVER_B, undefined],
     ]);
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  test('an approval in an approver’s place written into the store with no delegation from them sends nothing', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    await deviceFor(fx.engine, APPROVER_A);
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    const deviceO = await deviceFor(fx.engine, OUTSIDER);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    // The outsider's own sealed passkey signs; the store writer says it was given in A's place.
+    const evidence = await assertedByHand(fx.engine, request, OUTSIDER, deviceO);
+    const written = await writeApprovalThenExecute(fx, request.id, OUTSIDER, evidence, APPROVER_A);
+    expect(written.state).toBe('approved');
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'pending',
+      round: 1,
+      approvals: [],
+      reason: DELEGATION_GONE,
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a delegate’s approval whose delegation was revoked before the send goes back to the approvers', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const { deviceB, deviceO } = await delegateForA(fx.engine);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect(await fx.engine.revokeDelegations(APPROVER_A, OUTSIDER)).toHaveLength(1);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'pending',
+      round: 1,
+      approvals: [],
+      reason: DELEGATION_GONE,
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('an approver’s own signed approval written into the store beside their delegate’s sends nothing', async ({
