@@ -152,7 +152,7 @@ export class LateLookup {
     return { found: 'nothing' };
   }
 
-  private settleFromTransaction(
+  private async settleFromTransaction(
     request: ApprovalRequest,
     tx: CustodyTransaction,
   ): Promise<ApprovalRequest | undefined> {
@@ -168,13 +168,18 @@ export class LateLookup {
       ...(to === 'failed' ? { reason: `the service lists it as ${tx.status}` } : {}),
     };
     const note = `found in the transaction list as ${tx.reference} (${tx.status}): nothing was sent again`;
-    return this.settle(request, to, note, outcome);
+    const settled = await this.settle(request, to, note, outcome);
+    // The reference turned out to be another request's: left to a person instead (see settle).
+    return settled?.state === 'outcome-unknown' ? this.askAPerson(request) : settled;
   }
 
   /** Several matches, or the list out of reach: outcome unknown, never sent, and a person is asked. */
   private async leaveToAPerson(request: ApprovalRequest, note: string): Promise<ApprovalRequest | undefined> {
     const settled = await this.settle(request, 'outcome-unknown', note);
-    if (!settled) return undefined;
+    return settled && this.askAPerson(request);
+  }
+
+  private askAPerson(request: ApprovalRequest): Promise<ApprovalRequest | undefined> {
     return this.deps.core.notice(
       request.id,
       'needs-manual-check',
@@ -209,8 +214,18 @@ export class LateLookup {
         to,
         { action: LOOKED_UP_BEFORE_SENDING, note, at },
       );
-      if (to === 'outcome-unknown') next = { ...next, nextCheckAt: at.toISOString(), checks: 0 };
-      await repo.indexOutcome(next);
+      // A reference another request took since it was matched is that one's: never re-pointed, and
+      // this one is left to a person, unsent.
+      const taken = await repo.indexOutcome(next);
+      if (taken) {
+        const reference = outcome?.reference ?? '';
+        next = transition(rest as ApprovalRequest, 'outcome-unknown', {
+          action: LOOKED_UP_BEFORE_SENDING,
+          note: `${reference} since its approval matches its kind, amount and destination, but it is recorded as ${taken}'s: this one may have gone out already, so nothing was sent`,
+          at,
+        });
+      }
+      if (next.state === 'outcome-unknown') next = { ...next, nextCheckAt: at.toISOString(), checks: 0 };
       await core.write(current, next);
       return next;
     });

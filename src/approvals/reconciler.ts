@@ -150,6 +150,7 @@ export class Reconciler {
       reference: match.reference,
       ...(match.id ? { transactionId: match.id } : {}),
     };
+    let taken: string | undefined;
     const found = await this.core.locked(request.id, async (current) => {
       if (current?.state !== 'outcome-unknown') return undefined;
       const to = status === 'succeeded' ? 'completed' : status === 'failed' ? 'failed' : 'sent';
@@ -158,11 +159,22 @@ export class Reconciler {
         note: `found in the transaction list as ${match.reference}`,
         at: this.now(),
       });
-      await this.repo.indexOutcome(next);
+      // Another request took the reference since it was matched: it is that one's, not this one's.
+      taken = await this.repo.indexOutcome(next);
+      if (taken) return undefined;
       await this.core.write(current, next);
       return next;
     });
     if (found) await this.core.notify(found);
+    if (taken) {
+      await this.core.notice(
+        request.id,
+        'ambiguous-match',
+        `${match.reference} matched its kind, amount, destination and time, but it is recorded as ${taken}'s, so it is not taken for this one. It stays outcome unknown and is never resent: a person must check whether this request went out.`,
+        { when: (r) => r.state === 'outcome-unknown' },
+      );
+      await this.inconclusive(request);
+    }
   }
 }
 
