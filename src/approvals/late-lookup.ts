@@ -146,9 +146,10 @@ export class LateLookup {
     const window = { from, to: now().getTime() + CLOCK_SKEW_MS };
     const matches = await matchingTransactions(repo, request, read.transactions, window);
     const [match] = matches;
-    if (match && matches.length === 1) return { found: 'transaction', tx: match };
     if (matches.length > 1) return { found: 'several', txs: matches };
+    // One match in a list read only part of the way back may not be the only one.
     if (!read.complete) return { found: 'out-of-reach', pages: this.readBack.maxPages };
+    if (match) return { found: 'transaction', tx: match };
     return { found: 'nothing' };
   }
 

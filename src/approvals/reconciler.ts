@@ -1,6 +1,6 @@
 // Outcome-unknown requests: the call may or may not have been acted on. Look for them in the
 // transaction list (same kind, amount and destination, created around the call, and exactly one such
-// transaction; see transaction-match.ts), or for a whitelist addition on the whitelist. When that
+// transaction in a read that reaches back past the call; see transaction-match.ts), or for a whitelist addition on the whitelist. When that
 // stays inconclusive, or cannot be done at all (settlement), a person is asked to check. Reads only,
 // at background priority; nothing here ever sends a request again.
 
@@ -10,10 +10,12 @@ import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
 import {
   CLOCK_SKEW_MS,
+  coversFrom,
   matchingTransactions,
   outcomeFromTransaction,
   type ReadBack,
   readBackOf,
+  type TransactionsBack,
   transactionsSince,
 } from './transaction-match.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
@@ -77,11 +79,11 @@ export class Reconciler {
   async reconcile(requests: ApprovalRequest[]): Promise<void> {
     if (requests.length === 0) return;
     const since = Math.min(...requests.map((r) => sentAt(r) - CLOCK_SKEW_MS));
-    const { transactions: txs } = await transactionsSince(this.custody, since, this.readBack);
+    const read = await transactionsSince(this.custody, since, this.readBack);
     for (const request of requests) {
-      const candidates = await this.candidates(request, txs);
+      const candidates = await this.candidates(request, read.transactions);
       const [match] = candidates;
-      if (match && candidates.length === 1) {
+      if (match && candidates.length === 1 && this.covered(request, read)) {
         await this.settle(request, match);
         continue;
       }
@@ -141,6 +143,11 @@ export class Reconciler {
   private candidates(request: ApprovalRequest, txs: CustodyTransaction[]): Promise<CustodyTransaction[]> {
     const window = { from: sentAt(request) - CLOCK_SKEW_MS, to: sentAt(request) + this.matchWindowMs };
     return matchingTransactions(this.repo, request, txs, window);
+  }
+
+  /** The pages read reach back past this request's call: a single match in them is the only one. */
+  private covered(request: ApprovalRequest, read: TransactionsBack): boolean {
+    return coversFrom(read, sentAt(request) - CLOCK_SKEW_MS);
   }
 
   private async settle(request: ApprovalRequest, match: CustodyTransaction): Promise<void> {

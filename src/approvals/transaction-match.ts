@@ -14,6 +14,16 @@ export interface TransactionsBack {
   transactions: CustodyTransaction[];
   /** The pages read cover everything created since `since` (the list ended, or went older). */
   complete: boolean;
+  /**
+   * Everything created after this time (ms) was read: -Infinity when the list ended, else the oldest
+   * transaction read (NaN when one had no time: then nothing older than the list's end is covered).
+   */
+  coversAfter: number;
+}
+
+/** The read holds every transaction created from `from` on: a match found in it is the only one. */
+export function coversFrom(read: TransactionsBack, from: number): boolean {
+  return read.coversAfter < from;
 }
 
 /** How far to read back: page size, and pages at most (the service's request budget is small). */
@@ -39,12 +49,15 @@ export async function transactionsSince(
     const result = await custody.transactions(page, pageSize, options);
     all.push(...result.transactions);
     const last = result.lastPage ?? result.transactions.length < pageSize;
-    const oldest = Math.min(...result.transactions.map((tx) => createdAt(tx)));
-    if (last || result.transactions.length === 0 || oldest < since) {
-      return { transactions: all, complete: true };
+    if (last || result.transactions.length === 0) {
+      return { transactions: all, complete: true, coversAfter: Number.NEGATIVE_INFINITY };
     }
+    // Newest first: everything after the oldest read is in hand (one of the same time may be next).
+    const oldest = Math.min(...all.map((tx) => createdAt(tx)));
+    if (oldest < since) return { transactions: all, complete: true, coversAfter: oldest };
+    if (page === maxPages) return { transactions: all, complete: false, coversAfter: oldest };
   }
-  return { transactions: all, complete: false };
+  return { transactions: all, complete: false, coversAfter: Number.NaN };
 }
 
 /**

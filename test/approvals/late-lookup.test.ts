@@ -259,3 +259,21 @@ test('lifts a late unfreeze without reading the transaction list: it is the botâ
   expect(await fx.engine.currentFreeze()).toBeUndefined();
   expect(listReads(fx)).toBe(reads);
 });
+
+test('leaves a late approval to a person when its one match is in a list read only part of the way back', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await approved(fx, withdrawalDraft(networkId, '1357.90'));
+  // Only the newest two fit on the page read: the older one of the same payment is not seen.
+  for (const amount of ['1357.90', '11', '1357.90']) await withdrawnBefore(fx, networkId, amount);
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep(fx);
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('outcome-unknown');
+  expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
+    'too long to read back',
+  );
+  expect(withdrawCalls(fx)).toBe(3);
+});

@@ -157,3 +157,19 @@ test(`keeps a reference recorded for one request when the answer to another requ
   expect(withdrawCalls(fx)).toBe(2);
   await engine.stop();
 });
+
+test('does not settle on the one match of a transaction list read only part of the way back', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
+  const [networkId] = await twoNetworks(fx.client);
+  // The same payment made just before the lost one, then another: only two fit on the page read.
+  await withdrawDirectly(fx, networkId, '8765.40');
+  const request = await unknownWithdrawal(fx, networkId, '8765.40');
+  await withdrawDirectly(fx, networkId, '11');
+  await fx.engine.tick();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('outcome-unknown');
+  expect(after?.history.map((h) => h.action)).not.toContain('reconciled');
+  expect(withdrawCalls(fx)).toBe(3);
+});
