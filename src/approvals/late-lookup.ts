@@ -23,6 +23,7 @@ import {
   type ReadBack,
   readBackOf,
   transactionsSince,
+  unsettledRequests,
 } from './transaction-match.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
 
@@ -50,6 +51,7 @@ type Finding =
   | { found: 'transaction'; tx: CustodyTransaction }
   | { found: 'on-whitelist' }
   | { found: 'several'; txs: CustodyTransaction[] }
+  | { found: 'contested'; tx: CustodyTransaction; rivals: string[] }
   | { found: 'out-of-reach'; pages: number };
 
 export class LateLookup {
@@ -120,6 +122,13 @@ export class LateLookup {
           ),
         };
       }
+      case 'contested':
+        return {
+          settled: await this.leaveToAPerson(
+            request,
+            `${finding.tx.reference} since its approval matches its kind, amount and destination, but so does ${finding.rivals.join(', ')}, whose call is under way or unresolved and may have made it: this one may have gone out already, so nothing was sent`,
+          ),
+        };
       case 'out-of-reach':
         return {
           settled: await this.leaveToAPerson(
@@ -144,11 +153,19 @@ export class LateLookup {
     const from = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt) - CLOCK_SKEW_MS;
     const read = await transactionsSince(custody, from, this.readBack, { beforeSending: true });
     const window = { from, to: now().getTime() + CLOCK_SKEW_MS };
-    const matches = await matchingTransactions(repo, request, read.transactions, window);
+    const unsettled = await unsettledRequests(repo);
+    const { matches, rivals } = await matchingTransactions(
+      repo,
+      request,
+      read.transactions,
+      window,
+      unsettled,
+    );
     const [match] = matches;
     if (matches.length > 1) return { found: 'several', txs: matches };
     // One match in a list read only part of the way back may not be the only one.
     if (!read.complete) return { found: 'out-of-reach', pages: this.readBack.maxPages };
+    if (match && rivals.length > 0) return { found: 'contested', tx: match, rivals: rivals.map((r) => r.id) };
     if (match) return { found: 'transaction', tx: match };
     return { found: 'nothing' };
   }

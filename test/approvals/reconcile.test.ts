@@ -131,6 +131,42 @@ test('says once that an unclear settlement change needs a manual check, reading 
   expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(1);
 });
 
+test('does not settle a lost withdrawal from the transaction of the same payment filed again and still in flight', async ({
+  fx,
+  networkId,
+}) => {
+  const service = await slowWithdrawals(fx);
+  const { engine } = service;
+  // A: the service never acted on it, and its answer is unclear.
+  fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
+  const a = await fileDraft(engine, withdrawalDraft(networkId, '50000'));
+  await approveAsSeen(engine, a.id, APPROVER_A);
+  await engine.idle();
+  expect((await engine.get(a.id))?.state).toBe('outcome-unknown');
+  // B: the same payment filed again; its call makes the transaction, and its answer is late.
+  service.slow();
+  const b = await fileDraft(engine, withdrawalDraft(networkId, '50000'));
+  await approveAsSeen(engine, b.id, APPROVER_A);
+  const reference = await service.inList;
+  await engine.tick();
+  const lookedAt = await engine.get(a.id);
+  expect(lookedAt?.state).toBe('outcome-unknown');
+  expect(lookedAt?.history.find((h) => h.action === 'ambiguous-match')?.note).toContain(b.id);
+  service.answer();
+  await engine.idle();
+  const sent = await engine.get(b.id);
+  expect(sent?.state).toBe('sent');
+  expect(sent?.outcome?.reference).toBe(reference);
+  expect(sent?.conflicts ?? []).toEqual([]);
+  expect(await partsOf(engine).core.repo.findIdByReference(reference)).toBe(b.id);
+  // Looked at again, A finds nothing of its own: it stays unknown, for a person.
+  fx.clock.advance(15 * 60_000);
+  await engine.tick();
+  expect((await engine.get(a.id))?.state).toBe('outcome-unknown');
+  expect(withdrawCalls(fx)).toBe(2);
+  await engine.stop();
+});
+
 test(`keeps a reference recorded for one request when the answer to another request's call names it, and marks both for a person`, async ({
   fx,
   networkId,
