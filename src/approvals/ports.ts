@@ -136,7 +136,7 @@ export interface CustodyReport {
   hash?: string;
   /** The amount the report names, as a plain decimal (absent when it names none or an invalid one). */
   amount?: string;
-  /** The report names an amount that is no amount (`1e309`, `-500`): it settles nothing. */
+  /** The report has an amount that is no amount (`1e309`, `-500`, null, an object): it settles nothing. */
   amountInvalid?: true;
   /** The same report delivered again (a replay, a subscriber run again at start) has the same key. */
   key: string;

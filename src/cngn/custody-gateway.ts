@@ -124,14 +124,17 @@ const FINAL_EVENT: Readonly<Record<string, 'completed' | 'failed'>> = {
   'transaction.failed': 'failed',
 };
 
-/** A webhook event in the engine's words: the final result by the event's name, else by its status. */
-export function custodyReport(event: WebhookEvent): CustodyReport {
+/**
+ * A webhook event in the engine's words: the final result by the event's name, else by its status.
+ * `unreadable` names the fields reading left out: an amount among them was sent but is no amount.
+ */
+export function custodyReport(event: WebhookEvent, unreadable: readonly string[] = []): CustodyReport {
   const data = event.data;
   const byStatus = classifyStatus(data.status);
   const result =
     (Object.hasOwn(FINAL_EVENT, event.event) ? FINAL_EVENT[event.event] : undefined) ??
     (byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined);
-  const invalid = invalidAmountOf(data) !== undefined;
+  const invalid = invalidAmountOf(data) !== undefined || unreadable.includes('amount');
   return {
     name: event.event,
     key: [event.event, data.transactionId, data.trx_ref, data.status, data.amount]

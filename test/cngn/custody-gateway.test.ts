@@ -77,6 +77,13 @@ describe('a webhook report', () => {
     expect(report('transaction.updated', { trx_ref: 'TRX-1', status: 'pending' }).result).toBeUndefined();
   });
 
+  it('marks an amount that reading left out as no amount, and an absent one as none', () => {
+    const event = webhookEventSchema.parse({ event: 'withdrawal.completed', data: { trx_ref: 'TRX-1' } });
+    expect(custodyReport(event, ['amount']).amountInvalid).toBe(true);
+    expect(custodyReport(event, ['receiver']).amountInvalid).toBeUndefined();
+    expect(custodyReport(event).amountInvalid).toBeUndefined();
+  });
+
   it('carries a plain amount, and marks one that is no amount', () => {
     expect(report('withdrawal.completed', { trx_ref: 'TRX-1', amount: '1600.00' }).amount).toBe('1600.00');
     const invalid = report('withdrawal.completed', { trx_ref: 'TRX-1', amount: '1e309' });

@@ -147,6 +147,28 @@ test('does not complete a request from a completion of another amount, and flags
   expect(request.history.map((step) => step.action)).not.toContain('completed');
 });
 
+test('settles nothing from a completion whose amount is present but no amount', async ({ startApp }) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  for (const amount of [{ value: '1600.00' }, null, ['1600.00']]) {
+    await report(app, 'withdrawal.completed', reference, {
+      transactionId: `tx-${JSON.stringify(amount)}`,
+      status: 'completed',
+      amount,
+    });
+  }
+  await app.approvals?.presenter?.idle();
+  const request = await get(app, id);
+  expect(request.state).toBe('sent');
+  expect(request.history.map((step) => step.action)).not.toContain('completed');
+  // Each is posted for a person to look at, naming the amount it could not read.
+  const alerts = app.slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.body.channel === 'CALERTS' && JSON.stringify(c.body).includes('could not be read'));
+  expect(alerts).toHaveLength(3);
+  for (const alert of alerts) expect(JSON.stringify(alert.body)).toContain('`amount`');
+});
+
 test('settles as before when the reports agree: no conflict, no alert', async ({ startApp }) => {
   const app = await startApp({ withWebhooks: true });
   const { id, reference } = await sentWithdrawal(app, '1600');
