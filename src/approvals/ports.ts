@@ -130,6 +130,8 @@ export interface CustodyReport {
   /** The transaction reference and the service's transaction id, those it gave. */
   references: string[];
   result?: 'completed' | 'failed';
+  /** Its name says one final result and its own status the other: it settles nothing. */
+  contradictsItself?: true;
   status?: string;
   reason?: string;
   explorerLink?: string;
