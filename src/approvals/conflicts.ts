@@ -66,9 +66,11 @@ function howSettled(request: ApprovalRequest): string {
   return cut(step?.note ?? step?.action ?? 'earlier');
 }
 
+/** Equal amounts, however many trailing zeros the service wrote (a raw chain amount has six places). */
 function sameAmount(a: string, b: string): boolean {
+  const trimmed = (amount: string) => amount.replace(/^(-?\d+\.\d{2})0+$/, '$1');
   try {
-    return Money.parseDecimal(a).equals(Money.parseDecimal(b));
+    return Money.parseDecimal(trimmed(a)).equals(Money.parseDecimal(trimmed(b)));
   } catch {
     return false;
   }

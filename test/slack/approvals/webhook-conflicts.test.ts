@@ -196,6 +196,20 @@ test('flags a status check that finds another amount completed, with no webhook 
   expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });
 
+test('completes from a status check that finds the request’s amount written with more places', async ({
+  startApp,
+}) => {
+  const clock = movableClock();
+  const app = await startApp({ now: clock.now });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await app.sandbox.settleAll();
+  app.sandbox.misstateAmount(reference, '1600.000000');
+  await pollTwice(app, clock);
+  const request = await get(app, id);
+  expect(request.state).toBe('completed');
+  expect(request.conflicts).toBeUndefined();
+});
+
 test('flags a completion whose own status says failed, and settles nothing', async ({ startApp }) => {
   const app = await startApp({ withWebhooks: true });
   const { id, reference } = await sentWithdrawal(app, '1600');
