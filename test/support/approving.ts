@@ -70,25 +70,25 @@ export async function announced(app: ApprovalApp, id: string): Promise<ApprovalR
   return request;
 }
 
-export function fileRedeem(app: ApprovalApp, amount: string, account = '0123456789') {
+export function fileRedeem(app: ApprovalApp, amount: string, account = '0123456789', bank = GTB) {
   return submitAndFind(app, {
     callbackId: 'redeem.submit',
     userId: REQUESTER,
     values: {
       'redeem.amount': { 'redeem.amount': textValue(amount) },
-      'redeem.bank': { 'redeem.bank': GTB },
+      'redeem.bank': { 'redeem.bank': bank },
       'redeem.account': { 'redeem.account': textValue(account) },
       'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
     },
   });
 }
 
-export function fileSettlement(app: ApprovalApp, account = '0123456789') {
+export function fileSettlement(app: ApprovalApp, account = '0123456789', bank = GTB) {
   return submitAndFind(app, {
     callbackId: 'settlement.submit',
     userId: REQUESTER,
     values: {
-      'settlement.bank': { 'settlement.bank': GTB },
+      'settlement.bank': { 'settlement.bank': bank },
       'settlement.account': { 'settlement.account': textValue(account) },
     },
   });

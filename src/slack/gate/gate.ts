@@ -63,17 +63,19 @@ const actionSchema = z.object({
   type: z.literal('block_actions'),
   user,
   actions: z.array(z.object({ action_id: z.string() })).min(1),
-  channel: z.object({ id: z.string() }).optional(),
-  response_url: z.string().optional(),
-  container: z.object({ type: z.string(), channel_id: z.string().optional() }).optional(),
-  view: z.object({ type: z.string() }).optional(),
+  // Everything but who and what is read leniently (absent, null, a container without its type): a click
+  // the gate cannot read is refused, so it must read every click a listener would take.
+  channel: z.object({ id: z.string() }).nullish(),
+  response_url: z.string().nullish(),
+  container: z.object({ type: z.string().nullish(), channel_id: z.string().nullish() }).nullish(),
+  view: z.object({ type: z.string().nullish() }).nullish(),
 });
 const viewSchema = z.object({
   type: z.enum(['view_submission', 'view_closed']),
   user,
   view: z.object({
     callback_id: z.string(),
-    state: z.object({ values: z.record(z.string(), z.unknown()) }).optional(),
+    state: z.object({ values: z.record(z.string(), z.unknown()) }).nullish(),
   }),
 });
 const optionsSchema = z.object({ type: z.literal('block_suggestion'), user, action_id: z.string() });
@@ -315,7 +317,10 @@ function gate(deps: Deps): (args: GateArgs) => Promise<void> {
   };
 }
 
-/** What no declaration covers (Slack's events, an id nobody declared): let by, if from the home workspace. */
+/**
+ * What no declaration covers: Slack's events and an id nobody declared are let by, if from the home
+ * workspace; an interaction of a shape the gate cannot read is refused.
+ */
 async function undeclared(args: GateArgs, arrived: 'undeclared' | undefined, deps: Deps): Promise<void> {
   if (arrived === undefined && isEventEnvelope(args.body)) {
     // Slack's events are no person acting, but one sent for another workspace is not the bot's.
@@ -331,7 +336,12 @@ async function undeclared(args: GateArgs, arrived: 'undeclared' | undefined, dep
     const ack = 'ack' in args ? (args.ack as Ack) : undefined;
     return ack?.();
   }
-  if (arrived === undefined) return args.next();
+  if (arrived === undefined) {
+    // Fail closed: a person's interaction whose shape the gate cannot read is not judged, so it goes no further.
+    deps.logger.warn('the access gate refused an interaction it cannot read', { why: 'unreadable' });
+    const ack = 'ack' in args ? (args.ack as Ack) : undefined;
+    return ack?.();
+  }
   // Nothing listens to an id nobody declared (a test checks every listener is declared).
   deps.logger.debug('an interaction nothing declares went by the access gate');
   return args.next();

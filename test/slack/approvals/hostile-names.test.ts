@@ -1,6 +1,7 @@
 // Through the real bot: a bank that answers the account lookup with Slack markup in the name, and a
 // reject reason with a mass mention, reach approvers and the requester as text, never as a ping or link.
 import { describe, expect } from 'vitest';
+import { fileRedeem, fileSettlement } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import { openedViewId } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
@@ -176,5 +177,40 @@ describe('outside text in the approval path', () => {
     const answer = await commandAnswer(app, `tx ${reference}`, REQUESTER);
     expect(parsedBy(answer.body).join('\n')).toContain(ESCAPED_NAME);
     expectInert(answer.body);
+  });
+});
+
+describe('a bank option naming one bank under another’s code', () => {
+  // The option's value is the client's word: the code decides where money goes, so the name shown and
+  // sent is the one the service lists for that code.
+  const FORGED = selectValue('058|Access Bank');
+
+  test('files a redemption under the bank the service lists for the code', async ({ app }) => {
+    const { request, message } = await fileRedeem(app, '5000', ACCOUNT, FORGED);
+    expect(request.display).toMatchObject({ bankName: 'Guaranty Trust Bank', bankCode: '058' });
+    expect(JSON.stringify(message.body)).not.toContain('Access Bank');
+  });
+
+  test('files a settlement account under the listed name, which is what the service is sent', async ({
+    app,
+  }) => {
+    const { request } = await fileSettlement(app, ACCOUNT, FORGED);
+    expect(request.payload).toMatchObject({ bankName: 'Guaranty Trust Bank' });
+  });
+
+  test('shows the form again with the reason under the bank when its code is not listed', async ({ app }) => {
+    await viewSubmission(app.sender, {
+      callbackId: 'settlement.submit',
+      userId: REQUESTER,
+      values: {
+        'settlement.bank': { 'settlement.bank': selectValue('999999|Nobody Bank') },
+        'settlement.account': { 'settlement.account': textValue(ACCOUNT) },
+      },
+    });
+    const shown = await app.slack.waitFor('views.update', (c) =>
+      JSON.stringify(c.body.view).includes('not in the service’s bank list'),
+    );
+    expect(JSON.stringify(shown.body.view)).toContain('"callback_id":"settlement.submit"');
+    expect(await app.engine.openRequests()).toEqual([]);
   });
 });

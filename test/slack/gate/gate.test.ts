@@ -12,6 +12,7 @@ import {
   blockAction,
   clickInHome,
   homeOpened,
+  interaction,
   newTriggerId,
   optionsRequest,
   textValue,
@@ -176,6 +177,25 @@ describe('the access gate, with roles as lists', () => {
     expect(told.channel).toBe(`D${DAYO}`);
     expect(told.text).toContain('needs the *approver* role');
     await reviewOpened(app, id, APPROVER_A, { channel: `D${APPROVER_A}` });
+    expect((await app.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test('judges a click of an unusual shape like any other: a container with no type, no channel', async ({
+    gated: { app, entries },
+  }) => {
+    const id = await fileWithdrawal(app, '1500');
+    await interaction(app.sender, {
+      type: 'block_actions',
+      team: { id: 'T1', domain: 'treasury' },
+      user: { id: DAYO, username: 'dayo', team_id: 'T1' },
+      api_app_id: 'A1',
+      trigger_id: newTriggerId(),
+      container: { message_ts: '1.0', channel_id: APPROVALS_CHANNEL },
+      actions: [{ action_id: APPROVE_ACTION, block_id: 'block', type: 'button', value: `${id}:0` }],
+    });
+    await waitUntil(() => entries.some((l) => l.message === 'the access gate refused' && l.user === DAYO));
+    expect(entries.find((l) => l.user === DAYO)).toMatchObject({ need: 'approver', why: 'role' });
+    expect(app.slack.callsTo('views.open')).toEqual([]);
     expect((await app.engine.get(id))?.approvals).toEqual([]);
   });
 

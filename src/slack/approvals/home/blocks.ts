@@ -222,3 +222,16 @@ export function homeView(data: HomeData): HomeView {
   blocks.push(...rest);
   return { type: 'home', blocks };
 }
+
+/** The Home of someone who read the treasury and no longer holds the reader role: nothing of it shown. */
+export function formerReaderHome(environment: string): HomeView {
+  return {
+    type: 'home',
+    blocks: [
+      header(`cNGN desk · ${environment.toUpperCase()}`),
+      section(
+        "You no longer hold the *reader* role, so the treasury's balances, requests and alerts are not shown here. Ask an admin of the bot if you need them.",
+      ),
+    ],
+  };
+}

@@ -11,7 +11,8 @@ import type { CngnApi } from '../../../cngn/api.js';
 import type { Logger } from '../../../log.js';
 import type { Store } from '../../../store/index.js';
 import type { RecentAlerts } from '../../../webhooks/recent.js';
-import { HOME_MINE_SHOWN, type HomeData, type HomeRoles, homeView } from './blocks.js';
+import { READERS } from '../../types.js';
+import { formerReaderHome, HOME_MINE_SHOWN, type HomeData, type HomeRoles, homeView } from './blocks.js';
 import { SharedReads } from './shared-reads.js';
 
 export interface HomePublisherOptions {
@@ -165,8 +166,21 @@ export class HomePublisher {
 
   private async publish(user: string): Promise<void> {
     if (this.options.mayAct && !(await this.options.mayAct(user))) return;
+    // Home is for readers: one who opened it as a reader and is one no longer is published to no more.
+    if (this.options.roles && !(await this.options.roles.holds(user, READERS))) return this.forget(user);
     const since = this.requested.get(user) ?? this.shared.ask();
     const view = homeView(await this.homeData(user, since));
+    await this.options.client.views.publish({ user_id: user, view });
+  }
+
+  /**
+   * Stop publishing to someone who no longer reads the treasury: out of the opened list, and their Home
+   * drawn once more without the treasury (Slack keeps showing the last Home published until then).
+   */
+  private async forget(user: string): Promise<void> {
+    this.opened.delete(user);
+    await this.options.store.removeFromSet(OPENED_SET, user);
+    const view = formerReaderHome(this.options.api.environment);
     await this.options.client.views.publish({ user_id: user, view });
   }
 

@@ -19,38 +19,70 @@ import {
   SETTLEMENT_VIEW,
   settlementModal,
 } from '../blocks/bank-modal.js';
+import type { BankChoice } from '../types.js';
 import { ackThenFile, filedView } from './filing.js';
 import { parseRedeem, parseSettlement } from './forms.js';
 import { fileFromForm, quickBalanceErrors } from './preflight.js';
+
+/** The form's bank and account fields: where a reason is shown. */
+interface BankFields {
+  bank: string;
+  account: string;
+}
+
+/**
+ * The bank as the service lists it under the chosen code: approvers are shown, and a settlement sends,
+ * the listed name, never the one the option carried (a submission's option value is the client's word).
+ * The reason under the bank field when the code is not listed or the list cannot be read.
+ */
+async function listedBank(
+  deps: ApprovalSlackDeps,
+  chosen: BankChoice,
+  fields: BankFields,
+): Promise<{ bank: BankChoice } | { errors: FieldErrors }> {
+  try {
+    const listed = (await deps.api.getBanks()).find((b) => b.code === chosen.code);
+    if (listed) return { bank: { code: listed.code, name: listed.name } };
+    return { errors: { [fields.bank]: 'Bank: not in the service’s bank list; choose a bank from the list' } };
+  } catch (error) {
+    return { errors: { [fields.bank]: `Bank: the bank list could not be read: ${plainError(error)}` } };
+  }
+}
 
 /** The resolved name, or the reason it could not be resolved (shown under the account number). */
 async function resolveName(
   deps: ApprovalSlackDeps,
   accountNumber: string,
   bankCode: string,
-): Promise<{ name: string } | { error: string }> {
+  fields: BankFields,
+): Promise<{ name: string } | { errors: FieldErrors }> {
   try {
     const resolved = await deps.api.resolveAccount({ accountNumber, bankCode });
     return { name: resolved.accountName };
   } catch (error) {
-    return { error: `Account number: ${plainError(error)}` };
+    return { errors: { [fields.account]: `Account number: ${plainError(error)}` } };
   }
 }
 
 /**
- * Ack, look the account name up with the bank, then either show the form again with the reason
- * under the account number, or file the request under the resolved name.
+ * Ack, check the bank against the service's list and look the account name up with the bank, then
+ * either show the form again with the reason under its field, or file the request under the listed
+ * bank and the resolved name.
  */
 function resolveThenFile(
   args: Parameters<typeof ackThenFile>[0],
   deps: ApprovalSlackDeps,
-  accountNumber: string,
-  bankCode: string,
-  then: { retry: (error: string) => ModalView; file: (name: string) => Promise<ModalView> },
+  chosen: { bank: BankChoice; accountNumber: string; fields: BankFields },
+  then: {
+    retry: (errors: FieldErrors) => ModalView;
+    file: (name: string, bank: BankChoice) => Promise<ModalView>;
+  },
 ): Promise<void> {
   return ackThenFile(args, deps, 'Looking up the account name with the bank…', async () => {
-    const resolved = await resolveName(deps, accountNumber, bankCode);
-    return 'error' in resolved ? then.retry(resolved.error) : then.file(resolved.name);
+    const listed = await listedBank(deps, chosen.bank, chosen.fields);
+    if ('errors' in listed) return then.retry(listed.errors);
+    const resolved = await resolveName(deps, chosen.accountNumber, listed.bank.code, chosen.fields);
+    return 'errors' in resolved ? then.retry(resolved.errors) : then.file(resolved.name, listed.bank);
   });
 }
 
@@ -86,11 +118,11 @@ function registerRedeemSubmission(app: App, deps: ApprovalSlackDeps): void {
     const parsed = parseSubmission(args.body.view, REDEEM, parseRedeem);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
-    const draft = (accountName?: string): RequestDraft => ({
+    const draft = (accountName?: string, bank: BankChoice = v.bank): RequestDraft => ({
       kind: 'redeem',
       amount: v.amount,
-      payload: { amount: v.amount, bankCode: v.bank.code, accountNumber: v.accountNumber },
-      display: { bankName: v.bank.name, bankCode: v.bank.code, ...(accountName ? { accountName } : {}) },
+      payload: { amount: v.amount, bankCode: bank.code, accountNumber: v.accountNumber },
+      display: { bankName: bank.name, bankCode: bank.code, ...(accountName ? { accountName } : {}) },
       purpose: v.purpose,
       requester: args.body.user.id,
     });
@@ -106,16 +138,17 @@ function registerRedeemSubmission(app: App, deps: ApprovalSlackDeps): void {
         ...(sameAs ? { sameAs: { mark: sameAs, now: deps.now?.() ?? new Date() } } : {}),
         environment: deps.environmentLabel,
       });
-    await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
-      retry: (error) => again({ [REDEEM.account]: error }),
-      file: async (name) => {
+    const chosen = { bank: v.bank, accountNumber: v.accountNumber, fields: REDEEM };
+    await resolveThenFile(args, deps, chosen, {
+      retry: (errors) => again(errors),
+      file: async (name, bank) => {
         const comparison = { ticked: false, again: { ticked: v.again, shownFor } };
-        const filed = await fileFromForm(deps, draft(name), fields, comparison);
+        const filed = await fileFromForm(deps, draft(name, bank), fields, comparison);
         if (!filed.ok) return again(filed.errors, filed.sameAs);
         return filedView(
           filed.request,
           deps.approvalsChannel,
-          `\n${escapeMrkdwn(naira(v.amount))} to *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
+          `\n${escapeMrkdwn(naira(v.amount))} to *${escapeMrkdwn(name)}* · ${escapeMrkdwn(bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
         );
       },
     });
@@ -128,19 +161,20 @@ function registerSettlementSubmission(app: App, deps: ApprovalSlackDeps): void {
     const parsed = parseSubmission(args.body.view, SETTLEMENT, parseSettlement);
     if (!parsed.ok) return void (await args.ack({ response_action: 'errors', errors: parsed.errors }));
     const v = parsed.value;
-    await resolveThenFile(args, deps, v.accountNumber, v.bank.code, {
-      retry: (error) =>
+    const chosen = { bank: v.bank, accountNumber: v.accountNumber, fields: SETTLEMENT };
+    await resolveThenFile(args, deps, chosen, {
+      retry: (errors) =>
         settlementModal({
           prefill: { account: v.accountNumber },
           bank: v.bank,
-          errors: { [SETTLEMENT.account]: error },
+          errors,
           environment: deps.environmentLabel,
         }),
-      file: async (name) => {
+      file: async (name, bank) => {
         const filed = await deps.engine.file({
           kind: 'settlement',
-          payload: { bankName: v.bank.name, bankAccountName: name, bankAccountNumber: v.accountNumber },
-          display: { bankName: v.bank.name, bankCode: v.bank.code, accountName: name },
+          payload: { bankName: bank.name, bankAccountName: name, bankAccountNumber: v.accountNumber },
+          display: { bankName: bank.name, bankCode: bank.code, accountName: name },
           requester: args.body.user.id,
         });
         // A settlement account has no pre-flight checks: nothing but a thrown error refuses it.
@@ -148,7 +182,7 @@ function registerSettlementSubmission(app: App, deps: ApprovalSlackDeps): void {
         return filedView(
           filed.request,
           deps.approvalsChannel,
-          `\nNew settlement account: *${escapeMrkdwn(name)}* · ${escapeMrkdwn(v.bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
+          `\nNew settlement account: *${escapeMrkdwn(name)}* · ${escapeMrkdwn(bank.name)} · ${escapeMrkdwn(v.accountNumber)}.`,
         );
       },
     });

@@ -1,8 +1,9 @@
 // App Home's shared reads (the open requests, delegations, limit use, the freeze, the last alerts): the
 // publishes one change asks for share one read of each, and a publish never takes a read that began
-// before it was asked for (that read may miss the change).
+// before it was asked for (that read may miss the change). Home is published only to people who still read.
 import type { WebClient } from '@slack/web-api';
 import { expect } from 'vitest';
+import type { Roles } from '../../../../src/access/index.js';
 import { HomePublisher } from '../../../../src/slack/approvals/home/publisher.js';
 import { RecentAlerts } from '../../../../src/webhooks/recent.js';
 import {
@@ -66,6 +67,7 @@ function homeOn(
   reads: OpenReads,
   mayAct: (user: string) => Promise<boolean>,
   debounceMs = 1,
+  roles?: Roles,
 ) {
   const published: Array<{ user_id: string; view: unknown }> = [];
   const client = {
@@ -85,6 +87,7 @@ function homeOn(
     client,
     debounceMs,
     mayAct,
+    roles,
   });
   home.listen();
   /** The values of the Approve buttons of the last Home published for `user`. */
@@ -231,4 +234,35 @@ test('reads the delegations again for a Home asked for after their read began', 
   await home.idle();
   expect(published.map((p) => p.user_id).sort()).toEqual([APPROVER_A, APPROVER_B, REQUESTER].sort());
   expect(reads.each()).toEqual([2, 2, 2, 2, 2]);
+});
+
+test('stops publishing to someone who no longer reads the treasury, and takes the treasury off their Home', async ({
+  fx,
+  networkId,
+}) => {
+  const readers = new Set([REQUESTER, APPROVER_A, APPROVER_B]);
+  const roles: Roles = {
+    holds: async (user, need) => need.role !== 'reader' || readers.has(user),
+    holders: async () => ({ everyone: false, users: [...readers], groups: [] }),
+  };
+  const { home, published } = homeOn(fx, new OpenReads(), async () => true, 1, roles);
+  await home.homeOpened(REQUESTER);
+  await home.idle();
+  const shownTo = () => published.filter((p) => p.user_id === REQUESTER).map((p) => JSON.stringify(p.view));
+  expect(shownTo().at(-1)).toContain('Your requests');
+
+  readers.delete(REQUESTER);
+  await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+  await home.idle();
+  const after = shownTo().at(-1) ?? '';
+  expect(after).toContain('no longer hold the *reader* role');
+  expect(after).not.toContain('Your requests');
+  expect(await fx.store.setMembers('home:opened')).not.toContain(REQUESTER);
+
+  // Nothing more reaches them: not their own request's next step, not a freeze.
+  const count = shownTo().length;
+  await fileDraft(fx.engine, withdrawalDraft(networkId, '1600'));
+  await home.everyoneChanged();
+  await home.idle();
+  expect(shownTo()).toHaveLength(count);
 });
