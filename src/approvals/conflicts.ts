@@ -1,9 +1,10 @@
-// Reports from the service that cannot all be true: a failure after a completion (or the reverse), or a
-// completion of another amount than the request's. Neither settles anything: the request is marked for
-// a person to check with the service. Pure: the tracker records the mark under the request's lock.
+// Reports from the service that cannot all be true: a failure after a completion (or the reverse), a
+// completion of another amount than the request's, or a report whose name and own status disagree.
+// None settles anything: the request is marked for a person to check with the service. Webhooks and
+// status polls alike are judged here. Pure: the tracker records the mark under the request's lock.
 import { naira } from '../format/display.js';
 import { Money } from '../format/money.js';
-import type { CustodyReport } from './ports.js';
+import type { CustodyReport, CustodyTransaction } from './ports.js';
 import type { ApprovalRequest } from './types.js';
 
 /** The history step (a notice) that records a conflict. */
@@ -19,23 +20,33 @@ const AMOUNT_BOUND: ReadonlySet<ApprovalRequest['kind']> = new Set(['withdraw', 
 const REASON_SHOWN = 200;
 
 /**
- * The sentence for a report that contradicts the request as it stands, or undefined when it does not.
- * `to` is what the report says became of the request.
+ * The sentence for a report that contradicts itself or the request as it stands, or undefined when it
+ * does not. `report.result` is what the report says became of the request.
  */
-export function conflictNote(
-  request: ApprovalRequest,
-  to: 'completed' | 'failed',
-  report: CustodyReport,
-): string | undefined {
-  const what = conflictWords(request, to, report);
+export function conflictNote(request: ApprovalRequest, report: CustodyReport): string | undefined {
+  const what = conflictWords(request, report);
   return what ? `Conflicting reports from the service: ${what} — check with the service` : undefined;
 }
 
-function conflictWords(
-  request: ApprovalRequest,
-  to: 'completed' | 'failed',
-  report: CustodyReport,
-): string | undefined {
+/** A status poll's answer as a report, so it is judged like a webhook. */
+export function reportOfTransaction(tx: CustodyTransaction): CustodyReport {
+  return {
+    name: 'the status check',
+    key: ['checked', tx.reference, tx.status, tx.amount].join('|'),
+    references: [tx.reference],
+    ...(tx.result === 'succeeded' ? { result: 'completed' as const } : {}),
+    ...(tx.result === 'failed' ? { result: 'failed' as const } : {}),
+    status: tx.status,
+    amount: tx.amount,
+  };
+}
+
+function conflictWords(request: ApprovalRequest, report: CustodyReport): string | undefined {
+  if (report.contradictsItself) {
+    const reason = report.reason ? ` (${cut(report.reason)})` : '';
+    return `${report.name} gives its own status as ${cut(report.status ?? '')}${reason}`;
+  }
+  const to = report.result;
   if (
     (request.state === 'completed' && to === 'failed') ||
     (request.state === 'failed' && to === 'completed')
@@ -55,9 +66,11 @@ function howSettled(request: ApprovalRequest): string {
   return cut(step?.note ?? step?.action ?? 'earlier');
 }
 
+/** Equal amounts, however many trailing zeros the service wrote (a raw chain amount has six places). */
 function sameAmount(a: string, b: string): boolean {
+  const trimmed = (amount: string) => amount.replace(/^(-?\d+\.\d{2})0+$/, '$1');
   try {
-    return Money.parseDecimal(a).equals(Money.parseDecimal(b));
+    return Money.parseDecimal(trimmed(a)).equals(Money.parseDecimal(trimmed(b)));
   } catch {
     return false;
   }

@@ -23,6 +23,7 @@ import {
   type ReadBack,
   readBackOf,
   transactionsSince,
+  unsettledRequests,
 } from './transaction-match.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
 
@@ -50,6 +51,7 @@ type Finding =
   | { found: 'transaction'; tx: CustodyTransaction }
   | { found: 'on-whitelist' }
   | { found: 'several'; txs: CustodyTransaction[] }
+  | { found: 'contested'; tx: CustodyTransaction; rivals: string[] }
   | { found: 'out-of-reach'; pages: number };
 
 export class LateLookup {
@@ -120,6 +122,13 @@ export class LateLookup {
           ),
         };
       }
+      case 'contested':
+        return {
+          settled: await this.leaveToAPerson(
+            request,
+            `${finding.tx.reference} since its approval matches its kind, amount and destination, but so does ${finding.rivals.join(', ')}, whose call is under way or unresolved and may have made it: this one may have gone out already, so nothing was sent`,
+          ),
+        };
       case 'out-of-reach':
         return {
           settled: await this.leaveToAPerson(
@@ -144,15 +153,24 @@ export class LateLookup {
     const from = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt) - CLOCK_SKEW_MS;
     const read = await transactionsSince(custody, from, this.readBack, { beforeSending: true });
     const window = { from, to: now().getTime() + CLOCK_SKEW_MS };
-    const matches = await matchingTransactions(repo, request, read.transactions, window);
+    const unsettled = await unsettledRequests(repo);
+    const { matches, rivals } = await matchingTransactions(
+      repo,
+      request,
+      read.transactions,
+      window,
+      unsettled,
+    );
     const [match] = matches;
-    if (match && matches.length === 1) return { found: 'transaction', tx: match };
     if (matches.length > 1) return { found: 'several', txs: matches };
+    // One match in a list read only part of the way back may not be the only one.
     if (!read.complete) return { found: 'out-of-reach', pages: this.readBack.maxPages };
+    if (match && rivals.length > 0) return { found: 'contested', tx: match, rivals: rivals.map((r) => r.id) };
+    if (match) return { found: 'transaction', tx: match };
     return { found: 'nothing' };
   }
 
-  private settleFromTransaction(
+  private async settleFromTransaction(
     request: ApprovalRequest,
     tx: CustodyTransaction,
   ): Promise<ApprovalRequest | undefined> {
@@ -168,13 +186,18 @@ export class LateLookup {
       ...(to === 'failed' ? { reason: `the service lists it as ${tx.status}` } : {}),
     };
     const note = `found in the transaction list as ${tx.reference} (${tx.status}): nothing was sent again`;
-    return this.settle(request, to, note, outcome);
+    const settled = await this.settle(request, to, note, outcome);
+    // The reference turned out to be another request's: left to a person instead (see settle).
+    return settled?.state === 'outcome-unknown' ? this.askAPerson(request) : settled;
   }
 
   /** Several matches, or the list out of reach: outcome unknown, never sent, and a person is asked. */
   private async leaveToAPerson(request: ApprovalRequest, note: string): Promise<ApprovalRequest | undefined> {
     const settled = await this.settle(request, 'outcome-unknown', note);
-    if (!settled) return undefined;
+    return settled && this.askAPerson(request);
+  }
+
+  private askAPerson(request: ApprovalRequest): Promise<ApprovalRequest | undefined> {
     return this.deps.core.notice(
       request.id,
       'needs-manual-check',
@@ -209,8 +232,18 @@ export class LateLookup {
         to,
         { action: LOOKED_UP_BEFORE_SENDING, note, at },
       );
-      if (to === 'outcome-unknown') next = { ...next, nextCheckAt: at.toISOString(), checks: 0 };
-      await repo.indexOutcome(next);
+      // A reference another request took since it was matched is that one's: never re-pointed, and
+      // this one is left to a person, unsent.
+      const taken = await repo.indexOutcome(next);
+      if (taken) {
+        const reference = outcome?.reference ?? '';
+        next = transition(rest as ApprovalRequest, 'outcome-unknown', {
+          action: LOOKED_UP_BEFORE_SENDING,
+          note: `${reference} since its approval matches its kind, amount and destination, but it is recorded as ${taken}'s: this one may have gone out already, so nothing was sent`,
+          at,
+        });
+      }
+      if (next.state === 'outcome-unknown') next = { ...next, nextCheckAt: at.toISOString(), checks: 0 };
       await core.write(current, next);
       return next;
     });

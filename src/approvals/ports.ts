@@ -130,13 +130,15 @@ export interface CustodyReport {
   /** The transaction reference and the service's transaction id, those it gave. */
   references: string[];
   result?: 'completed' | 'failed';
+  /** Its name says one final result and its own status the other: it settles nothing. */
+  contradictsItself?: true;
   status?: string;
   reason?: string;
   explorerLink?: string;
   hash?: string;
   /** The amount the report names, as a plain decimal (absent when it names none or an invalid one). */
   amount?: string;
-  /** The report names an amount that is no amount (`1e309`, `-500`): it settles nothing. */
+  /** The report has an amount that is no amount (`1e309`, `-500`, null, an object): it settles nothing. */
   amountInvalid?: true;
   /** The same report delivered again (a replay, a subscriber run again at start) has the same key. */
   key: string;

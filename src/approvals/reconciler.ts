@@ -1,6 +1,7 @@
 // Outcome-unknown requests: the call may or may not have been acted on. Look for them in the
-// transaction list (same kind, amount and destination, created around the call, and exactly one such
-// transaction; see transaction-match.ts), or for a whitelist addition on the whitelist. When that
+// transaction list (same kind, amount and destination, created around the call, exactly one such
+// transaction in a read that reaches back past the call, and no other request in flight or unresolved
+// that may have made it; see transaction-match.ts), or for a whitelist addition on the whitelist. When that
 // stays inconclusive, or cannot be done at all (settlement), a person is asked to check. Reads only,
 // at background priority; nothing here ever sends a request again.
 
@@ -10,11 +11,16 @@ import type { ApprovalRepository } from './repository.js';
 import { transition } from './state-machine.js';
 import {
   CLOCK_SKEW_MS,
+  coversFrom,
+  MATCH_WINDOW_MS,
+  type Matching,
   matchingTransactions,
   outcomeFromTransaction,
   type ReadBack,
   readBackOf,
+  type TransactionsBack,
   transactionsSince,
+  unsettledRequests,
 } from './transaction-match.js';
 import type { ApprovalRequest, ExecutionOutcome } from './types.js';
 
@@ -68,7 +74,7 @@ export class Reconciler {
     this.repo = deps.repo;
     this.custody = deps.custody;
     this.now = deps.now;
-    this.matchWindowMs = options.matchWindowMs ?? 30 * 60_000;
+    this.matchWindowMs = options.matchWindowMs ?? MATCH_WINDOW_MS;
     this.readBack = readBackOf(options);
     this.escalateAfter = Math.max(1, options.escalateAfterChecks ?? 6);
   }
@@ -77,20 +83,29 @@ export class Reconciler {
   async reconcile(requests: ApprovalRequest[]): Promise<void> {
     if (requests.length === 0) return;
     const since = Math.min(...requests.map((r) => sentAt(r) - CLOCK_SKEW_MS));
-    const { transactions: txs } = await transactionsSince(this.custody, since, this.readBack);
+    const read = await transactionsSince(this.custody, since, this.readBack);
+    const unsettled = await unsettledRequests(this.repo);
     for (const request of requests) {
-      const candidates = await this.candidates(request, txs);
-      const [match] = candidates;
-      if (match && candidates.length === 1) {
+      const { matches, rivals } = await this.candidates(request, read, unsettled);
+      const [match] = matches;
+      if (match && matches.length === 1 && rivals.length === 0 && this.covered(request, read)) {
         await this.settle(request, match);
         continue;
       }
-      if (candidates.length > 1) {
-        const refs = candidates.map((tx) => tx.reference).join(', ');
+      if (matches.length > 1) {
+        const refs = matches.map((tx) => tx.reference).join(', ');
         await this.core.notice(
           request.id,
           'ambiguous-match',
-          `${candidates.length} transactions match its kind, amount, destination and time (${refs}), so the bot cannot tell which one is this request's. It stays outcome unknown and is never resent: a person must check which one it is.`,
+          `${matches.length} transactions match its kind, amount, destination and time (${refs}), so the bot cannot tell which one is this request's. It stays outcome unknown and is never resent: a person must check which one it is.`,
+          { when: (r) => r.state === 'outcome-unknown' },
+        );
+      } else if (match && rivals.length > 0) {
+        const others = rivals.map((r) => r.id).join(', ');
+        await this.core.notice(
+          request.id,
+          'ambiguous-match',
+          `${match.reference} matches its kind, amount, destination and time, but so does ${others}, whose call is under way or unresolved and may have made it, so the bot cannot tell whose it is. It stays outcome unknown and is never resent: a person must check whether this request went out.`,
           { when: (r) => r.state === 'outcome-unknown' },
         );
       }
@@ -138,9 +153,18 @@ export class Reconciler {
   }
 
   /** Same kind, amount and destination, created around the call, and not another request's. */
-  private candidates(request: ApprovalRequest, txs: CustodyTransaction[]): Promise<CustodyTransaction[]> {
+  private candidates(
+    request: ApprovalRequest,
+    read: TransactionsBack,
+    unsettled: ApprovalRequest[],
+  ): Promise<Matching> {
     const window = { from: sentAt(request) - CLOCK_SKEW_MS, to: sentAt(request) + this.matchWindowMs };
-    return matchingTransactions(this.repo, request, txs, window);
+    return matchingTransactions(this.repo, request, read.transactions, window, unsettled, this.matchWindowMs);
+  }
+
+  /** The pages read reach back past this request's call: a single match in them is the only one. */
+  private covered(request: ApprovalRequest, read: TransactionsBack): boolean {
+    return coversFrom(read, sentAt(request) - CLOCK_SKEW_MS);
   }
 
   private async settle(request: ApprovalRequest, match: CustodyTransaction): Promise<void> {
@@ -150,6 +174,7 @@ export class Reconciler {
       reference: match.reference,
       ...(match.id ? { transactionId: match.id } : {}),
     };
+    let taken: string | undefined;
     const found = await this.core.locked(request.id, async (current) => {
       if (current?.state !== 'outcome-unknown') return undefined;
       const to = status === 'succeeded' ? 'completed' : status === 'failed' ? 'failed' : 'sent';
@@ -158,11 +183,22 @@ export class Reconciler {
         note: `found in the transaction list as ${match.reference}`,
         at: this.now(),
       });
-      await this.repo.indexOutcome(next);
+      // Another request took the reference since it was matched: it is that one's, not this one's.
+      taken = await this.repo.indexOutcome(next);
+      if (taken) return undefined;
       await this.core.write(current, next);
       return next;
     });
     if (found) await this.core.notify(found);
+    if (taken) {
+      await this.core.notice(
+        request.id,
+        'ambiguous-match',
+        `${match.reference} matched its kind, amount, destination and time, but it is recorded as ${taken}'s, so it is not taken for this one. It stays outcome unknown and is never resent: a person must check whether this request went out.`,
+        { when: (r) => r.state === 'outcome-unknown' },
+      );
+      await this.inconclusive(request);
+    }
   }
 }
 

@@ -136,16 +136,34 @@ export class ApprovalRepository {
     }
   }
 
-  /** Index a service reference or transaction id so webhooks and callbacks find the request. */
-  async indexReference(reference: string, id: string): Promise<void> {
-    await this.store.set(`approval-ref:${reference}`, id);
+  /**
+   * Index a service reference or transaction id so webhooks and callbacks find the request, only if no
+   * other request has it: a reference is never re-pointed. Returns the other request's id when one has
+   * it (the index left as it is), undefined when it is this request's.
+   */
+  async indexReference(reference: string, id: string): Promise<string | undefined> {
+    const key = `approval-ref:${reference}`;
+    if (await this.store.setIfAbsent(key, id)) return undefined;
+    const owner = await this.store.get<string>(key);
+    return owner !== undefined && owner !== id ? owner : undefined;
   }
 
-  /** Index the service's reference and transaction id of a request's outcome, so webhooks find it. */
-  async indexOutcome(request: ApprovalRequest): Promise<void> {
+  /**
+   * Index the service's reference and transaction id of a request's outcome, so webhooks find it.
+   * When another request has either already, nothing is indexed and that request's id is returned.
+   */
+  async indexOutcome(request: ApprovalRequest): Promise<string | undefined> {
     const { reference, transactionId } = request.outcome ?? {};
-    if (reference) await this.indexReference(reference, request.id);
-    if (transactionId) await this.indexReference(transactionId, request.id);
+    const keys = [reference, transactionId].filter((key): key is string => !!key);
+    for (const key of keys) {
+      const owner = await this.findIdByReference(key);
+      if (owner !== undefined && owner !== request.id) return owner;
+    }
+    for (const key of keys) {
+      const taken = await this.indexReference(key, request.id);
+      if (taken) return taken;
+    }
+    return undefined;
   }
 
   findIdByReference(reference: string): Promise<string | undefined> {

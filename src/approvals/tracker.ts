@@ -3,7 +3,7 @@
 // nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
 // expiry) and the start-up resume.
 import { checkedExplorerUrl } from '../format/explorer.js';
-import { CONFLICT_ACTION, conflictNote } from './conflicts.js';
+import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
@@ -95,18 +95,31 @@ export class Tracker {
       ...(report.references[0] ? { reference: report.references[0] } : {}),
       ...(to ? { result: to } : {}),
     });
-    if (!to) return undefined;
+    if (!to && !report.contradictsItself) return undefined;
     const outcome: ExecutionOutcome = {
       status: report.status ?? (to === 'completed' ? 'completed' : 'failed'),
       ...(report.reason ? { reason: report.reason } : {}),
       ...(report.explorerLink ? { explorerLink: report.explorerLink } : {}),
       ...(report.hash !== undefined ? { hash: report.hash } : {}),
     };
-    // Decided on the request as it stands under its lock: of a completion and a failure racing in, one
-    // settles it and the other is the conflict; the mark is persisted (and audited) before anyone hears.
+    return this.settleOrFlag(id, report, `webhook ${report.name}`, outcome);
+  }
+
+  /**
+   * A report (a webhook, or a status poll's answer) settles the request, or marks the conflict it shows
+   * and settles nothing. Decided on the request as it stands under its lock: of a completion and a
+   * failure racing in, one settles it and the other is the conflict; the mark is persisted (and
+   * audited) before anyone hears. A request already marked waits for a person (resolve-by-hand.ts).
+   */
+  private async settleOrFlag(
+    id: string,
+    report: CustodyReport,
+    action: string,
+    outcome: ExecutionOutcome,
+  ): Promise<ApprovalRequest | undefined> {
     const done = await this.core.locked(id, async (request) => {
       if (!request) return undefined;
-      const note = conflictNote(request, to, report);
+      const note = conflictNote(request, report);
       if (note) {
         if (request.conflicts?.some((conflict) => conflict.key === report.key)) return undefined;
         const now = this.now();
@@ -115,7 +128,8 @@ export class Tracker {
         await this.core.write(request, next);
         return next;
       }
-      const next = this.finished(request, to, `webhook ${report.name}`, outcome);
+      const to = report.result;
+      const next = to && this.finished(request, to, action, outcome);
       if (next) await this.core.write(request, next);
       return next;
     });
@@ -170,7 +184,10 @@ export class Tracker {
     return done;
   }
 
-  /** The request settled as `to`, or undefined when it is not waiting for its outcome. Pure. */
+  /**
+   * The request settled as `to`, or undefined when it is not waiting for its outcome, or when the
+   * service contradicted itself about it and no person has resolved that yet. Pure.
+   */
   private finished(
     request: ApprovalRequest,
     to: 'completed' | 'failed',
@@ -178,6 +195,7 @@ export class Tracker {
     outcome: ExecutionOutcome,
   ): ApprovalRequest | undefined {
     if (request.state !== 'sent' && request.state !== 'outcome-unknown') return undefined;
+    if ((request.conflicts?.length ?? 0) > 0) return undefined;
     const merged = { ...request.outcome, ...outcome };
     return transition({ ...request, outcome: merged }, to, {
       action: to,
@@ -202,7 +220,10 @@ export class Tracker {
     });
   }
 
-  /** One slow poll of a sent request's status. */
+  /**
+   * One slow poll of a sent request's status, judged as a webhook is: a final status of another amount
+   * is a conflict, and a request so marked stays as it is (polled less often) until a person resolves it.
+   */
   async pollOne(request: ApprovalRequest): Promise<void> {
     const reference = request.outcome?.reference;
     if (!reference) return;
@@ -210,16 +231,11 @@ export class Tracker {
       request.kind === 'withdraw'
         ? await this.custody.withdrawal(reference)
         : await this.custody.transaction(reference);
-    if (tx.result === 'succeeded' || tx.result === 'failed') {
-      await this.finish(
-        request.id,
-        tx.result === 'succeeded' ? 'completed' : 'failed',
-        'checked',
-        outcomeFromTransaction(tx),
-      );
-    } else {
-      await this.reschedule(request);
-    }
+    const report = reportOfTransaction(tx);
+    const settled = report.result
+      ? await this.settleOrFlag(request.id, report, 'checked', outcomeFromTransaction(tx))
+      : undefined;
+    if (settled?.state !== 'completed' && settled?.state !== 'failed') await this.reschedule(request);
   }
 
   /**

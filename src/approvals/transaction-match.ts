@@ -1,19 +1,33 @@
 // How a request is recognised in the service's transaction list: the same kind, amount and
-// destination, created inside a time window, and not another request's. One matcher, used by the
-// reconciler (outcome unknown) and by the lookup before a late send.
+// destination, created inside a time window, not another request's, and not one that another request
+// still in flight or unresolved may have made. One matcher, used by the reconciler (outcome unknown)
+// and by the lookup before a late send.
 import { Money } from '../format/money.js';
 import type { CustodyGateway, CustodyTransaction, ServiceReadOptions } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
-import type { ApprovalRequest, ExecutionOutcome } from './types.js';
+import { type ApprovalRequest, type ExecutionOutcome, MONEY_KINDS } from './types.js';
 
 /** How far the service's clock and the replicas' clocks may disagree. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** How long after a call the service may list the transaction it made (the reconciler's default). */
+export const MATCH_WINDOW_MS = 30 * 60_000;
 
 /** Transactions read back from the newest, and whether they reach back to the time asked for. */
 export interface TransactionsBack {
   transactions: CustodyTransaction[];
   /** The pages read cover everything created since `since` (the list ended, or went older). */
   complete: boolean;
+  /**
+   * Everything created after this time (ms) was read: -Infinity when the list ended, else the oldest
+   * transaction read (NaN when one had no time: then nothing older than the list's end is covered).
+   */
+  coversAfter: number;
+}
+
+/** The read holds every transaction created from `from` on: a match found in it is the only one. */
+export function coversFrom(read: TransactionsBack, from: number): boolean {
+  return read.coversAfter < from;
 }
 
 /** How far to read back: page size, and pages at most (the service's request budget is small). */
@@ -39,35 +53,96 @@ export async function transactionsSince(
     const result = await custody.transactions(page, pageSize, options);
     all.push(...result.transactions);
     const last = result.lastPage ?? result.transactions.length < pageSize;
-    const oldest = Math.min(...result.transactions.map((tx) => createdAt(tx)));
-    if (last || result.transactions.length === 0 || oldest < since) {
-      return { transactions: all, complete: true };
+    if (last || result.transactions.length === 0) {
+      return { transactions: all, complete: true, coversAfter: Number.NEGATIVE_INFINITY };
     }
+    // Newest first: everything after the oldest read is in hand (one of the same time may be next).
+    const oldest = Math.min(...all.map((tx) => createdAt(tx)));
+    if (oldest < since) return { transactions: all, complete: true, coversAfter: oldest };
+    if (page === maxPages) return { transactions: all, complete: false, coversAfter: oldest };
   }
-  return { transactions: all, complete: false };
+  return { transactions: all, complete: false, coversAfter: Number.NaN };
+}
+
+/**
+ * Another request whose call may have made a transaction that no index names yet: executing past
+ * its write-ahead mark (a lease without a phase counts as marked), outcome unknown (interrupted
+ * too), or sent without a reference.
+ */
+function mayOwnUnindexed(request: ApprovalRequest): boolean {
+  if (!MONEY_KINDS.has(request.kind)) return false;
+  switch (request.state) {
+    case 'executing':
+      return request.execution?.phase !== 'claimed';
+    case 'outcome-unknown':
+      return true;
+    case 'sent':
+      return !request.outcome?.reference;
+    default:
+      return false;
+  }
+}
+
+/**
+ * The environment's requests that may own an unindexed transaction. Each is open (executing, sent or
+ * outcome-unknown), so the open set lists them all, however old; the limit index would be smaller
+ * but drops what is older than CNGN_LIMIT_WINDOW (as short as a minute). Read it after the
+ * transaction list: a request whose call made a listed transaction is past its mark by then, or its
+ * reference is indexed (the index is written before the answer).
+ */
+export async function unsettledRequests(
+  repo: Pick<ApprovalRepository, 'openRequests'>,
+): Promise<ApprovalRequest[]> {
+  return (await repo.openRequests()).filter(mayOwnUnindexed);
+}
+
+/** What the list holds for a request: the transactions that can be its, and who else may have made them. */
+export interface Matching {
+  matches: CustodyTransaction[];
+  /** Other requests, in flight or unresolved, whose call may have made one of the matches. */
+  rivals: ApprovalRequest[];
 }
 
 /**
  * The transactions that can be this request's: its kind, amount and destination, created within
  * [from, to], and not indexed to another request. Each reference once (a page may shift while read).
+ * With them, the `unsettled` requests (unsettledRequests, read after the list) that may have made one:
+ * same kind, amount and destination, their call begun at most CLOCK_SKEW_MS after it was created and
+ * at most `spanMs` before (when the call's time is not known, at any time).
  */
 export async function matchingTransactions(
   repo: Pick<ApprovalRepository, 'findIdByReference'>,
   request: ApprovalRequest,
   txs: CustodyTransaction[],
   window: { from: number; to: number },
-): Promise<CustodyTransaction[]> {
+  unsettled: readonly ApprovalRequest[],
+  spanMs = MATCH_WINDOW_MS,
+): Promise<Matching> {
   const found = new Map<string, CustodyTransaction>();
   for (const tx of txs) {
     const created = createdAt(tx);
     if (!(created >= window.from && created <= window.to)) continue;
-    if (tx.kind !== request.kind) continue;
-    if (!sameDestination(request, tx) || !sameAmount(request, tx)) continue;
+    if (!couldBe(request, tx)) continue;
     const owner = await repo.findIdByReference(tx.reference);
     if (owner && owner !== request.id) continue;
     found.set(tx.reference, tx);
   }
-  return [...found.values()];
+  const matches = [...found.values()];
+  const rivals = unsettled.filter(
+    (other) =>
+      other.id !== request.id && matches.some((tx) => couldBe(other, tx) && calledAround(other, tx, spanMs)),
+  );
+  return { matches, rivals };
+}
+
+const couldBe = (request: ApprovalRequest, tx: CustodyTransaction) =>
+  tx.kind === request.kind && sameDestination(request, tx) && sameAmount(request, tx);
+
+function calledAround(request: ApprovalRequest, tx: CustodyTransaction, spanMs: number): boolean {
+  const called = Date.parse(request.outcome?.sentAt ?? '');
+  if (Number.isNaN(called)) return true;
+  const created = createdAt(tx);
+  return !(created < called - CLOCK_SKEW_MS || created > called + spanMs);
 }
 
 export function outcomeFromTransaction(tx: CustodyTransaction): ExecutionOutcome {

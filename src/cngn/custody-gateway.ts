@@ -124,14 +124,28 @@ const FINAL_EVENT: Readonly<Record<string, 'completed' | 'failed'>> = {
   'transaction.failed': 'failed',
 };
 
-/** A webhook event in the engine's words: the final result by the event's name, else by its status. */
-export function custodyReport(event: WebhookEvent): CustodyReport {
+/**
+ * The final result a webhook event reports: by its name, else by its own status. A name and an own
+ * status that disagree (a completion whose status says failed, or the reverse) give no result: the
+ * report contradicts itself. A status that is no final word (`processing`) leaves the name to decide.
+ */
+function reportedResult(event: WebhookEvent): { result?: 'completed' | 'failed'; contradicts: boolean } {
+  const byStatus = classifyStatus(event.data.status);
+  const statusSays = byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined;
+  const nameSays = Object.hasOwn(FINAL_EVENT, event.event) ? FINAL_EVENT[event.event] : undefined;
+  if (nameSays && statusSays && nameSays !== statusSays) return { contradicts: true };
+  const result = nameSays ?? statusSays;
+  return { ...(result ? { result } : {}), contradicts: false };
+}
+
+/**
+ * A webhook event in the engine's words. `unreadable` names the fields reading left out: an amount
+ * among them was sent but is no amount.
+ */
+export function custodyReport(event: WebhookEvent, unreadable: readonly string[] = []): CustodyReport {
   const data = event.data;
-  const byStatus = classifyStatus(data.status);
-  const result =
-    (Object.hasOwn(FINAL_EVENT, event.event) ? FINAL_EVENT[event.event] : undefined) ??
-    (byStatus === 'succeeded' ? 'completed' : byStatus === 'failed' ? 'failed' : undefined);
-  const invalid = invalidAmountOf(data) !== undefined;
+  const { result, contradicts } = reportedResult(event);
+  const invalid = invalidAmountOf(data) !== undefined || unreadable.includes('amount');
   return {
     name: event.event,
     key: [event.event, data.transactionId, data.trx_ref, data.status, data.amount]
@@ -140,6 +154,7 @@ export function custodyReport(event: WebhookEvent): CustodyReport {
     ...(invalid ? { amountInvalid: true as const } : data.amount ? { amount: data.amount } : {}),
     references: [data.trx_ref, data.transactionId].filter((k): k is string => !!k),
     ...(result ? { result } : {}),
+    ...(contradicts ? { contradictsItself: true as const } : {}),
     ...(data.status != null ? { status: data.status } : {}),
     ...(data.reason ? { reason: data.reason } : {}),
     ...(data.explorer_link ? { explorerLink: data.explorer_link } : {}),

@@ -100,6 +100,11 @@ export interface Sandbox {
   balance(): string;
   /** One transaction as the API would return it (a copy), without spending rate budget. */
   transaction(reference: string): Readonly<TransactionRecord> | undefined;
+  /**
+   * A fault: the service's record of this transaction names another amount from now on (its reads and
+   * the events it sends later say it), as a service contradicting the call it was given would.
+   */
+  misstateAmount(reference: string, amount: string): void;
   /** Every transaction as the list holds it, newest first (copies), without spending rate budget. */
   transactions(): ReadonlyArray<Readonly<TransactionRecord>>;
   setSealWebhookData(sealed: boolean): void;
@@ -262,6 +267,11 @@ function controls(parts: {
     transaction: (reference) => {
       const tx = state.find(reference);
       return tx ? structuredClone(tx) : undefined;
+    },
+    misstateAmount: (reference, amount) => {
+      const tx = state.find(reference);
+      if (!tx) throw new Error(`no sandbox transaction ${reference}`);
+      tx.amount = amount;
     },
     setSealWebhookData: (sealed) => {
       webhooks.sealData = sealed;

@@ -134,7 +134,7 @@ export class WebhookPipeline {
         await this.options.store.removeFromSet(SUBSCRIBERS_PENDING, id);
         continue;
       }
-      this.notify(id, entry.event);
+      this.notify(id, entry.event, entry.unreadable);
     }
   }
 
@@ -172,17 +172,17 @@ export class WebhookPipeline {
     );
     if (!created) return false;
     this.options.onEnqueued?.();
-    this.notify(id, event);
+    this.notify(id, event, read.unreadable);
     return true;
   }
 
-  private notify(id: string, event: WebhookEvent): void {
+  private notify(id: string, event: WebhookEvent, unreadable: readonly string[] = []): void {
     if (this.subscribers.length === 0) return;
     const run = (async () => {
       let allOk = true;
       for (const subscriber of this.subscribers) {
         try {
-          await subscriber(event);
+          await subscriber(event, unreadable);
         } catch (error) {
           allOk = false;
           this.log.error(

@@ -109,6 +109,11 @@ function readData(
   const out: Record<string, unknown> = {};
   for (const field of Object.keys(data)) {
     if (field === '__proto__') continue; // assigned, it would become the object's prototype
+    // An amount sent as null is no amount, which is not the same as none: named like one of another type.
+    if (field === 'amount' && data[field] === null) {
+      unreadable.push(field);
+      continue;
+    }
     const value = readField(field, data[field], amountSource);
     if (value !== undefined) out[field] = value;
   }

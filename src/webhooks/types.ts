@@ -43,8 +43,11 @@ export interface DigestRendering {
   placeholder(input: DigestInput): AlertMessage;
 }
 
-/** Called once per new (non-duplicate) event, e.g. by approvals to update a matching request. */
-export type WebhookSubscriber = (event: WebhookEvent) => Promise<void>;
+/**
+ * Called once per new (non-duplicate) event, e.g. by approvals to update a matching request, with the
+ * fields reading left out of it (a field present but unreadable is not the same as one never sent).
+ */
+export type WebhookSubscriber = (event: WebhookEvent, unreadable: readonly string[]) => Promise<void>;
 
 /** One message waiting in (or delivered from) the durable outbox. */
 export interface OutboxEntry {

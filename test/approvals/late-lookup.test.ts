@@ -13,6 +13,7 @@ import {
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
@@ -25,6 +26,7 @@ import {
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { slowWithdrawals } from '../support/slow-withdrawals.js';
 
 const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 const listReads = (fx: EngineFixture) => fx.sandbox.count('GET', '/v1/api/transactions');
@@ -258,4 +260,48 @@ test('lifts a late unfreeze without reading the transaction list: it is the botâ
   expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
   expect(await fx.engine.currentFreeze()).toBeUndefined();
   expect(listReads(fx)).toBe(reads);
+});
+
+test('leaves a late approval to a person when its one match may be the same paymentâ€™s, still in flight', async ({
+  fx,
+  networkId,
+}) => {
+  // Withdrawals are made by the service and answered late: in the list while the call is in flight.
+  const { engine, inList, answer } = await slowWithdrawals(fx, true);
+  // B, approved and kept from sending (a freeze, say) past the claim lease.
+  const b = await approved({ ...fx, engine }, withdrawalDraft(networkId, '2468.10'));
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  // A, the same payment, approved now: its call made the transaction, its answer is not in yet.
+  const a = await fileDraft(engine, withdrawalDraft(networkId, '2468.10'));
+  await approveAsSeen(engine, a.id, APPROVER_A);
+  const reference = await inList;
+  await engine.tick();
+  const looked = await engine.get(b.id);
+  expect(looked?.state).toBe('outcome-unknown');
+  expect(looked?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(a.id);
+  expect(looked?.history.filter((h) => h.action === 'needs-manual-check')).toHaveLength(1);
+  answer();
+  await engine.idle();
+  expect((await engine.get(a.id))?.outcome?.reference).toBe(reference);
+  expect(await partsOf(engine).core.repo.findIdByReference(reference)).toBe(a.id);
+  expect(withdrawCalls(fx)).toBe(1);
+  await engine.stop();
+});
+
+test('leaves a late approval to a person when its one match is in a list read only part of the way back', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await approved(fx, withdrawalDraft(networkId, '1357.90'));
+  // Only the newest two fit on the page read: the older one of the same payment is not seen.
+  for (const amount of ['1357.90', '11', '1357.90']) await withdrawnBefore(fx, networkId, amount);
+  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+  await sweep(fx);
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('outcome-unknown');
+  expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
+    'too long to read back',
+  );
+  expect(withdrawCalls(fx)).toBe(3);
 });

@@ -2,6 +2,7 @@
 // amount, destination and time; exactly one such transaction, however many pages back). Otherwise they
 // stay unknown, and after enough checks a person is asked to check. Never resent.
 import { expect } from 'vitest';
+import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { Money } from '../../src/format/money.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -16,6 +17,7 @@ import {
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { slowWithdrawals } from '../support/slow-withdrawals.js';
 
 const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
@@ -127,4 +129,83 @@ test('says once that an unclear settlement change needs a manual check, reading 
   expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
   expect(fx.sandbox.requests.length).toBe(reads);
   expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(1);
+});
+
+test('does not settle a lost withdrawal from the transaction of the same payment filed again and still in flight', async ({
+  fx,
+  networkId,
+}) => {
+  const service = await slowWithdrawals(fx);
+  const { engine } = service;
+  // A: the service never acted on it, and its answer is unclear.
+  fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
+  const a = await fileDraft(engine, withdrawalDraft(networkId, '50000'));
+  await approveAsSeen(engine, a.id, APPROVER_A);
+  await engine.idle();
+  expect((await engine.get(a.id))?.state).toBe('outcome-unknown');
+  // B: the same payment filed again; its call makes the transaction, and its answer is late.
+  service.slow();
+  const b = await fileDraft(engine, withdrawalDraft(networkId, '50000'));
+  await approveAsSeen(engine, b.id, APPROVER_A);
+  const reference = await service.inList;
+  await engine.tick();
+  const lookedAt = await engine.get(a.id);
+  expect(lookedAt?.state).toBe('outcome-unknown');
+  expect(lookedAt?.history.find((h) => h.action === 'ambiguous-match')?.note).toContain(b.id);
+  service.answer();
+  await engine.idle();
+  const sent = await engine.get(b.id);
+  expect(sent?.state).toBe('sent');
+  expect(sent?.outcome?.reference).toBe(reference);
+  expect(sent?.conflicts ?? []).toEqual([]);
+  expect(await partsOf(engine).core.repo.findIdByReference(reference)).toBe(b.id);
+  // Looked at again, A finds nothing of its own: it stays unknown, for a person.
+  fx.clock.advance(15 * 60_000);
+  await engine.tick();
+  expect((await engine.get(a.id))?.state).toBe('outcome-unknown');
+  expect(withdrawCalls(fx)).toBe(2);
+  await engine.stop();
+});
+
+test(`keeps a reference recorded for one request when the answer to another request's call names it, and marks both for a person`, async ({
+  fx,
+  networkId,
+}) => {
+  const service = await slowWithdrawals(fx);
+  const { engine } = service;
+  const a = await unknownWithdrawal(fx, networkId, '7654.30', true);
+  service.slow();
+  const b = await fileDraft(engine, withdrawalDraft(networkId, '7654.30'));
+  await approveAsSeen(engine, b.id, APPROVER_A);
+  const reference = await service.inList;
+  // Recorded as A's meanwhile (as a lookup without the rule for calls in flight did).
+  await partsOf(engine).core.repo.indexReference(reference, a.id);
+  service.answer();
+  await engine.idle();
+  const repo = partsOf(engine).core.repo;
+  expect(await repo.findIdByReference(reference)).toBe(a.id);
+  const answered = await engine.get(b.id);
+  expect(answered?.state).toBe('sent');
+  expect(answered?.conflicts?.[0]?.note).toContain(`already recorded as ${a.id}'s`);
+  expect(answered?.history.at(-1)?.action).toBe('conflicting-reports');
+  const holder = await engine.get(a.id);
+  expect(holder?.conflicts?.[0]?.note).toContain(`${b.id}'s call`);
+  expect(withdrawCalls(fx)).toBe(2);
+  await engine.stop();
+});
+
+test('does not settle on the one match of a transaction list read only part of the way back', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
+  const [networkId] = await twoNetworks(fx.client);
+  // The same payment made just before the lost one, then another: only two fit on the page read.
+  await withdrawDirectly(fx, networkId, '8765.40');
+  const request = await unknownWithdrawal(fx, networkId, '8765.40');
+  await withdrawDirectly(fx, networkId, '11');
+  await fx.engine.tick();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('outcome-unknown');
+  expect(after?.history.map((h) => h.action)).not.toContain('reconciled');
+  expect(withdrawCalls(fx)).toBe(3);
 });

@@ -77,6 +77,44 @@ describe('a webhook report', () => {
     expect(report('transaction.updated', { trx_ref: 'TRX-1', status: 'pending' }).result).toBeUndefined();
   });
 
+  it('settles nothing when its name and its own status disagree, and says so', () => {
+    const completedButFailed = report('withdrawal.completed', {
+      trx_ref: 'TRX-1',
+      status: 'failed',
+      reason: 'Provider failed',
+      amount: '1600.00',
+    });
+    expect(completedButFailed.result).toBeUndefined();
+    expect(completedButFailed.contradictsItself).toBe(true);
+    expect(completedButFailed).toMatchObject({
+      status: 'failed',
+      reason: 'Provider failed',
+      amount: '1600.00',
+    });
+    for (const status of ['completed', 'success', 'COMPLETED']) {
+      const failedButCompleted = report('transaction.failed', { trx_ref: 'TRX-1', status });
+      expect(failedButCompleted.result).toBeUndefined();
+      expect(failedButCompleted.contradictsItself).toBe(true);
+    }
+    expect(report('redemption.completed', { trx_ref: 'TRX-1', status: 'rejected' }).contradictsItself).toBe(
+      true,
+    );
+    // An own status that agrees, says nothing final, or is absent: the name decides, as it always did.
+    for (const status of ['completed', 'success', 'pending', undefined]) {
+      const agrees = report('withdrawal.completed', { trx_ref: 'TRX-1', ...(status ? { status } : {}) });
+      expect(agrees.result).toBe('completed');
+      expect(agrees.contradictsItself).toBeUndefined();
+    }
+    expect(report('transaction.failed', { trx_ref: 'TRX-1', status: 'rejected' }).result).toBe('failed');
+  });
+
+  it('marks an amount that reading left out as no amount, and an absent one as none', () => {
+    const event = webhookEventSchema.parse({ event: 'withdrawal.completed', data: { trx_ref: 'TRX-1' } });
+    expect(custodyReport(event, ['amount']).amountInvalid).toBe(true);
+    expect(custodyReport(event, ['receiver']).amountInvalid).toBeUndefined();
+    expect(custodyReport(event).amountInvalid).toBeUndefined();
+  });
+
   it('carries a plain amount, and marks one that is no amount', () => {
     expect(report('withdrawal.completed', { trx_ref: 'TRX-1', amount: '1600.00' }).amount).toBe('1600.00');
     const invalid = report('withdrawal.completed', { trx_ref: 'TRX-1', amount: '1e309' });

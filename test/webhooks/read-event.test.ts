@@ -1,6 +1,7 @@
 // Reading a signed delivery: a field named __proto__ is data like any other unknown field, never the
 // prototype of what is read (which would make its contents look like the event's own fields).
 import { describe, expect, it } from 'vitest';
+import { custodyReport } from '../../src/cngn/custody-gateway.js';
 import { readWebhookEvent } from '../../src/webhooks/read-event.js';
 
 describe('readWebhookEvent', () => {
@@ -44,6 +45,34 @@ describe('readWebhookEvent', () => {
     const figure = '{"event":"deposit.completed","data":{"amount":1500.5}}';
     const read = readWebhookEvent(JSON.parse(figure), undefined, figure);
     expect(read.ok && read.event.data.amount).toBe('1500.50');
+  });
+
+  it('names an amount of any type that is no amount as unreadable, so it settles nothing; an absent one is none', () => {
+    for (const amount of [null, { value: '1600.00' }, ['1600.00'], {}]) {
+      const read = readWebhookEvent({
+        event: 'withdrawal.completed',
+        data: { trx_ref: 'R-5', status: 'completed', amount },
+      });
+      expect(read.ok).toBe(true);
+      if (!read.ok) continue;
+      expect(read.unreadable, JSON.stringify(amount)).toContain('amount');
+      expect(read.event.data.trx_ref).toBe('R-5');
+      expect(custodyReport(read.event, read.unreadable)).toMatchObject({ amountInvalid: true });
+    }
+    // Text or a number that is no amount is kept as sent and marked the same way.
+    for (const amount of [true, 'NaN', '']) {
+      const read = readWebhookEvent({ event: 'withdrawal.completed', data: { trx_ref: 'R-6', amount } });
+      expect(read.ok && custodyReport(read.event, read.unreadable).amountInvalid).toBe(true);
+    }
+    const absent = readWebhookEvent({
+      event: 'withdrawal.completed',
+      data: { trx_ref: 'R-7', status: 'completed' },
+    });
+    expect(absent.ok && absent.unreadable).toEqual([]);
+    if (!absent.ok) return;
+    const report = custodyReport(absent.event, absent.unreadable);
+    expect(report.amountInvalid).toBeUndefined();
+    expect(report.result).toBe('completed');
   });
 
   it('refuses data nested past the limit whether it came in the body or sealed, and keeps it at the limit', () => {

@@ -46,6 +46,26 @@ async function report(
 
 const get = async (app: ApprovalApp, id: string) => (await app.engine.get(id)) as ApprovalRequest;
 
+/** The bot's clock, moved on by hand so a status check falls due without waiting. */
+function movableClock(): { now: () => Date; advance(ms: number): void } {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
+}
+
+/** Two sweeps, each after the longest wait between status checks: the request is checked twice. */
+async function pollTwice(app: ApprovalApp, clock: ReturnType<typeof movableClock>): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    clock.advance(16 * 60_000);
+    await app.engine.tick();
+  }
+  await app.approvals?.presenter?.idle();
+}
+
 /** The request's message, its thread reply and the alert all say the conflict; the chain has it. */
 async function expectFlagged(app: ApprovalApp, id: string, words: RegExp): Promise<void> {
   const request = await get(app, id);
@@ -134,7 +154,8 @@ test('flags a completion reported after the failure', async ({ startApp }) => {
 test('does not complete a request from a completion of another amount, and flags it', async ({
   startApp,
 }) => {
-  const app = await startApp({ withWebhooks: true });
+  const clock = movableClock();
+  const app = await startApp({ withWebhooks: true, now: clock.now });
   const { id, reference } = await sentWithdrawal(app, '1600');
   await report(app, 'withdrawal.completed', reference, { amount: '999999.00' });
   await expectFlagged(
@@ -145,6 +166,96 @@ test('does not complete a request from a completion of another amount, and flags
   const request = await get(app, id);
   expect(request.state).toBe('sent');
   expect(request.history.map((step) => step.action)).not.toContain('completed');
+  // The service's own record says the request's ₦1,600.00 completed (its event is lost): the status
+  // checks that follow agree with the request, yet settle nothing while the mark waits for a person.
+  app.sandbox.setWebhookUrl(undefined);
+  await app.sandbox.settleAll();
+  expect(app.sandbox.transaction(reference)).toMatchObject({ status: 'completed', amount: '1600.00' });
+  await pollTwice(app, clock);
+  const polled = await get(app, id);
+  expect(polled.state).toBe('sent');
+  expect(polled.conflicts).toHaveLength(1);
+  expect(polled.history.map((step) => step.action)).not.toContain('completed');
+});
+
+test('flags a status check that finds another amount completed, with no webhook at all, and settles nothing', async ({
+  startApp,
+}) => {
+  const clock = movableClock();
+  const app = await startApp({ now: clock.now });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  app.sandbox.misstateAmount(reference, '999999.00');
+  await app.sandbox.settleAll();
+  await pollTwice(app, clock);
+  await expectFlagged(app, id, /the status check reports ₦999,999\.00, but the request was for ₦1,600\.00/);
+  const request = await get(app, id);
+  expect(request.state).toBe('sent');
+  // Checked again, the same answer is the same conflict, not a second one.
+  expect(request.conflicts).toHaveLength(1);
+  expect(request.history.map((step) => step.action)).not.toContain('completed');
+  expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+});
+
+test('completes from a status check that finds the request’s amount written with more places', async ({
+  startApp,
+}) => {
+  const clock = movableClock();
+  const app = await startApp({ now: clock.now });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await app.sandbox.settleAll();
+  app.sandbox.misstateAmount(reference, '1600.000000');
+  await pollTwice(app, clock);
+  const request = await get(app, id);
+  expect(request.state).toBe('completed');
+  expect(request.conflicts).toBeUndefined();
+});
+
+test('flags a completion whose own status says failed, and settles nothing', async ({ startApp }) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'withdrawal.completed', reference, {
+    status: 'failed',
+    reason: 'Provider failed',
+    amount: '1600.00',
+  });
+  await expectFlagged(app, id, /withdrawal\.completed gives its own status as failed \(Provider failed\)/);
+  const request = await get(app, id);
+  expect(request.state).toBe('sent');
+  expect(request.history.map((step) => step.action)).not.toContain('completed');
+});
+
+test('flags a failure whose own status says completed, and does not call the request failed', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  await report(app, 'transaction.failed', reference, { status: 'completed', amount: '1600.00' });
+  await expectFlagged(app, id, /transaction\.failed gives its own status as completed/);
+  const request = await get(app, id);
+  expect(request.state).toBe('sent');
+  expect(request.history.map((step) => step.action)).not.toContain('failed');
+});
+
+test('settles nothing from a completion whose amount is present but no amount', async ({ startApp }) => {
+  const app = await startApp({ withWebhooks: true });
+  const { id, reference } = await sentWithdrawal(app, '1600');
+  for (const amount of [{ value: '1600.00' }, null, ['1600.00']]) {
+    await report(app, 'withdrawal.completed', reference, {
+      transactionId: `tx-${JSON.stringify(amount)}`,
+      status: 'completed',
+      amount,
+    });
+  }
+  await app.approvals?.presenter?.idle();
+  const request = await get(app, id);
+  expect(request.state).toBe('sent');
+  expect(request.history.map((step) => step.action)).not.toContain('completed');
+  // Each is posted for a person to look at, naming the amount it could not read.
+  const alerts = app.slack
+    .callsTo('chat.postMessage')
+    .filter((c) => c.body.channel === 'CALERTS' && JSON.stringify(c.body).includes('could not be read'));
+  expect(alerts).toHaveLength(3);
+  for (const alert of alerts) expect(JSON.stringify(alert.body)).toContain('`amount`');
 });
 
 test('settles as before when the reports agree: no conflict, no alert', async ({ startApp }) => {
