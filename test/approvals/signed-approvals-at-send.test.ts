@@ -1,10 +1,16 @@
 // Passkey-signed approvals checked again just before the one service call (signed-support.ts): an
 // approval written into the store by hand, a copy of one, the requester's own, one whose passkey was
-// revoked, an approver's own beside their delegate's, or figures changed after signing, sends nothing
-// and fails the request; a delegate's signed approval in an approver's place is sent.
+// revoked, an approver's own beside their delegate's, figures changed after signing, or a count of
+// approvals lowered below the tiers' (signed or not), sends nothing and fails the request; a delegate's
+// signed approval in an approver's place is sent, and one with no delegation in effect for it (none,
+// or revoked since) sends the request back to its approvers.
 import { describe, expect } from 'vitest';
+import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
+import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
+import type { Store } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -23,6 +29,14 @@ import {
   test,
   writeApprovalThenExecute,
 } from './signed-support.js';
+
+/** Someone with write access to the store lowers the request's count of approvals needed to one. */
+async function lowerCount(store: Store, id: string): Promise<void> {
+  const repo = new ApprovalRepository(store, 'sandbox');
+  const stored = await repo.get(id);
+  if (!stored) throw new Error('not stored');
+  expect(await repo.saveIf(stored, { ...stored, requiredApprovals: 1 })).toBe(true);
+}
 
 describe('signed approvals', () => {
   test('an approval written into the store by hand sends nothing: the request fails, audited', async ({
@@ -137,6 +151,47 @@ describe('signed approvals', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
+  test('the count of approvals lowered in the store: one signature does not send what its tier asks two for', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    expect(request.requiredApprovals).toBe(2);
+    await lowerCount(fx.store, request.id);
+    // B signs believing they are the first of two; the engine takes the stored count and approves.
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+      request: { state: 'approved' },
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('the count of approvals lowered in the store, signing off: one click does not send it either', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({});
+    const [networkId] = await twoNetworks(fx.client);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    expect(request.requiredApprovals).toBe(2);
+    await lowerCount(fx.store, request.id);
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
+      ok: true,
+      request: { state: 'approved' },
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
   test('the requester’s own signed approval written into the store sends nothing', async ({
     fx,
     networkId,
@@ -180,6 +235,57 @@ describe('signed approvals', () => {
       [APPROVER_B, undefined],
     ]);
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  });
+
+  test('an approval in an approver’s place written into the store with no delegation from them sends nothing', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    await deviceFor(fx.engine, APPROVER_A);
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    const deviceO = await deviceFor(fx.engine, OUTSIDER);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    // The outsider's own sealed passkey signs; the store writer says it was given in A's place.
+    const evidence = await assertedByHand(fx.engine, request, OUTSIDER, deviceO);
+    const written = await writeApprovalThenExecute(fx, request.id, OUTSIDER, evidence, APPROVER_A);
+    expect(written.state).toBe('approved');
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'pending',
+      round: 1,
+      approvals: [],
+      reason: DELEGATION_GONE,
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a delegate’s approval whose delegation was revoked before the send goes back to the approvers', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const { deviceB, deviceO } = await delegateForA(fx.engine);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect(await fx.engine.revokeDelegations(APPROVER_A, OUTSIDER)).toHaveLength(1);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'pending',
+      round: 1,
+      approvals: [],
+      reason: DELEGATION_GONE,
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('an approver’s own signed approval written into the store beside their delegate’s sends nothing', async ({
