@@ -60,7 +60,7 @@ export interface ExecutorDeps {
   passkeys: PasskeyWrite;
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
-  /** Signed approvals: every required approval's evidence is checked again just before the call. */
+  /** Signed approvals: each required approval's evidence, and the filing seal, checked just before the call. */
   signed: SendChecks;
   /** The pools (every approval still counts for one in the kind's pool at the claim); the tiers. */
   policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups' | 'requiredFor'>;
