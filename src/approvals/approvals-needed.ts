@@ -3,7 +3,8 @@
 // out on one. Just before the call the count is worked out again from the configured tiers (the
 // policy's, from the environment, never the store) for the request's kind and amount, with the function
 // filing uses, signed approvals or not. What only raises the count at filing (a total in the limit
-// window, a look-alike destination) rests on store-held usage and checks and is not worked out again.
+// window, a look-alike destination) rests on store-held usage and checks and is not worked out again:
+// where approvals are signed, the request's filing seal holds the count as filed (request-seal.ts).
 import type { ApprovalPolicy } from '../access/index.js';
 import { Money } from '../format/money.js';
 import { movesAmount } from './limits.js';

@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
-import { approvalsShort } from './approvals-needed.js';
 import { backIfApprovalGone, type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
@@ -24,6 +23,7 @@ import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
 import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
+import { approvalsProblem } from './send-checks.js';
 import {
   type CallFailure,
   type CallResult,
@@ -31,7 +31,7 @@ import {
   failedCallOutcome,
   ownStoreFailure,
 } from './service-call.js';
-import type { SignedApprovals } from './signed-approvals.js';
+import type { SendChecks } from './signed-approvals.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
@@ -60,8 +60,8 @@ export interface ExecutorDeps {
   passkeys: PasskeyWrite;
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
-  /** Signed approvals: every required approval's evidence is checked again just before the call. */
-  signed: Pick<SignedApprovals, 'problemAtSend'>;
+  /** Signed approvals: each required approval's evidence, and the filing seal, checked just before the call. */
+  signed: SendChecks;
   /** The pools (every approval still counts for one in the kind's pool at the claim); the tiers. */
   policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups' | 'requiredFor'>;
   now: () => Date;
@@ -97,7 +97,7 @@ export class Executor {
   private readonly hold: FreezeHold;
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
-  private readonly signed: Pick<SignedApprovals, 'problemAtSend'>;
+  private readonly signed: SendChecks;
   private readonly tiers: Pick<ApprovalPolicy, 'requiredFor'>;
   /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
   private readonly poolReading: PoolReading;
@@ -119,8 +119,7 @@ export class Executor {
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
-    const boundMs = options.poolReadBoundMs;
-    this.poolReading = { policy: deps.policy, log: deps.log, boundMs };
+    this.poolReading = { policy: deps.policy, log: deps.log, boundMs: options.poolReadBoundMs };
     this.answers = new AnswerRecorder(
       {
         ...deps,
@@ -263,7 +262,7 @@ export class Executor {
 
   /**
    * The last check before the call: a payload amount not the amount shown, fewer approvals than the tiers
-   * ask for (a count lowered in the store), or a needed signature not verifying now sends nothing.
+   * ask for, a needed signature not verifying now, or a filing seal not holding sends nothing (send-checks.ts).
    */
   private async evidenceProblem(marked: ApprovalRequest): Promise<CallFailure | undefined> {
     if (!amountsAgree(marked)) {
@@ -272,7 +271,7 @@ export class Executor {
     }
     let problem: string | undefined;
     try {
-      problem = (await this.signed.problemAtSend(marked)) ?? approvalsShort(marked, this.tiers);
+      problem = await approvalsProblem(this.signed, this.tiers, marked);
     } catch {
       return STORE_UNREACHED;
     }
@@ -451,7 +450,8 @@ export class Executor {
     if (request?.state !== 'approved' || bindingProblem(request, this.binding())) return undefined;
     const now = this.now();
     if (!this.isStale(request, now)) return undefined;
-    return recheckBeforeSending({ core: this.core, custody: this.custody, now: this.now }, request, now);
+    const deps = { core: this.core, custody: this.custody, now: this.now, seal: this.signed.filingSeal };
+    return recheckBeforeSending(deps, request, now);
   }
 
   /**

@@ -19,6 +19,7 @@ import { approvalBytes, approvalChallenge } from './approval-digest.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
+import { FILING_SEAL_BROKEN, FilingSeal } from './request-seal.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 /** ApprovalEngineOptions.signing: the rule, and where approvers' browsers sign (absent: no signing). */
@@ -144,6 +145,9 @@ export type SigningEvent =
   | { refused: SigningRefusal; requestId: string; user: string }
   | { evidenceFailed: string };
 
+/** What the executor checks just before the call with it (send-checks.ts). */
+export type SendChecks = Pick<SignedApprovals, 'problemAtSend' | 'filingSealProblem' | 'filingSeal'>;
+
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
 export type SigningSide = Pick<
   SignedApprovals,
@@ -152,6 +156,8 @@ export type SigningSide = Pick<
 
 export class SignedApprovals {
   readonly book: PasskeyBook;
+  /** Each request's seal at filing, by the key that seals the book (request-seal.ts). */
+  readonly filingSeal: FilingSeal;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
 
   #options: SigningOptions | undefined;
@@ -181,6 +187,7 @@ export class SignedApprovals {
       );
     }
     this.book = new PasskeyBook(from.store, from.custody.environment, sealer);
+    this.filingSeal = new FilingSeal(sealer, from.custody.environment);
     this.#options = from.signing;
     this.log = from.log;
     const { policy } = from;
@@ -323,6 +330,21 @@ export class SignedApprovals {
     const problem = amountsAgree(request) ? await this.allVerify(request) : EVIDENCE_FAILED;
     if (problem) this.tell({ evidenceFailed: request.id });
     return problem;
+  }
+
+  /**
+   * Just before the call, where the request's approvals must be signed: FILING_SEAL_BROKEN unless its
+   * filing seal holds over it as it stands (its requester, count and filing time are then as filed).
+   */
+  filingSealProblem(request: ApprovalRequest): string | undefined {
+    const { options } = this;
+    if (!options) return undefined;
+    const kind = request.kind as Parameters<typeof needsSignature>[1];
+    if (!needsSignature(options.rule, kind, request.amount) || this.filingSeal.holds(request))
+      return undefined;
+    this.log?.warn('the filing seal does not hold: nothing sent', { requestId: request.id });
+    this.tell({ evidenceFailed: request.id });
+    return FILING_SEAL_BROKEN;
   }
 
   /**
