@@ -415,14 +415,16 @@ export class SignedApprovals {
 
 /**
  * Why the request's approvals do not count as they stand, each on its own verifying or not: fewer than
- * it needs, or two by one person (an approver and their delegate count as one), one by its requester,
+ * it needs (or no whole count of them), or two by one person (an approver and their delegate count as one), one by its requester,
  * or two with one nonce or one passkey (an assertion copied in the store). Undefined: they are distinct.
  */
 function distinctnessProblem(request: ApprovalRequest): string | undefined {
   const { approvals } = request;
   if (approvals.length === 0) return 'no approval';
-  if (approvals.length < request.requiredApprovals)
-    return `only ${approvals.length} of ${request.requiredApprovals} approvals`;
+  const needed: unknown = request.requiredApprovals;
+  if (typeof needed !== 'number' || !Number.isSafeInteger(needed) || needed < 1)
+    return 'no whole count of approvals needed';
+  if (approvals.length < needed) return `only ${approvals.length} of ${request.requiredApprovals} approvals`;
   const people = approvals.flatMap((a) => (a.onBehalfOf ? [a.user, a.onBehalfOf] : [a.user]));
   if (people.includes(request.requester)) return 'approved by its requester';
   if (!allDifferent(people)) return 'two approvals by one person';
