@@ -18,7 +18,7 @@ export const TOO_FEW_APPROVALS = 'fewer approvals than the approval tiers ask fo
  * and amount. Undefined when that cannot be known: a stored count that is not a whole number of at
  * least one (missing, or written by hand), or a kind that moves money with no amount to read.
  */
-export function approvalsNeeded(
+function approvalsNeeded(
   request: ApprovalRequest,
   policy: Pick<ApprovalPolicy, 'requiredFor'>,
 ): number | undefined {
