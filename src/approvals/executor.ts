@@ -23,7 +23,7 @@ import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
 import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
-import { APPROVALS_CHANGED, approvalsAsClaimed, approvalsProblem } from './send-checks.js';
+import { approvalsAsClaimed, approvalsProblem, changedAfterClaim } from './send-checks.js';
 import {
   type CallFailure,
   type CallResult,
@@ -237,7 +237,7 @@ export class Executor {
     let marked: ApprovalRequest | undefined;
     try {
       const step = await this.markOrHold(claimed);
-      if (step === 'changed') return { to: 'failed', note: APPROVALS_CHANGED };
+      if (step === 'changed') return changedAfterClaim(this.signed, claimed);
       if (step && 'frozen' in step) return step;
       marked = step?.marked;
     } catch {

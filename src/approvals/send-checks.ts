@@ -6,8 +6,10 @@
 // (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
 import type { ApprovalPolicy } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
-import { approvalsShort } from './approvals-needed.js';
-import type { SendChecks } from './signed-approvals.js';
+import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
+import { FILING_SEAL_BROKEN } from './request-seal.js';
+import type { CallFailure } from './service-call.js';
+import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signed-approvals.js';
 import type { ApprovalRequest } from './types.js';
 
 /** The note the request fails with (nothing sent), or undefined when its approvals hold. */
@@ -16,16 +18,22 @@ export async function approvalsProblem(
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
   request: ApprovalRequest,
 ): Promise<string | undefined> {
-  return (
-    (await signed.problemAtSend(request)) ??
-    approvalsShort(request, tiers) ??
-    signed.filingSealProblem(request)
-  );
+  const problem = await signed.problemAtSend(request);
+  if (problem) return problem;
+  const short = approvalsShort(request, tiers);
+  if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
+  return short ?? signed.filingSealProblem(request);
 }
 
 /** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */
 export const APPROVALS_CHANGED =
   'its approvals changed after it was claimed for sending: the request was changed outside the bot';
+
+/** What a request whose approvals changed between its claim and its mark fails with (counted). */
+export function changedAfterClaim(signed: SendChecks, claimed: ApprovalRequest): CallFailure {
+  signed.failedAtSend(claimed.id);
+  return { to: 'failed', note: APPROVALS_CHANGED };
+}
 
 /**
  * Whether the request as stored at the write-ahead mark has exactly the approvals and the count of
@@ -38,3 +46,15 @@ export function approvalsAsClaimed(current: ApprovalRequest, claimed: ApprovalRe
     canonicalJson({ approvals: r.approvals ?? null, requiredApprovals: r.requiredApprovals ?? null });
   return counted(current) === counted(claimed);
 }
+
+/**
+ * The notes a request fails with just before the call, nothing sent, when it was changed outside the
+ * bot or an approval no longer counts: each needs a person (the alerts channel hears of it).
+ */
+export const NEEDS_A_PERSON_NOTES: ReadonlySet<string> = new Set([
+  EVIDENCE_FAILED,
+  TOO_FEW_APPROVALS,
+  FIRST_PASSKEYS_CLOSED,
+  FILING_SEAL_BROKEN,
+  APPROVALS_CHANGED,
+]);

@@ -51,11 +51,15 @@ describe('the count of approvals at send', () => {
   }) => {
     const fx = await startEngine({});
     const [networkId] = await twoNetworks(fx.client);
+    const told: unknown[] = [];
+    fx.engine.passkeys.signatures().onEvent((event) => told.push(event));
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
     expect(request.requiredApprovals).toBe(2);
     await approvedWithoutCount(fx.store, request.id, APPROVER_B);
     await partsOf(fx.engine).executor.execute(request.id);
     await fx.engine.idle();
+    // Counted as a request failed before sending, as a failed signature check is.
+    expect(told).toEqual([{ evidenceFailed: request.id }]);
     expect(await fx.engine.get(request.id)).toMatchObject({
       state: 'failed',
       outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
