@@ -15,10 +15,11 @@ export const TOO_FEW_APPROVALS = 'fewer approvals than the approval tiers ask fo
 
 /**
  * The approvals the request needs now: the more of its stored count and the tiers' count for its kind
- * and amount. Undefined when that cannot be known: a stored count that is not a whole number of at
+ * and amount. The engine approves a request at this count too (approval-core.ts, recheck.ts), so tiers
+ * raised after filing keep it waiting for the extra approval instead of failing it at the send. Undefined when that cannot be known: a stored count that is not a whole number of at
  * least one (missing, or written by hand), or a kind that moves money with no amount to read.
  */
-function approvalsNeeded(
+export function approvalsNeeded(
   request: ApprovalRequest,
   policy: Pick<ApprovalPolicy, 'requiredFor'>,
 ): number | undefined {

@@ -137,6 +137,8 @@ export interface ApprovalGiven {
   unsigned?: 'first passkeys' | undefined;
   /** The fingerprint of the settings that judged the click, on the record before it (policy-record.ts). */
   policyFingerprint?: string | undefined;
+  /** How many approvals it needs now (approvalsNeeded); absent: its stored count. */
+  needed?: number | undefined;
 }
 
 /**
@@ -159,8 +161,9 @@ export function withApproval(
     ...(evidence ? { evidence } : {}),
   };
   const approvals = [...request.approvals, approval];
-  const done = approvals.length >= request.requiredApprovals;
-  const note = `${approvals.length} of ${request.requiredApprovals}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
+  const needed = given.needed ?? request.requiredApprovals;
+  const done = approvals.length >= needed;
+  const note = `${approvals.length} of ${needed}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
   return transition(
     { ...request, approvals, checking: undefined } as ApprovalRequest,
     done ? 'approved' : 'pending',
