@@ -162,10 +162,11 @@ export function withApproval(
   };
   const approvals = [...request.approvals, approval];
   const needed = given.needed ?? request.requiredApprovals;
+  const neededNow = needed > request.requiredApprovals ? needed : undefined;
   const done = approvals.length >= needed;
   const note = `${approvals.length} of ${needed}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
   return transition(
-    { ...request, approvals, checking: undefined } as ApprovalRequest,
+    { ...request, approvals, neededNow, checking: undefined } as ApprovalRequest,
     done ? 'approved' : 'pending',
     {
       action: done ? 'approved' : 'approval-added',
@@ -215,4 +216,9 @@ export function hasNotice(request: ApprovalRequest, action: string): boolean {
     if (step?.action === action) return true;
   }
   return false;
+}
+
+/** How many approvals to show the request needs: raised tiers' count once an approval saw it (neededNow). */
+export function approvalsShown(request: ApprovalRequest): number {
+  return request.neededNow ?? request.requiredApprovals;
 }

@@ -5,6 +5,7 @@ import type { Button, KnownBlock } from '@slack/types';
 import { isLive } from '../../../access/index.js';
 import {
   type ApprovalRequest,
+  approvalsShown,
   CONFLICT_ACTION,
   delegationOf,
   ENDED_NOTE_START,
@@ -197,7 +198,7 @@ export function approverWords(approval: { user: string; onBehalfOf?: string | un
 
 function approvalsLine(request: ApprovalRequest): string {
   const who = request.approvals.map(approverWords).join(', ');
-  return `${request.approvals.length} of ${request.requiredApprovals}${who ? ` (${who})` : ''}`;
+  return `${request.approvals.length} of ${approvalsShown(request)}${who ? ` (${who})` : ''}`;
 }
 
 function outcomeLines(request: ApprovalRequest): string[] {
