@@ -18,6 +18,7 @@ import {
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { slowWithdrawals } from '../support/slow-withdrawals.js';
+import { CrashingStore } from './crashing-store.js';
 
 const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
@@ -190,6 +191,47 @@ test(`keeps a reference recorded for one request when the answer to another requ
   expect(answered?.history.at(-1)?.action).toBe('conflicting-reports');
   const holder = await engine.get(a.id);
   expect(holder?.conflicts?.[0]?.note).toContain(`${b.id}'s call`);
+  expect(withdrawCalls(fx)).toBe(2);
+  await engine.stop();
+});
+
+test(`writes the conflict mark with the answer naming another request's reference, and the holder's mark on the sweep when its write failed`, async ({
+  fx,
+  networkId,
+}) => {
+  const crashing = new CrashingStore(fx.store);
+  const service = await slowWithdrawals(fx, false, crashing.store);
+  const { engine } = service;
+  const a = await unknownWithdrawal(fx, networkId, '7654.31', true);
+  service.slow();
+  const b = await fileDraft(engine, withdrawalDraft(networkId, '7654.31'));
+  const told: ApprovalRequest[] = [];
+  engine.onChange(async (request) => {
+    if (request.id === b.id) told.push(request);
+  });
+  await approveAsSeen(engine, b.id, APPROVER_A);
+  const reference = await service.inList;
+  await partsOf(engine).core.repo.indexReference(reference, a.id);
+  // The write of the holder's mark fails (as if the process stopped right after the answer's write).
+  crashing.crashAt((method, key) => method === 'compareAndSet' && key === `approval:${a.id}`);
+  service.answer();
+  await engine.idle();
+  const answered = await engine.get(b.id);
+  const mark = answered?.conflicts?.[0];
+  expect(mark?.note).toContain(`already recorded as ${a.id}'s`);
+  // Approvers first hear of the answer with its mark on it.
+  expect(told.find((request) => request.state === 'sent')?.conflicts).toEqual([mark]);
+  expect((await engine.get(a.id))?.conflicts ?? []).toEqual([]);
+  await engine.tick();
+  const holder = await engine.get(a.id);
+  expect(holder?.conflicts?.map((c) => c.key)).toEqual([mark?.key]);
+  expect(holder?.conflicts?.[0]?.note).toContain(`${b.id}'s call`);
+  await engine.tick();
+  expect((await engine.get(a.id))?.conflicts).toHaveLength(1);
+  // Polled, the answered request stays sent for a person: one transaction, never two completions.
+  fx.clock.advance(60 * 60_000);
+  await engine.tick();
+  expect((await engine.get(b.id))?.state).toBe('sent');
   expect(withdrawCalls(fx)).toBe(2);
   await engine.stop();
 });
