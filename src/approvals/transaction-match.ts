@@ -20,7 +20,7 @@ export interface TransactionsBack {
   complete: boolean;
   /**
    * Everything created after this time (ms) was read: -Infinity when the list ended, else the oldest
-   * transaction read (NaN when one had no time: then nothing older than the list's end is covered).
+   * time of a transaction read (those without a time left out; +Infinity when none had one).
    */
   coversAfter: number;
 }
@@ -57,7 +57,8 @@ export async function transactionsSince(
       return { transactions: all, complete: true, coversAfter: Number.NEGATIVE_INFINITY };
     }
     // Newest first: everything after the oldest read is in hand (one of the same time may be next).
-    const oldest = Math.min(...all.map((tx) => createdAt(tx)));
+    // A transaction without a time says nothing of how far back the pages reach (and never matches).
+    const oldest = Math.min(...all.map((tx) => createdAt(tx)).filter(Number.isFinite));
     if (oldest < since) return { transactions: all, complete: true, coversAfter: oldest };
     if (page === maxPages) return { transactions: all, complete: false, coversAfter: oldest };
   }

@@ -4,6 +4,8 @@
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import type { CustodyGateway } from '../../src/approvals/ports.js';
+import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
@@ -86,6 +88,35 @@ test('finds a lost withdrawal pages back in the transaction list', async ({ star
   expect(after?.history.map((h) => h.action)).toContain('reconciled');
   expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBeGreaterThan(1);
   expect(withdrawCalls(fx)).toBe(5);
+});
+
+test('finds a lost withdrawal pages back past a transaction listed without a created time', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { reconcilePageSize: 2 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const real = custodyGateway(fx.client);
+  // The schema lets a transaction come without its time: the newest one listed has none.
+  const custody: CustodyGateway = {
+    ...real,
+    transactions: async (page, pageSize, options) => {
+      const read = await real.transactions(page, pageSize, options);
+      if (page !== 1) return read;
+      const [newest, ...rest] = read.transactions;
+      if (!newest) return read;
+      const { createdAt: _none, ...undated } = newest;
+      return { ...read, transactions: [undated, ...rest] };
+    },
+  };
+  const { engine } = await fx.another({ engine: { custody, reconcilePageSize: 2 } });
+  const request = await unknownWithdrawal(fx, networkId, '3456.71');
+  for (const amount of ['11', '12', '13', '14']) await withdrawDirectly(fx, networkId, amount);
+  await engine.tick();
+  const after = await engine.get(request.id);
+  expect(after?.state).toBe('sent');
+  expect(after?.history.map((h) => h.action)).toContain('reconciled');
+  expect(withdrawCalls(fx)).toBe(5);
+  await engine.stop();
 });
 
 test('asks a person to check after repeated inconclusive checks, once, and never resends', async ({
