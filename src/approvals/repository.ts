@@ -10,6 +10,7 @@ import type { ServiceEnvironment } from './ports.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
 const requestKey = (id: string) => `approval:${id}`;
+const referenceKey = (reference: string) => `approval-ref:${reference}`;
 const openSet = (environment: ServiceEnvironment) => `approvals:open:${environment}`;
 // Where all environments were kept together before: read (and emptied), never written.
 const LEGACY_OPEN_SET = 'approvals:open';
@@ -142,7 +143,7 @@ export class ApprovalRepository {
    * it (the index left as it is), undefined when it is this request's.
    */
   async indexReference(reference: string, id: string): Promise<string | undefined> {
-    const key = `approval-ref:${reference}`;
+    const key = referenceKey(reference);
     if (await this.store.setIfAbsent(key, id)) return undefined;
     const owner = await this.store.get<string>(key);
     return owner !== undefined && owner !== id ? owner : undefined;
@@ -150,7 +151,10 @@ export class ApprovalRepository {
 
   /**
    * Index the service's reference and transaction id of a request's outcome, so webhooks find it.
-   * When another request has either already, nothing is indexed and that request's id is returned.
+   * When another request has either already, nothing is indexed and that request's id is returned:
+   * one that took the second between the check and its write makes this call remove the first, which
+   * it had written. Only the request an entry names ever removes it (every entry is set-if-absent), so
+   * the store's plain delete cannot take another request's entry.
    */
   async indexOutcome(request: ApprovalRequest): Promise<string | undefined> {
     const { reference, transactionId } = request.outcome ?? {};
@@ -159,15 +163,22 @@ export class ApprovalRepository {
       const owner = await this.findIdByReference(key);
       if (owner !== undefined && owner !== request.id) return owner;
     }
+    const written: string[] = [];
     for (const key of keys) {
-      const taken = await this.indexReference(key, request.id);
-      if (taken) return taken;
+      if (await this.store.setIfAbsent(referenceKey(key), request.id)) {
+        written.push(key);
+        continue;
+      }
+      const owner = await this.findIdByReference(key);
+      if (owner === undefined || owner === request.id) continue;
+      for (const mine of written) await this.store.delete(referenceKey(mine));
+      return owner;
     }
     return undefined;
   }
 
   findIdByReference(reference: string): Promise<string | undefined> {
-    return this.store.get<string>(`approval-ref:${reference}`);
+    return this.store.get<string>(referenceKey(reference));
   }
 
   async indexCallbackToken(token: string, id: string): Promise<void> {
