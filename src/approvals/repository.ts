@@ -154,27 +154,46 @@ export class ApprovalRepository {
    * When another request has either already, nothing is indexed and that request's id is returned:
    * one that took the second between the check and its write makes this call remove the first, which
    * it had written. Only the request an entry names ever removes it (every entry is set-if-absent), so
-   * the store's plain delete cannot take another request's entry.
+   * the store's plain delete cannot take another request's entry. Indexed: the keys this call wrote
+   * are added to `written`.
    */
-  async indexOutcome(request: ApprovalRequest): Promise<string | undefined> {
+  async indexOutcome(request: ApprovalRequest, written: string[] = []): Promise<string | undefined> {
     const { reference, transactionId } = request.outcome ?? {};
     const keys = [reference, transactionId].filter((key): key is string => !!key);
     for (const key of keys) {
       const owner = await this.findIdByReference(key);
       if (owner !== undefined && owner !== request.id) return owner;
     }
-    const written: string[] = [];
+    const mine: string[] = [];
     for (const key of keys) {
       if (await this.store.setIfAbsent(referenceKey(key), request.id)) {
-        written.push(key);
+        mine.push(key);
         continue;
       }
       const owner = await this.findIdByReference(key);
       if (owner === undefined || owner === request.id) continue;
-      for (const mine of written) await this.store.delete(referenceKey(mine));
+      for (const key of mine) await this.store.delete(referenceKey(key));
       return owner;
     }
+    written.push(...mine);
     return undefined;
+  }
+
+  /**
+   * A locked section that indexed an outcome (the keys it wrote: indexOutcome's `written`) and then,
+   * run again on a fresh read after its write was refused, found the request moved on and wrote
+   * nothing: the entries that still name it are removed, unless the request as it stands records them.
+   */
+  async unindexUnrecorded(
+    written: readonly string[],
+    current: ApprovalRequest | undefined,
+    id: string,
+  ): Promise<void> {
+    const recorded = new Set([current?.outcome?.reference, current?.outcome?.transactionId]);
+    for (const key of written) {
+      if (recorded.has(key)) continue;
+      if ((await this.findIdByReference(key)) === id) await this.store.delete(referenceKey(key));
+    }
   }
 
   findIdByReference(reference: string): Promise<string | undefined> {
