@@ -15,7 +15,7 @@ export {
   parseSigningRule,
   type SigningRule,
 } from './passkeys.js';
-export { ApprovalPolicy, countedPeople, type RefusalReason } from './policy.js';
+export { ApprovalPolicy, capProblem, countedPeople, type RefusalReason } from './policy.js';
 export { ApproverPools, holdersOf, type SlackIds } from './pools.js';
 export { RoleBook, type RoleSummary } from './role-book.js';
 export {

@@ -53,7 +53,7 @@ export function countedPeople(request: JudgedRequest): Set<string> {
 }
 
 /** What a delegation covers: a capped one only requests with an amount (₦, as filed) at most the cap. */
-function capProblem(delegation: Delegation, request: JudgedRequest): RefusalReason | undefined {
+export function capProblem(delegation: Delegation, request: JudgedRequest): RefusalReason | undefined {
   if (delegation.max === undefined) return undefined;
   if (!request.amount) return 'not-covered';
   return Money.parseDecimal(request.amount).compare(Money.parseDecimal(delegation.max)) > 0

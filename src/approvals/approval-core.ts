@@ -151,6 +151,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
       ttlMs,
       publicUrl,
       now,
+      seal: this.signed.filingSeal,
       notify: (request) => this.notify(request),
     };
   }
@@ -324,7 +325,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     if (first.ok === 'recheck') {
       const { custody, policy } = this.options;
       const done = await finishRecheckedApproval(
-        { core: this, custody, policy, now: this.now, log: this.options.log },
+        { core: this, custody, policy, seal: this.signed.filingSeal, now: this.now, log: this.options.log },
         first.request,
         user,
         seen,

@@ -5,9 +5,19 @@
 // a request counting such an approval goes back to its approvers, as for changed figures. A membership
 // never known counts: this check never holds a send waiting for Slack. A delegation whose window ended
 // after the delegate approved is no reason: the delegate acted within it (a revocation has its own path).
-import type { ApprovalPolicy, RequestKind } from '../access/index.js';
+//
+// An approval given in someone's place counts at the send only when a delegation from that person to
+// the one who gave it was in effect when it was given (its window, the cap) and has not been revoked or
+// ended by the bot since: the store's `onBehalfOf` alone is no proof. Otherwise the request goes back
+// the same way (DELEGATION_GONE), as when a revocation withdraws such approvals (delegation-requests.ts).
+import { type ApprovalPolicy, capProblem, type Delegation, type RequestKind } from '../access/index.js';
+import type { DelegationBook } from './delegation-requests.js';
 import { sentBack } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
+
+/** Why a request goes back when an approval in someone's place has no delegation behind it now. */
+export const DELEGATION_GONE =
+  'an approval given in an approver’s place no longer counts: no delegation from them was in effect when it was given, or it was revoked since; approve again';
 
 /**
  * How long a send waits for Slack to answer a read of its approvers' user groups before it is judged on
@@ -72,6 +82,45 @@ export function backIfApproverLeft(
     leftPool: person,
     at: now,
   });
+}
+
+/** Was a delegation covering `approval` in effect when it was given, and not revoked or ended since? */
+function delegated(
+  request: ApprovalRequest,
+  approval: ApprovalRequest['approvals'][number],
+  delegations: readonly Delegation[],
+): boolean {
+  const at = Date.parse(approval.at);
+  return delegations.some(
+    (d) =>
+      d.delegator === approval.onBehalfOf &&
+      d.delegate === approval.user &&
+      !d.revoked &&
+      Date.parse(d.from) <= at &&
+      at < Date.parse(d.until) &&
+      !capProblem(d, request),
+  );
+}
+
+/**
+ * Under the request's lock, before it is claimed: backIfApproverLeft, else the request back with its
+ * approvers when an approval in someone's place has no delegation behind it (delegations read from the
+ * store, only when the request counts such an approval). Undefined when every approval still counts.
+ */
+export async function backIfApprovalGone(
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
+  book: Pick<DelegationBook, 'all'>,
+  request: ApprovalRequest,
+  now: Date,
+): Promise<ApprovalRequest | undefined> {
+  const left = backIfApproverLeft(policy, request, now);
+  if (left) return left;
+  const placed = request.approvals.filter((a) => a.onBehalfOf !== undefined);
+  if (placed.length === 0) return undefined;
+  const delegations = await book.all();
+  if (placed.every((a) => delegated(request, a, delegations))) return undefined;
+  const note = `${DELEGATION_GONE} (checked before sending)`;
+  return sentBack(request, request.round, DELEGATION_GONE, { note, at: now });
 }
 
 /** What reading the pools before the claim uses. */

@@ -7,6 +7,7 @@ import type { ApprovalCore } from './approval-core.js';
 import type { AuditSideOptions, EngineAudit } from './engine-audit.js';
 import { type Executor, STOP_DRAIN_MS } from './executor.js';
 import type { Reminders } from './reminders.js';
+import { sealUnsealed } from './request-seal.js';
 import { shutDown } from './shutdown.js';
 import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
 import type { Tracker } from './tracker.js';
@@ -85,6 +86,8 @@ export class EngineRunning {
     await trail.start();
     await core.repo.migrateLegacyOpenSet();
     await closeOtherEnvironments(core);
+    // Before anything is sent: requests filed before requests were sealed are sealed once (request-seal.ts).
+    await sealUnsealed(core, core.signed.filingSeal, core.options.custody.environment, this.options.log);
     await tracker.resume();
     await this.sweepRequests();
     // Reminders that fell due while no replica ran are sent now (only the latest point of each).

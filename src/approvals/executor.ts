@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
-import { backIfApproverLeft, type PoolReading, readPoolsBriefly } from './approver-left.js';
+import { backIfApprovalGone, type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
@@ -23,6 +23,7 @@ import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
 import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
+import { approvalsProblem } from './send-checks.js';
 import {
   type CallFailure,
   type CallResult,
@@ -30,12 +31,18 @@ import {
   failedCallOutcome,
   ownStoreFailure,
 } from './service-call.js';
-import { EVIDENCE_FAILED, type SignedApprovals } from './signed-approvals.js';
+import type { SendChecks } from './signed-approvals.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 export { AnswerNotRecordedError, STOP_DRAIN_MS } from './recording.js';
+
+/** What a request fails with when the store could not be read or written just before the call. */
+const STORE_UNREACHED: CallFailure = {
+  to: 'failed',
+  note: 'the bot could not reach its store just before sending; nothing was sent',
+};
 
 /** An approved request sent this long after its final approval has its stale figures read again first. */
 export const STALE_APPROVAL_MS = 15 * 60_000;
@@ -46,17 +53,17 @@ export interface ExecutorDeps {
   repo: ApprovalRepository;
   custody: CustodyGateway;
   /** Where a delegation request is executed: written to the store, not sent. */
-  delegations: Pick<DelegationBook, 'record'>;
+  delegations: Pick<DelegationBook, 'record' | 'all'>;
   /** The freeze of sends: read before each claim and mark; an unfreeze request is executed by lifting it. */
   freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   /** Where a passkey registration is executed: written to the passkey book, not sent. */
   passkeys: PasskeyWrite;
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
-  /** Signed approvals: every required approval's evidence is checked again just before the call. */
-  signed: Pick<SignedApprovals, 'stillVerifies'>;
-  /** The pools: every approval must still count for an approver in the kind's pool before the claim. */
-  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups'>;
+  /** Signed approvals: each required approval's evidence, and the filing seal, checked just before the call. */
+  signed: SendChecks;
+  /** The pools (every approval still counts for one in the kind's pool at the claim); the tiers. */
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups' | 'requiredFor'>;
   now: () => Date;
   log?: EngineLog | undefined;
 }
@@ -85,12 +92,13 @@ export class Executor {
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
   private readonly custody: CustodyGateway;
-  private readonly delegations: Pick<DelegationBook, 'record'>;
+  private readonly delegations: Pick<DelegationBook, 'record' | 'all'>;
   private readonly freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   private readonly hold: FreezeHold;
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
-  private readonly signed: Pick<SignedApprovals, 'stillVerifies'>;
+  private readonly signed: SendChecks;
+  private readonly tiers: Pick<ApprovalPolicy, 'requiredFor'>;
   /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
   private readonly poolReading: PoolReading;
   private readonly now: () => Date;
@@ -107,11 +115,11 @@ export class Executor {
     this.passkeys = deps.passkeys;
     this.binding = deps.binding;
     this.signed = deps.signed;
+    this.tiers = deps.policy;
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
-    const boundMs = options.poolReadBoundMs;
-    this.poolReading = { policy: deps.policy, log: deps.log, boundMs };
+    this.poolReading = { policy: deps.policy, log: deps.log, boundMs: options.poolReadBoundMs };
     this.answers = new AnswerRecorder(
       {
         ...deps,
@@ -232,10 +240,7 @@ export class Executor {
       if (step && 'frozen' in step) return step;
       marked = step?.marked;
     } catch {
-      return {
-        to: 'failed',
-        note: 'the bot could not reach its store just before sending; nothing was sent',
-      };
+      return STORE_UNREACHED;
     }
     if (!marked) return undefined;
     const unsigned = await this.evidenceProblem(marked);
@@ -256,26 +261,23 @@ export class Executor {
   }
 
   /**
-   * The last check before the call: a payload amount that is not the amount shown, or an approval that
-   * had to be signed and whose evidence does not verify now (written by hand, figures changed since, another's or a revoked passkey) sends nothing.
+   * The last check before the call: a payload amount not the amount shown, fewer approvals than the tiers
+   * ask for, a needed signature not verifying now, or a filing seal not holding sends nothing (send-checks.ts).
    */
   private async evidenceProblem(marked: ApprovalRequest): Promise<CallFailure | undefined> {
     if (!amountsAgree(marked)) {
       this.log?.warn('NOT SENT: the payload amount differs from the amount shown', { requestId: marked.id });
       return { to: 'failed', note: AMOUNT_DIFFERS };
     }
-    let verifies: boolean;
+    let problem: string | undefined;
     try {
-      verifies = await this.signed.stillVerifies(marked);
+      problem = await approvalsProblem(this.signed, this.tiers, marked);
     } catch {
-      return {
-        to: 'failed',
-        note: 'the bot could not reach its store just before sending; nothing was sent',
-      };
+      return STORE_UNREACHED;
     }
-    if (verifies) return undefined;
-    this.log?.warn('NOT SENT: approval evidence does not verify', { requestId: marked.id });
-    return { to: 'failed', note: EVIDENCE_FAILED };
+    if (!problem) return undefined;
+    this.log?.warn('NOT SENT: the approvals do not hold', { requestId: marked.id, problem });
+    return { to: 'failed', note: problem };
   }
 
   /**
@@ -400,9 +402,9 @@ export class Executor {
         if (await this.repo.saveIf(request, closed)) changed = closed;
         return undefined;
       }
-      // An approver it counts is known to have left the pool: back to the approvers (approver-left.ts),
-      // nothing sent. Judged on what is known, never waiting on Slack under the lock.
-      const back = backIfApproverLeft(this.poolReading.policy, request, now);
+      // An approver it counts known to have left the pool, or an approval in someone's place with no
+      // delegation behind it: back to the approvers (approver-left.ts), nothing sent. Never waits on Slack.
+      const back = await backIfApprovalGone(this.poolReading.policy, this.delegations, request, now);
       if (back) {
         if (await this.repo.saveIf(request, back)) changed = back;
         return undefined;
@@ -448,7 +450,8 @@ export class Executor {
     if (request?.state !== 'approved' || bindingProblem(request, this.binding())) return undefined;
     const now = this.now();
     if (!this.isStale(request, now)) return undefined;
-    return recheckBeforeSending({ core: this.core, custody: this.custody, now: this.now }, request, now);
+    const deps = { core: this.core, custody: this.custody, now: this.now, seal: this.signed.filingSeal };
+    return recheckBeforeSending(deps, request, now);
   }
 
   /**

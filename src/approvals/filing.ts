@@ -15,6 +15,7 @@ import { movesAmount } from './limits.js';
 import { type FilingContext, newRequest } from './new-request.js';
 import { type FileOptions, preflightProblem } from './preflight.js';
 import type { ApprovalRepository } from './repository.js';
+import type { FilingSeal } from './request-seal.js';
 import { SameRequestError, unconfirmedSame } from './same-request.js';
 import type { ApprovalRequest, RequestChecks, RequestDraft, RequestOf } from './types.js';
 
@@ -31,6 +32,8 @@ export interface FilingDeps {
   ttlMs: number;
   publicUrl: string | undefined;
   now: () => Date;
+  /** Each request is sealed as filed, before it is saved (request-seal.ts). */
+  seal: Pick<FilingSeal, 'seal'>;
   notify: (request: ApprovalRequest) => Promise<void>;
 }
 
@@ -115,8 +118,9 @@ async function approversBesides(
   }
 }
 
-/** Persist a new request (with its bridge callback token's index first). */
-async function saveNew(deps: FilingDeps, request: ApprovalRequest): Promise<ApprovalRequest> {
+/** Seal and persist a new request (with its bridge callback token's index first). */
+async function saveNew(deps: FilingDeps, filed: ApprovalRequest): Promise<ApprovalRequest> {
+  const request = deps.seal.seal(filed);
   if (request.callbackToken) await deps.repo.indexCallbackToken(request.callbackToken, request.id);
   if (request.kind === 'delegation') await saveUnlessTwin(deps, request, new Date(request.createdAt));
   else if (request.kind === 'unfreeze') await deps.freeze.saveUnfreezeRequest(request);

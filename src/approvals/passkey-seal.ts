@@ -70,7 +70,8 @@ export function closedHolds(publicKey: string, environment: string, marker: Clic
   return holds(publicKey, closedText(environment, marker.at), marker.seal.value);
 }
 
-function holds(publicKey: string, text: string, value: unknown): boolean {
+/** Is `value` an Ed25519 signature by `publicKey` (hex) over `text`? */
+export function holds(publicKey: string, text: string, value: unknown): boolean {
   if (typeof value !== 'string') return false;
   try {
     return verify(null, Buffer.from(text, 'utf8'), publicKeyOf(publicKey), Buffer.from(value, 'base64'));

@@ -11,6 +11,7 @@ import type { CoreSections } from './core-sections.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import type { JudgingPolicy } from './judging-policy.js';
 import type { CustodyGateway } from './ports.js';
+import type { FilingSeal } from './request-seal.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { sentBack, withApproval } from './state-machine.js';
 import type { ActionResult, ApprovalRequest, ClickOptions, EngineLog, Refusal } from './types.js';
@@ -113,6 +114,8 @@ export interface RecheckDeps {
   };
   custody: CustodyGateway;
   policy: Pick<ApprovalPolicy, 'check'>;
+  /** Fresh figures change the sealed payload: sealed again in the same write (request-seal.ts). */
+  seal: Pick<FilingSeal, 'resealed'>;
   now: () => Date;
   log?: EngineLog | undefined;
 }
@@ -243,7 +246,8 @@ async function finishCleared(
   }
   const now = deps.now();
   if (outcome.material) {
-    const back = sentBack(outcome.request, current.round, outcome.reason, {
+    const fresh = deps.seal.resealed(current, outcome.request);
+    const back = sentBack(fresh, current.round, outcome.reason, {
       actor: user,
       note: outcome.reason,
       at: now,
@@ -251,11 +255,11 @@ async function finishCleared(
     await core.write(current, back, { click });
     return { ok: true, request: back };
   }
-  const fresh = {
+  const fresh = deps.seal.resealed(current, {
     ...cleared,
     display: outcome.request.display,
     payload: outcome.request.payload,
-  } as ApprovalRequest;
+  } as ApprovalRequest);
   const next = withApproval(fresh, user, now, {
     onBehalfOf,
     evidence: current.checking?.evidence,
@@ -271,6 +275,9 @@ async function finishCleared(
 /** How soon a failed check of stale figures is tried again. */
 const RECHECK_RETRY_MS = 60_000;
 
+/** What the re-check before sending uses. */
+type StaleDeps = { core: CoreSections; custody: CustodyGateway; now: () => Date } & Pick<RecheckDeps, 'seal'>;
+
 /** Figures read again just before sending, for the round they were read in. */
 export interface FreshFigures {
   round: number;
@@ -284,7 +291,7 @@ export interface FreshFigures {
  * → say so, and try again shortly ('not-now' either way).
  */
 export async function recheckBeforeSending(
-  deps: { core: CoreSections; custody: CustodyGateway; now: () => Date },
+  deps: StaleDeps,
   request: ApprovalRequest,
   now: Date,
 ): Promise<FreshFigures | 'not-now'> {
@@ -320,14 +327,18 @@ export async function recheckBeforeSending(
  * with the fresh figures, its approvals cleared. Nothing was sent.
  */
 async function sendBackStale(
-  { core, now }: { core: CoreSections; now: () => Date },
+  { core, now, seal }: Omit<StaleDeps, 'custody'>,
   approved: ApprovalRequest,
   fresh: ApprovalRequest,
   reason: string,
 ): Promise<void> {
   const back = await core.locked(approved.id, async (current) => {
     if (current?.state !== 'approved' || current.round !== approved.round) return undefined;
-    const refreshed = { ...current, display: fresh.display, payload: fresh.payload } as ApprovalRequest;
+    const refreshed = seal.resealed(current, {
+      ...current,
+      display: fresh.display,
+      payload: fresh.payload,
+    } as ApprovalRequest);
     const next = sentBack(refreshed, current.round, reason, {
       note: `${reason} (checked again before sending it late)`,
       at: now(),

@@ -19,6 +19,7 @@ import { approvalBytes, approvalChallenge } from './approval-digest.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
+import { FILING_SEAL_BROKEN, FilingSeal } from './request-seal.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 /** ApprovalEngineOptions.signing: the rule, and where approvers' browsers sign (absent: no signing). */
@@ -57,6 +58,10 @@ export interface SigningChallenge {
 /** The evidence-check note a request fails with when an approval's evidence does not hold before sending. */
 export const EVIDENCE_FAILED = 'approval evidence does not verify';
 
+/** The note a registration fails with when its first-passkeys click no longer counts at the send. */
+export const FIRST_PASSKEYS_CLOSED =
+  'approved with a click among the first passkeys, but the click has closed since (two approvers hold passkeys): no passkey was written; register again, and it is approved with a signature';
+
 /** Who counts towards the two holders that close the first-passkeys click: approvers, never delegates. */
 export type CountsTowardsTwo = (user: string) => Promise<boolean>;
 
@@ -92,7 +97,8 @@ export async function mayApproveUnsigned(
 /**
  * Was a click on this registration, made at `at`, one of the first passkeys' (fewer than two approvers
  * had held a passkey just before it, and the click was not closed by then)? Judged from the book's
- * sealed records, so the executor's check later judges the approval as it was made. Never another kind.
+ * sealed records and the click's date. That date, and the request's, are the store's word: whether
+ * such a click still counts at the send is clickStillOpen's to say. Never another kind.
  */
 async function firstPasskeysAt(
   request: Pick<ApprovalRequest, 'kind' | 'createdAt'>,
@@ -104,6 +110,19 @@ async function firstPasskeysAt(
   const closed = await book.clickClosedAt();
   if (closed && closed.getTime() <= at.getTime()) return false;
   return (await approversWhoHeld(book, counts, new Date(at.getTime() - 1))) < 2;
+}
+
+/**
+ * May a first-passkeys click count at the send, whatever its date? Not once the sealed marker says the
+ * click closed, nor while two approvers hold sealed, unrevoked passkeys now (a deleted marker does not
+ * reopen it). Only a store rolled back to a new install (book and marker gone) does: docs/passkeys.md.
+ */
+async function clickStillOpen(book: PasskeyBook, counts: CountsTowardsTwo): Promise<boolean> {
+  if (await book.clickClosedAt()) return false;
+  const holding = new Set((await book.sealed()).filter((p) => !p.revoked).map((p) => p.user));
+  let held = 0;
+  for (const user of holding) if (await counts(user)) held += 1;
+  return held < 2;
 }
 
 /** Did `user` hold a sealed passkey at `at`? (Then their approval of a registration had to be signed.) */
@@ -126,6 +145,9 @@ export type SigningEvent =
   | { refused: SigningRefusal; requestId: string; user: string }
   | { evidenceFailed: string };
 
+/** What the executor checks just before the call with it (send-checks.ts). */
+export type SendChecks = Pick<SignedApprovals, 'problemAtSend' | 'filingSealProblem' | 'filingSeal'>;
+
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
 export type SigningSide = Pick<
   SignedApprovals,
@@ -134,6 +156,8 @@ export type SigningSide = Pick<
 
 export class SignedApprovals {
   readonly book: PasskeyBook;
+  /** Each request's seal at filing, by the key that seals the book (request-seal.ts). */
+  readonly filingSeal: FilingSeal;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
 
   #options: SigningOptions | undefined;
@@ -163,6 +187,7 @@ export class SignedApprovals {
       );
     }
     this.book = new PasskeyBook(from.store, from.custody.environment, sealer);
+    this.filingSeal = new FilingSeal(sealer, from.custody.environment);
     this.#options = from.signing;
     this.log = from.log;
     const { policy } = from;
@@ -297,23 +322,43 @@ export class SignedApprovals {
    * needs, by distinct people other than its requester, with distinct nonces and passkeys; and every
    * counted approval has evidence that still verifies, against a passkey held when the approval was made
    * and not revoked since, and the request's bytes as they stand now (counters are not checked again:
-   * they were recorded).
+   * they were recorded). Undefined when it may be sent; else the note it fails with (EVIDENCE_FAILED, or
+   * FIRST_PASSKEYS_CLOSED for a registration whose click no longer counts).
    */
-  async stillVerifies(request: ApprovalRequest): Promise<boolean> {
+  async problemAtSend(request: ApprovalRequest): Promise<string | undefined> {
     // The amount signed for is the amount the call sends (the executor checks this for every request too).
-    const verifies = amountsAgree(request) && (await this.allVerify(request));
-    if (!verifies) this.tell({ evidenceFailed: request.id });
-    return verifies;
+    const problem = amountsAgree(request) ? await this.allVerify(request) : EVIDENCE_FAILED;
+    if (problem) this.tell({ evidenceFailed: request.id });
+    return problem;
   }
 
-  /** A click on a registration among the first passkeys, by an approver who held no passkey then. */
+  /**
+   * Just before the call, where the request's approvals must be signed: FILING_SEAL_BROKEN unless its
+   * filing seal holds over it as it stands (its requester, count and filing time are then as filed).
+   */
+  filingSealProblem(request: ApprovalRequest): string | undefined {
+    const { options } = this;
+    if (!options) return undefined;
+    const kind = request.kind as Parameters<typeof needsSignature>[1];
+    if (!needsSignature(options.rule, kind, request.amount) || this.filingSeal.holds(request))
+      return undefined;
+    this.log?.warn('the filing seal does not hold: nothing sent', { requestId: request.id });
+    this.tell({ evidenceFailed: request.id });
+    return FILING_SEAL_BROKEN;
+  }
+
+  /**
+   * A click on a registration among the first passkeys, by an approver who held no passkey then:
+   * 'counts' while the click is still open, 'closed' when it was such a click but is closed now.
+   */
   private async clickCounted(
     request: ApprovalRequest,
     approval: { user: string; at: string },
-  ): Promise<boolean> {
+  ): Promise<'counts' | 'closed' | false> {
     const at = new Date(approval.at);
     if (!(await firstPasskeysAt(request, this.book, at, this.counts))) return false;
-    return !(await heldOneAt(this.book, approval.user, at));
+    if (await heldOneAt(this.book, approval.user, at)) return false;
+    return (await clickStillOpen(this.book, this.counts)) ? 'counts' : 'closed';
   }
 
   /** As many approvals as the request needs, distinct (distinctnessProblem); logged when not. */
@@ -323,32 +368,48 @@ export class SignedApprovals {
     return !problem;
   }
 
-  private async allVerify(request: ApprovalRequest): Promise<boolean> {
+  /** Undefined when every counted approval verifies; else the note the request fails with. */
+  private async allVerify(request: ApprovalRequest): Promise<string | undefined> {
     const { options } = this;
-    if (!options) return true;
+    if (!options) return undefined;
     const kind = request.kind as Parameters<typeof needsSignature>[1];
-    if (!needsSignature(options.rule, kind, request.amount)) return true;
-    if (!this.distinct(request)) return false;
+    if (!needsSignature(options.rule, kind, request.amount)) return undefined;
+    if (!this.distinct(request)) return EVIDENCE_FAILED;
     const bytes = approvalBytes(request);
     for (const approval of request.approvals) {
-      const { evidence } = approval;
-      // A click counts only where it counted when made: a registration among the first passkeys.
-      if (!evidence && (await this.clickCounted(request, approval))) continue;
-      if (!evidence) return false;
-      const passkey = await this.book.byCredential(evidence.credentialId);
-      // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.
-      if (passkey && (!heldAt(passkey, new Date(approval.at)) || passkey.revoked)) return false;
-      const checked = await verifyEvidence(evidence, {
-        ...place(options),
-        user: approval.user,
-        passkey,
-        challenge: approvalChallenge(bytes, evidence.nonce),
-        heldAt: new Date(approval.at),
-        skipCounter: true,
-      });
-      if (!checked.ok) return false;
+      const problem = await this.approvalProblem(request, approval, bytes, options);
+      if (problem) return problem;
     }
-    return true;
+    return undefined;
+  }
+
+  /** Why one counted approval does not verify now (the note the request fails with); undefined when it does. */
+  private async approvalProblem(
+    request: ApprovalRequest,
+    approval: ApprovalRequest['approvals'][number],
+    bytes: Buffer,
+    options: SigningPlace,
+  ): Promise<string | undefined> {
+    const { evidence } = approval;
+    if (!evidence) {
+      // A click counts only where it counted when made (a registration among the first passkeys),
+      // and only while the click is still open.
+      const click = await this.clickCounted(request, approval);
+      if (click === 'counts') return undefined;
+      return click === 'closed' ? FIRST_PASSKEYS_CLOSED : EVIDENCE_FAILED;
+    }
+    const passkey = await this.book.byCredential(evidence.credentialId);
+    // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.
+    if (passkey && (!heldAt(passkey, new Date(approval.at)) || passkey.revoked)) return EVIDENCE_FAILED;
+    const checked = await verifyEvidence(evidence, {
+      ...place(options),
+      user: approval.user,
+      passkey,
+      challenge: approvalChallenge(bytes, evidence.nonce),
+      heldAt: new Date(approval.at),
+      skipCounter: true,
+    });
+    return checked.ok ? undefined : EVIDENCE_FAILED;
   }
 }
 

@@ -261,6 +261,11 @@ interface RequestBase {
   /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
   nextCheckAt?: string;
   checks?: number;
+  /**
+   * The bot's seal over the request as filed (request-seal.ts): the audit signing key's signature over
+   * its id, kind, requester, amount, payload, approvals needed, filing time and key.
+   */
+  sealed?: { key: string; value: string };
   history: HistoryEntry[];
 }
 

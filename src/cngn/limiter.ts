@@ -219,17 +219,24 @@ export class SharedRateLimiter {
     return now + span; // still in flight: it cannot free before a full window after it ends
   }
 
+  /**
+   * One change of the shared state, written only over the state it was made from: a holder whose lock
+   * lapsed while it stalled (another replica then took it) must not write over that replica's slots, or
+   * the budget would count fewer requests than were made and the service would block the key.
+   */
   private async update<T>(change: (state: LimiterState, now: number) => T): Promise<T> {
     for (;;) {
       try {
-        return await this.store.withLock(this.stateKey, async () => {
-          const state = (await this.store.get<LimiterState>(this.stateKey)) ?? emptyState();
+        const done = await this.store.withLock(this.stateKey, async () => {
+          const read = await this.store.get<LimiterState>(this.stateKey);
+          const state = read === undefined ? emptyState() : structuredClone(read);
           const now = this.now();
           const result = change(state, now);
           this.prune(state, now);
-          await this.store.set(this.stateKey, state, this.windowMs + this.maxInFlightMs + this.blockMs);
-          return result;
+          return (await this.store.compareAndSet(this.stateKey, read, state)) ? { result } : undefined;
         });
+        // Written over by another replica since it was read: read it again and decide again.
+        if (done) return done.result;
       } catch (error) {
         // A busy lock is not a refusal: money must never be dropped for it, so try again.
         if (!(error instanceof LockTimeoutError)) throw error;

@@ -55,6 +55,17 @@ const STEPS: readonly string[] = [
     PRIMARY KEY (namespace, name)
   );
   `,
+  `
+  -- The expiry read from the value's text, never by parsing the value as jsonb: jsonb refuses the
+  -- escapes JSON writes for a NUL character or a lone surrogate, which TEXT holds, so a value carrying
+  -- one (an outside name, a webhook field) could be written but never read or claimed again, and the
+  -- sweep failed for the whole namespace. keyv writes the expiry last, at the value's top level.
+  CREATE OR REPLACE FUNCTION store_expired(value TEXT, now_ms BIGINT) RETURNS BOOLEAN
+    LANGUAGE sql IMMUTABLE
+    AS $$ SELECT COALESCE(
+             substring(value from ',"expires":(-?[0-9]+(?:[.][0-9]+)?)}$')::numeric < now_ms,
+             false) $$;
+  `,
 ];
 
 const SCHEMA_VERSION = STEPS.length;

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
 import { migrate } from './postgres-schema.js';
+import { readStored } from './sqlite-values.js';
 import type { LockOptions, Store, StoreClaim, StoreWrite } from './types.js';
 import { scrubbed } from './url-credentials.js';
 import { checkDistinctWrites } from './writes.js';
@@ -131,14 +132,20 @@ export class PostgresStore implements Store {
     void this.sweep().catch(() => {});
   }
 
+  // Reads go to the adapter and judge expiry here, never through keyv's get: keyv deletes an entry it
+  // finds expired by key, and the row it read may have expired (and been claimed afresh by another
+  // replica) between the database's answer and keyv's clock, so that delete would remove the new claim.
   async get<T>(key: string): Promise<T | undefined> {
-    return (await this.keyv.get<T>(key)) ?? undefined;
+    const raw = await this.keyv.opts.store.get(this.storedKey(key));
+    return readStored<T>(raw, Date.now(), this.keyv.deserialize);
   }
 
   async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
     if (keys.length === 0) return [];
-    const values = await this.keyv.getMany<T>(keys);
-    return values.map((value) => (value ?? undefined) as T | undefined);
+    const adapter = this.keyv.opts.store as Pick<KeyvPostgres, 'getMany'>;
+    const raws: unknown[] = await adapter.getMany(keys.map((key) => this.storedKey(key)));
+    const now = Date.now();
+    return Promise.all(raws.map((raw) => readStored<T>(raw, now, this.keyv.deserialize)));
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {

@@ -10,7 +10,7 @@ import Keyv from 'keyv';
 import { withinDeadline } from './deadline.js';
 import type { RedisPersistence } from './durability.js';
 import { LOCK_DEFAULTS, LockTimeoutError } from './errors.js';
-import { withJsonSpeed } from './sqlite-values.js';
+import { readStored, withJsonSpeed } from './sqlite-values.js';
 import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './types.js';
 import { scrubbed } from './url-credentials.js';
 import { checkDistinctWrites } from './writes.js';
@@ -147,14 +147,20 @@ export class RedisStore implements Store {
     return this.adapter.createKeyPrefix(name, this.namespace);
   }
 
+  // Reads judge expiry here, never through keyv's get: keyv deletes an entry it finds expired by key,
+  // and the value read may have expired (and been claimed afresh by another replica) between Redis's
+  // answer and this process's clock, so that delete would remove the new claim. Redis drops expired
+  // keys by itself (each is written with its TTL).
   async get<T>(key: string): Promise<T | undefined> {
-    return (await this.keyv.get<T>(key)) ?? undefined;
+    const raw = await this.client.get(this.redisKey(key));
+    return readStored<T>(raw, Date.now(), this.keyv.deserialize);
   }
 
   async getMany<T>(keys: string[]): Promise<Array<T | undefined>> {
     if (keys.length === 0) return [];
-    const values = await this.keyv.getMany<T>(keys);
-    return values.map((value) => (value ?? undefined) as T | undefined);
+    const raws = await this.client.mGet(keys.map((key) => this.redisKey(key)));
+    const now = Date.now();
+    return Promise.all(raws.map((raw) => readStored<T>(raw, now, this.keyv.deserialize)));
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {

@@ -1,14 +1,14 @@
 // A new install's first passkeys: a registration approved with a click while fewer than two people
-// held a passkey stays good at the executor's check before it is written, even when another
-// registration made a second holder in between; a click written into the store once two hold a
-// passkey still sends nothing. Such a click is recorded "unsigned: first passkeys" on the request's
+// held a passkey is written while that still holds at the executor's check; once two approvers hold a
+// passkey, or the click's sealed marker says it closed, no click counts there, whatever its date (the
+// store's word), so a backdated click written into the store writes nothing. Such a click is recorded "unsigned: first passkeys" on the request's
 // approval step and its audit entry, as in the passkey's record; a signed approval is not.
 import { describe, expect } from 'vitest';
 import { ApprovalPolicy, parseSigningRule, parseTiers } from '../../src/access/index.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
-import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
+import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED } from '../../src/approvals/signed-approvals.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
@@ -89,7 +89,7 @@ describe('the first passkeys', () => {
     expect((await fx.engine.passkeys.passkeysOf(DAYO))[0]?.registration.unsigned).toBeUndefined();
   });
 
-  test('a registration clicked while one person held a passkey is written after a second holder came', async ({
+  test('a registration clicked while one person held a passkey, sent after a second holder came, writes nothing', async ({
     fx,
   }) => {
     const { core, executor } = partsOf(fx.engine);
@@ -111,15 +111,14 @@ describe('the first passkeys', () => {
     expect((await fx.engine.get(chidis.id))?.state).toBe('completed');
     expect(await book.holders()).toBe(2);
     fx.clock.advance(1_000);
+    // The click's date is the store's word: once two hold a passkey, no click counts at the send.
     await executor.execute(adesPhone.id);
     await fx.engine.idle();
-    expect(await fx.engine.get(adesPhone.id)).toMatchObject({ state: 'completed' });
-    expect(await fx.engine.passkeys.passkeysOf(ADE)).toContainEqual(
-      expect.objectContaining({
-        name: "Ade's phone",
-        registration: expect.objectContaining({ approvedBy: [CHIDI], unsigned: 'first passkeys' }),
-      }),
-    );
+    expect(await fx.engine.get(adesPhone.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FIRST_PASSKEYS_CLOSED, nothingSent: true },
+    });
+    expect((await fx.engine.passkeys.passkeysOf(ADE)).map((p) => p.name)).not.toContain("Ade's phone");
   });
 
   test('an approver who holds a passkey signs a registration: the click is for one who holds none', async ({
@@ -166,6 +165,47 @@ describe('the first passkeys', () => {
     fx.clock.advance(1_000);
     const dayos = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
     expect(await fx.engine.passkeys.signatures().required(dayos)).toBe(false);
+  });
+
+  test('a backdated click written into the store after the click closed sends nothing and writes no passkey', async ({
+    fx,
+  }) => {
+    const book = fx.engine.passkeys.signatures().book;
+    const yesterday = new Date(fx.clock.now().getTime() - 86_400_000);
+    await add(fx.engine, ADE, fx.clock.now());
+    await add(fx.engine, CHIDI, fx.clock.now());
+    fx.clock.advance(1_000);
+    // Filing one checks the click, and closes it for good (sealed marker).
+    const attackers = await fileRegistration(fx.engine, ADE, 'not Ade’s');
+    expect(await fx.engine.passkeys.signatures().required(attackers)).toBe(true);
+    expect(await book.clickClosedAt()).toBeDefined();
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    /** The store writer dates the registration and Chidi's click to yesterday, before anyone held one. */
+    const backdate = async (id: string) => {
+      const stored = await repo.get(id);
+      if (!stored) throw new Error('not stored');
+      const dated = { ...stored, createdAt: new Date(yesterday.getTime() - 1_000).toISOString() };
+      expect(await repo.saveIf(stored, withApproval(dated, CHIDI, yesterday))).toBe(true);
+      await partsOf(fx.engine).executor.execute(id);
+      await fx.engine.idle();
+    };
+    await backdate(attackers.id);
+    expect(await fx.engine.get(attackers.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FIRST_PASSKEYS_CLOSED, nothingSent: true },
+    });
+    expect((await fx.engine.passkeys.passkeysOf(ADE)).map((p) => p.name)).not.toContain('not Ade’s');
+    // The marker deleted too: two approvers hold passkeys now, so the click still does not count.
+    await fx.store.delete('passkeys:sandbox:click-closed');
+    expect(await book.clickClosedAt()).toBeUndefined();
+    const again = await fileRegistration(fx.engine, ADE, 'not Ade’s either');
+    await fx.store.delete('passkeys:sandbox:click-closed');
+    await backdate(again.id);
+    expect(await fx.engine.get(again.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FIRST_PASSKEYS_CLOSED, nothingSent: true },
+    });
+    expect(await fx.engine.passkeys.passkeysOf(ADE)).toHaveLength(1);
   });
 
   test('a click written into the store on a registration once two hold a passkey sends nothing', async ({

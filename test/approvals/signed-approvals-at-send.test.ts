@@ -1,10 +1,21 @@
 // Passkey-signed approvals checked again just before the one service call (signed-support.ts): an
 // approval written into the store by hand, a copy of one, the requester's own, one whose passkey was
-// revoked, an approver's own beside their delegate's, or figures changed after signing, sends nothing
-// and fails the request; a delegate's signed approval in an approver's place is sent.
+// revoked, an approver's own beside their delegate's, figures changed after signing, or a count of
+// approvals lowered below the tiers' (signed or not), sends nothing and fails the request; a delegate's
+// signed approval in an approver's place is sent, and one with no delegation in effect for it (none,
+// or revoked since) sends the request back to its approvers. A request's requester or count changed in
+// the store breaks its filing seal and sends nothing; fresh figures the bot read itself are sealed again.
 import { describe, expect } from 'vitest';
+import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
+import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
+import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
+import { FILING_SEAL_BROKEN } from '../../src/approvals/request-seal.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
+import type { Store } from '../../src/store/index.js';
+import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -19,10 +30,28 @@ import {
   delegateForA,
   deviceFor,
   signAndApprove,
+  signFor,
   signing,
   test,
   writeApprovalThenExecute,
 } from './signed-support.js';
+
+/** Someone with write access to the store lowers the request's count of approvals needed to one. */
+async function lowerCount(store: Store, id: string): Promise<void> {
+  await rewrite(store, id, (stored) => ({ ...stored, requiredApprovals: 1 }));
+}
+
+/** Someone with write access to the store rewrites the request as `change` says. */
+async function rewrite(
+  store: Store,
+  id: string,
+  change: (stored: ApprovalRequest) => ApprovalRequest,
+): Promise<void> {
+  const repo = new ApprovalRepository(store, 'sandbox');
+  const stored = await repo.get(id);
+  if (!stored) throw new Error('not stored');
+  expect(await repo.saveIf(stored, change(stored))).toBe(true);
+}
 
 describe('signed approvals', () => {
   test('an approval written into the store by hand sends nothing: the request fails, audited', async ({
@@ -137,6 +166,47 @@ describe('signed approvals', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
+  test('the count of approvals lowered in the store: one signature does not send what its tier asks two for', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    expect(request.requiredApprovals).toBe(2);
+    await lowerCount(fx.store, request.id);
+    // B signs believing they are the first of two; the engine takes the stored count and approves.
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+      request: { state: 'approved' },
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('the count of approvals lowered in the store, signing off: one click does not send it either', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({});
+    const [networkId] = await twoNetworks(fx.client);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+    expect(request.requiredApprovals).toBe(2);
+    await lowerCount(fx.store, request.id);
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
+      ok: true,
+      request: { state: 'approved' },
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
   test('the requester’s own signed approval written into the store sends nothing', async ({
     fx,
     networkId,
@@ -182,6 +252,57 @@ describe('signed approvals', () => {
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   });
 
+  test('an approval in an approver’s place written into the store with no delegation from them sends nothing', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    await deviceFor(fx.engine, APPROVER_A);
+    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    const deviceO = await deviceFor(fx.engine, OUTSIDER);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    // The outsider's own sealed passkey signs; the store writer says it was given in A's place.
+    const evidence = await assertedByHand(fx.engine, request, OUTSIDER, deviceO);
+    const written = await writeApprovalThenExecute(fx, request.id, OUTSIDER, evidence, APPROVER_A);
+    expect(written.state).toBe('approved');
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'pending',
+      round: 1,
+      approvals: [],
+      reason: DELEGATION_GONE,
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a delegate’s approval whose delegation was revoked before the send goes back to the approvers', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
+    const [networkId] = await twoNetworks(fx.client);
+    const { deviceB, deviceO } = await delegateForA(fx.engine);
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
+      ok: true,
+      request: { state: 'pending' },
+    });
+    expect(await fx.engine.revokeDelegations(APPROVER_A, OUTSIDER)).toHaveLength(1);
+    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'pending',
+      round: 1,
+      approvals: [],
+      reason: DELEGATION_GONE,
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
   test('an approver’s own signed approval written into the store beside their delegate’s sends nothing', async ({
     startEngine,
   }) => {
@@ -204,5 +325,122 @@ describe('signed approvals', () => {
       outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
     });
     expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+});
+
+describe('the filing seal', () => {
+  test('the requester rewritten in the store: the real requester’s own signed approval sends nothing', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    expect(request).toMatchObject({ requester: REQUESTER, requiredApprovals: 1 });
+    await rewrite(fx.store, request.id, (stored) => ({ ...stored, requester: OUTSIDER }));
+    // The requester, an approver with a passkey, is now offered a challenge and signs their own request.
+    const device = await deviceFor(fx.engine, REQUESTER);
+    const own = await signAndApprove(fx.engine, request.id, REQUESTER, device);
+    expect(own.result).toMatchObject({ ok: true, request: { state: 'approved' } });
+    await fx.engine.idle();
+    const failed = await fx.engine.get(request.id);
+    expect(failed).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FILING_SEAL_BROKEN, nothingSent: true },
+    });
+    expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: FILING_SEAL_BROKEN });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a count the limit window raised to three, lowered in the store to two: nothing is sent', async ({
+    startEngine,
+  }) => {
+    const limits = { windowMs: 24 * 3_600_000 };
+    const tiers = '0:1,1000000:2,2000000:3';
+    const fx = await startEngine({ tiers, engine: { signing, limits } });
+    const [networkId] = await twoNetworks(fx.client);
+    const byOutsider = (amount: string) => ({ ...withdrawalDraft(networkId, amount), requester: OUTSIDER });
+    await fileDraft(fx.engine, byOutsider('1200000'));
+    const request = await fileDraft(fx.engine, byOutsider('900000'));
+    expect(request).toMatchObject({ requiredApprovals: 3, tierBasis: { by: 'requester' } });
+    await rewrite(fx.store, request.id, (stored) => ({ ...stored, requiredApprovals: 2 }));
+    for (const user of [APPROVER_A, APPROVER_B]) {
+      const { result } = await signAndApprove(fx.engine, request.id, user, await deviceFor(fx.engine, user));
+      expect(result).toMatchObject({ ok: true });
+    }
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FILING_SEAL_BROKEN, nothingSent: true },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('a settlement whose account name changed before its late send goes back, and is sent once signed again', async ({
+    fx,
+  }) => {
+    fx.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const request = await fileDraft(fx.engine, {
+      kind: 'settlement',
+      payload: { bankName: 'GTBank', bankAccountName: 'ADA OBI', bankAccountNumber: '0123456789' },
+      display: { bankCode: '058' },
+      requester: REQUESTER,
+    });
+    expect(request.requiredApprovals).toBe(2);
+    const devices = [
+      [APPROVER_A, await deviceFor(fx.engine, APPROVER_A)],
+      [APPROVER_B, await deviceFor(fx.engine, APPROVER_B)],
+    ] as const;
+    // Approved, not sent (the bot stopped): the core records the approvals without the executor.
+    for (const [user, device] of devices) {
+      const current = await fx.engine.get(request.id);
+      if (!current) throw new Error('not stored');
+      const evidence = await signFor(fx.engine, current, user, device);
+      const done = await partsOf(fx.engine).core.approve(request.id, user, { ...seenOf(current), evidence });
+      expect(done).toMatchObject({ ok: true });
+    }
+    expect((await fx.engine.get(request.id))?.state).toBe('approved');
+    fx.sandbox.setAccountName('0123456789', 'ADA OBI AND SONS');
+    fx.clock.advance(STALE_APPROVAL_MS + 60_000);
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(await fx.engine.get(request.id)).toMatchObject({
+      state: 'pending',
+      round: 1,
+      payload: { bankAccountName: 'ADA OBI AND SONS' },
+    });
+    for (const [user, device] of devices) {
+      expect((await signAndApprove(fx.engine, request.id, user, device)).result).toMatchObject({ ok: true });
+    }
+    await fx.engine.idle();
+    expect((await fx.engine.get(request.id))?.state).toBe('completed');
+    expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(1);
+  });
+
+  test('an open request filed unsealed is sealed once at start, and is sent; a broken seal is not renewed', async ({
+    fx,
+    networkId,
+  }) => {
+    const unsealed = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const changed = await fileDraft(fx.engine, withdrawalDraft(networkId, '6000'));
+    expect(unsealed.sealed).toBeDefined();
+    // As a request filed before requests were sealed is stored; and one rewritten in the store.
+    await rewrite(fx.store, unsealed.id, ({ sealed: _seal, ...stored }) => stored as ApprovalRequest);
+    await rewrite(fx.store, changed.id, (stored) => ({ ...stored, requester: OUTSIDER }));
+    await fx.engine.start();
+    await fx.engine.idle();
+    const sealed = await fx.engine.get(unsealed.id);
+    expect(sealed?.sealed).toBeDefined();
+    expect(partsOf(fx.engine).core.signed.filingSeal.holds(sealed as ApprovalRequest)).toBe(true);
+    expect((await fx.engine.get(changed.id))?.sealed).toEqual(changed.sealed);
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    for (const id of [unsealed.id, changed.id]) {
+      expect((await signAndApprove(fx.engine, id, APPROVER_A, device)).result).toMatchObject({ ok: true });
+    }
+    await fx.engine.idle();
+    expect((await fx.engine.get(unsealed.id))?.state).toBe('sent');
+    expect(await fx.engine.get(changed.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FILING_SEAL_BROKEN },
+    });
+    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   });
 });

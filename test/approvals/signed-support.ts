@@ -95,7 +95,7 @@ export async function signAndApprove(
 }
 
 /**
- * An approval by `user` (with `evidence`, if any) written into the store by hand, as someone with
+ * An approval by `user` (with `evidence`, and in `onBehalfOf`'s place, if any) written into the store by hand, as someone with
  * write access could, then the executor run on the request: what was written.
  */
 export async function writeApprovalThenExecute(
@@ -103,11 +103,12 @@ export async function writeApprovalThenExecute(
   id: string,
   user: string,
   evidence?: ApprovalEvidence,
+  onBehalfOf?: string,
 ): Promise<ApprovalRequest> {
   const repo = new ApprovalRepository(fx.store, 'sandbox');
   const stored = await repo.get(id);
   if (!stored) throw new Error('not stored');
-  const written = withApproval(stored, user, new Date(), { evidence });
+  const written = withApproval(stored, user, new Date(), { evidence, onBehalfOf });
   expect(await repo.saveIf(stored, written)).toBe(true);
   await partsOf(fx.engine).executor.execute(id);
   await fx.engine.idle();

@@ -195,6 +195,41 @@ describe('SharedRateLimiter', () => {
     await slot.release();
   });
 
+  it('counts both of two slots taken while the state lock had lapsed, so the budget is never overrun', async () => {
+    const clock = fakeClock();
+    const base = await createStore('memory://', { prefix: `limiter-${Math.random()}` });
+    // A lock that excludes nobody (a holder's lease lapsed while it stalled) and reads that yield, so
+    // the two updates below read the same state before either writes.
+    const lapsed = new Proxy(base, {
+      get(target, property, receiver) {
+        if (property === 'withLock') return (_name: string, fn: () => Promise<unknown>) => fn();
+        if (property === 'get')
+          return async (key: string) => {
+            const value = await target.get(key);
+            await new Promise((resolve) => setImmediate(resolve));
+            return value;
+          };
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const shared = { store: lapsed, keyId: 'k3', rateLimit: { limit: 2, windowSeconds: 60 }, marginMs: 1000 };
+    const one = new SharedRateLimiter({
+      ...shared,
+      now: clock.now,
+      sleep: clock.sleep,
+      interactiveWaitMs: 0,
+    });
+    const two = new SharedRateLimiter({
+      ...shared,
+      now: clock.now,
+      sleep: clock.sleep,
+      interactiveWaitMs: 0,
+    });
+    await Promise.all([one.acquire('money'), two.acquire('money')]);
+    await expect(one.acquire('interactive')).rejects.toBeInstanceOf(RateBudgetError);
+  });
+
   it('after a 429 nobody is let through until the block is over', async () => {
     const { limiter, clock } = await limiterWith(20, 60);
     await limiter.reportRateLimited();

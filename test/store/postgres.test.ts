@@ -88,7 +88,7 @@ describe.runIf(hasPostgres)('postgres store', () => {
       await raw.connect();
       const { rows } = await raw.query('SELECT version FROM schema_version');
       await raw.end();
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows).toEqual([{ version: 2 }]);
       // And they share one store.
       await stores[0]?.set('seen', 1);
       expect(await stores[3]?.get('seen')).toBe(1);

@@ -43,6 +43,30 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
   });
 
   it.runIf(enabled)(
+    'keeps a value holding a NUL character or a lone surrogate readable, claimable and expiring',
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
+      const odd = { name: 'ADA\u0000 SONS', mark: '\ud83d', ok: 'é' };
+      try {
+        await store.set('odd', odd);
+        expect(await store.get('odd')).toEqual(odd);
+        await store.set('plain', 1);
+        expect(await store.getMany(['odd', 'plain'])).toEqual([odd, 1]);
+        // A claim holding such a value is held until it expires, then taken over.
+        expect(await store.setIfAbsent('claim', odd, 30)).toBe(true);
+        expect(await store.setIfAbsent('claim', 'second', 30)).toBe(false);
+        await new Promise((r) => setTimeout(r, 80));
+        expect(await store.get('claim')).toBeUndefined();
+        expect(await store.setIfAbsent('claim', 'third')).toBe(true);
+        expect(await store.get('claim')).toBe('third');
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
+  it.runIf(enabled)(
     'reads several keys in one call, in the order asked, expired ones as absent',
     async ({ tempDir, database }) => {
       const store = await make({ tempDir, database });

@@ -4,6 +4,7 @@ import { backIfApproverLeft } from '../../../src/approvals/approver-left.js';
 import { closeUnsendable } from '../../../src/approvals/binding.js';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { naira } from '../../../src/format/display.js';
+import { bankUnderCode } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import { pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
 import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
 import { requesterNotice, stepText } from '../../../src/slack/approvals/blocks/steps.js';
@@ -186,5 +187,23 @@ describe('pending list', () => {
     const plain = row(redeem({ preflight: { ...checks, firstPayment: false } }));
     expect(plain).not.toContain(':warning:');
     expect(plain).not.toContain(':new:');
+  });
+});
+
+describe('the bank under a chosen code', () => {
+  const GTB = { code: '058', name: 'Guaranty Trust Bank' };
+  const TWINS = [
+    { code: '090', name: 'Alpha Microfinance Bank' },
+    { code: '090', name: 'Beta Microfinance Bank' },
+  ];
+
+  it('is the listed bank of that code, by the list’s name, whatever name the option carried', () => {
+    expect(bankUnderCode([GTB, ...TWINS], { code: '058', name: 'Access Bank' })).toEqual(GTB);
+    expect(bankUnderCode([GTB], { code: '999', name: 'Guaranty Trust Bank' })).toBeUndefined();
+  });
+
+  it('is told apart by name where the list gives one code to several banks, and refused when it cannot be', () => {
+    expect(bankUnderCode(TWINS, { code: '090', name: 'Beta Microfinance Bank' })).toEqual(TWINS[1]);
+    expect(bankUnderCode(TWINS, { code: '090', name: 'Gamma Bank' })).toBe('several');
   });
 });

@@ -50,6 +50,21 @@ export function parseBankOption(value: string): BankChoice | undefined {
   return { code: value.slice(0, at), name: value.slice(at + 1) };
 }
 
+/**
+ * The bank the service lists under the chosen option's code, as listed: its name is the list's, never
+ * the option's (a submission's option value is the client's word). Where several share the code, the
+ * one of the option's name; 'several' when none of them has it; undefined when none has the code.
+ */
+export function bankUnderCode(
+  banks: readonly BankChoice[],
+  chosen: BankChoice,
+): BankChoice | 'several' | undefined {
+  const underCode = banks.filter((b) => b.code === chosen.code);
+  const listed = underCode.length === 1 ? underCode[0] : underCode.find((b) => b.name === chosen.name);
+  if (listed) return { code: listed.code, name: listed.name };
+  return underCode.length > 1 ? 'several' : undefined;
+}
+
 /** Banks whose name or code contains the typed text, at most 100 (Slack's limit). */
 export function bankOptions(banks: BankChoice[], query: string): PlainTextOption[] {
   const q = query.trim().toLowerCase();

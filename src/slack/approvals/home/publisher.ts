@@ -43,7 +43,6 @@ const MINE_KEPT = 20;
 export class HomePublisher {
   private readonly now: () => Date;
   private readonly debounceMs: number;
-  private readonly opened = new Set<string>();
   private readonly timers = new Map<string, { timer: NodeJS.Timeout; fire: () => void }>();
   private readonly publishing = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
@@ -77,12 +76,13 @@ export class HomePublisher {
     for (const user of await this.options.store.setMembers(OPENED_SET)) this.schedule(user);
   }
 
-  /** The person opened their Home tab: remember it (once) and publish it now. */
+  /**
+   * The person opened their Home tab: remember it and publish it now. Written to the store at every
+   * open: another replica may have taken them off the list (they had stopped reading) since this one
+   * last wrote it.
+   */
   async homeOpened(user: string): Promise<void> {
-    if (!this.opened.has(user)) {
-      await this.options.store.addToSet(OPENED_SET, user);
-      this.opened.add(user);
-    }
+    await this.options.store.addToSet(OPENED_SET, user);
     this.requested.set(user, this.shared.ask());
     this.run(user);
   }
@@ -178,7 +178,6 @@ export class HomePublisher {
    * drawn once more without the treasury (Slack keeps showing the last Home published until then).
    */
   private async forget(user: string): Promise<void> {
-    this.opened.delete(user);
     await this.options.store.removeFromSet(OPENED_SET, user);
     const view = formerReaderHome(this.options.api.environment);
     await this.options.client.views.publish({ user_id: user, view });

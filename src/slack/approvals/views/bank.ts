@@ -12,6 +12,7 @@ import { parseSubmission, readMetadata } from '../../ui/view-values.js';
 import {
   BANK_PICKERS,
   bankOptions,
+  bankUnderCode,
   REDEEM,
   REDEEM_VIEW,
   redeemModal,
@@ -41,9 +42,13 @@ async function listedBank(
   fields: BankFields,
 ): Promise<{ bank: BankChoice } | { errors: FieldErrors }> {
   try {
-    const listed = (await deps.api.getBanks()).find((b) => b.code === chosen.code);
-    if (listed) return { bank: { code: listed.code, name: listed.name } };
-    return { errors: { [fields.bank]: 'Bank: not in the service’s bank list; choose a bank from the list' } };
+    const listed = bankUnderCode(await deps.api.getBanks(), chosen);
+    if (typeof listed === 'object') return { bank: listed };
+    const problem =
+      listed === 'several'
+        ? 'Bank: the service lists several banks under this code; choose a bank from the list again'
+        : 'Bank: not in the service’s bank list; choose a bank from the list';
+    return { errors: { [fields.bank]: problem } };
   } catch (error) {
     return { errors: { [fields.bank]: `Bank: the bank list could not be read: ${plainError(error)}` } };
   }

@@ -266,3 +266,34 @@ test('stops publishing to someone who no longer reads the treasury, and takes th
   await home.idle();
   expect(shownTo()).toHaveLength(count);
 });
+
+test('publishes again to someone who reads once more and opens Home on another replica', async ({
+  fx,
+  networkId,
+}) => {
+  const readers = new Set([REQUESTER, APPROVER_A, APPROVER_B]);
+  const roles: Roles = {
+    holds: async (user, need) => need.role !== 'reader' || readers.has(user),
+    holders: async () => ({ everyone: false, users: [...readers], groups: [] }),
+  };
+  // Two replicas on one store: the requester opened Home on each while a reader.
+  const one = homeOn(fx, new OpenReads(), async () => true, 1, roles);
+  const two = homeOn(fx, new OpenReads(), async () => true, 1, roles);
+  await one.home.homeOpened(REQUESTER);
+  await two.home.homeOpened(REQUESTER);
+  // No longer a reader: the first replica's next publish (a freeze began there) takes them off the list.
+  readers.delete(REQUESTER);
+  await one.home.everyoneChanged();
+  await one.home.idle();
+  expect(await fx.store.setMembers('home:opened')).not.toContain(REQUESTER);
+
+  // A reader again, they open Home on the second replica: changes reach them from then on.
+  readers.add(REQUESTER);
+  await two.home.homeOpened(REQUESTER);
+  await two.home.idle();
+  const published = () => [...one.published, ...two.published].filter((p) => p.user_id === REQUESTER).length;
+  const before = published();
+  await fileDraft(fx.engine, withdrawalDraft(networkId, '1600'));
+  await Promise.all([one.home.idle(), two.home.idle()]);
+  expect(published()).toBeGreaterThan(before);
+});

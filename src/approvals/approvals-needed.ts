@@ -1,0 +1,37 @@
+// How many approvals a request needs is kept on it (`requiredApprovals`), in the store and outside the
+// signed bytes: a store writer could lower it, and a withdrawal its tier asks two approvals for would go
+// out on one. Just before the call the count is worked out again from the configured tiers (the
+// policy's, from the environment, never the store) for the request's kind and amount, with the function
+// filing uses, signed approvals or not. What only raises the count at filing (a total in the limit
+// window, a look-alike destination) rests on store-held usage and checks and is not worked out again:
+// where approvals are signed, the request's filing seal holds the count as filed (request-seal.ts).
+import type { ApprovalPolicy } from '../access/index.js';
+import { Money } from '../format/money.js';
+import { movesAmount } from './limits.js';
+import type { ApprovalRequest } from './types.js';
+
+/** The note a request fails with when it counts fewer approvals than the tiers ask for. */
+export const TOO_FEW_APPROVALS =
+  'fewer approvals than the approval tiers ask for its kind and amount; nothing was sent';
+
+/**
+ * TOO_FEW_APPROVALS when the request counts fewer distinct people besides its requester (a delegate's
+ * approval counts for the approver in whose place it was given) than the more of its stored count and
+ * the tiers' count for its kind and amount; also when a kind that moves money has no amount to read.
+ */
+export function approvalsShort(
+  request: ApprovalRequest,
+  policy: Pick<ApprovalPolicy, 'requiredFor'>,
+): string | undefined {
+  let amount: Money | undefined;
+  try {
+    amount = request.amount === undefined ? undefined : Money.parseDecimal(request.amount);
+  } catch {
+    return TOO_FEW_APPROVALS;
+  }
+  if (!amount && movesAmount(request.kind)) return TOO_FEW_APPROVALS;
+  const needed = Math.max(request.requiredApprovals, policy.requiredFor(amount, request.kind));
+  const people = new Set(request.approvals.map((a) => a.onBehalfOf ?? a.user));
+  people.delete(request.requester);
+  return people.size < needed ? TOO_FEW_APPROVALS : undefined;
+}
