@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreSections } from './core-sections.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import { interruptedClaim } from './leases.js';
-import { markConflict, referenceConflict, withConflict } from './reference-conflicts.js';
+import { markConflict, referenceConflict, withConflictRecorded } from './reference-conflicts.js';
 import type { ApprovalRepository } from './repository.js';
 import type { CallFailure, CallResult } from './service-call.js';
 import { transition } from './state-machine.js';
@@ -165,7 +165,7 @@ export class AnswerRecorder {
       holder = 'outcome' in result ? await this.deps.repo.indexOutcome(next) : undefined;
       if (holder) {
         const words = referenceConflict(next, holder);
-        next = withConflict(next, words.key, words.own, this.deps.now()) ?? next;
+        next = withConflictRecorded(next, words.key, words.own, this.deps.now());
       }
       // Conditional like every write here: if the request changed since it was read (this process's
       // lock lapsed and another replica moved it on), the section runs again on the fresh request and
@@ -181,10 +181,12 @@ export class AnswerRecorder {
     // never retried as one. The holder's mark is written again by the sweep while it is missing.
     const words = referenceConflict(saved, holder);
     try {
+      const told = await markConflict(this.deps.core, saved.id, words.key, words.own, this.deps.now);
       await markConflict(this.deps.core, holder, words.key, words.holder, this.deps.now);
+      if (told) return told;
     } catch (error) {
       this.deps.log?.warn(
-        'reference conflict not marked on the request that holds the reference yet; the sweep marks it',
+        "a reference conflict's notice or the holder's mark is not written yet; the sweep writes it",
         {
           requestId: saved.id,
           holder,

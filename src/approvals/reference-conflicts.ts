@@ -1,7 +1,8 @@
 // A call's answer naming a reference the index already gives another request (the holder). Neither
 // record can be trusted alone, so both are marked for a person (`/cngn resolve`). The answered
-// request's mark is written with its answer, in one write, before anyone is told; the holder's is a
-// second write under the holder's own lock, and the sweep writes it again while it is missing.
+// request's conflict is recorded with its answer, in one write, before anyone is told (it settles on
+// nothing from then on); its notice, and the holder's mark, are writes of their own (each audited as
+// its newest step), and the sweep writes either again while it is missing.
 import { CONFLICT_ACTION } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import { withNotice } from './state-machine.js';
@@ -32,16 +33,34 @@ function conflictWords(reference: string, answeredId: string, holderId: string):
   };
 }
 
-/** The request with the conflict mark added (a notice, audited with the write), or undefined when it has it. */
+/**
+ * The request with the conflict recorded and no step of its own: written with the answer, whose step
+ * stays the newest (the one that write audits). The notice follows (withConflict).
+ */
+export function withConflictRecorded(
+  request: ApprovalRequest,
+  key: string,
+  note: string,
+  now: Date,
+): ApprovalRequest {
+  if (request.conflicts?.some((c) => c.key === key)) return request;
+  return { ...request, conflicts: [...(request.conflicts ?? []), { at: now.toISOString(), key, note }] };
+}
+
+/**
+ * The request with the conflict mark and its notice (audited with the write), or undefined when it has
+ * both. A conflict recorded with an answer gets its notice here.
+ */
 export function withConflict(
   request: ApprovalRequest,
   key: string,
   note: string,
   now: Date,
 ): ApprovalRequest | undefined {
-  if (request.conflicts?.some((c) => c.key === key)) return undefined;
-  const conflicts = [...(request.conflicts ?? []), { at: now.toISOString(), key, note }];
-  return withNotice({ ...request, conflicts }, CONFLICT_ACTION, note, now);
+  const recorded = request.conflicts?.some((c) => c.key === key) ?? false;
+  const told = request.history.some((step) => step.action === CONFLICT_ACTION && step.note === note);
+  if (recorded && told) return undefined;
+  return withNotice(withConflictRecorded(request, key, note, now), CONFLICT_ACTION, note, now);
 }
 
 /** Add a conflict mark to a request under its lock, once; persisted before anyone is told. */
@@ -80,8 +99,8 @@ function holdersNamedBy(request: ApprovalRequest): Array<{ holder: string; words
 
 /**
  * The sweep's part: every open request marked as having been answered with another request's
- * reference gets that holder's mark written, if the write after its answer did not make it (a store
- * failure, a stop). The marked request cannot settle until a person resolves it, so it stays open
+ * reference gets its own notice and that holder's mark written, if the writes after its answer did not
+ * make them (a store failure, a stop). The marked request cannot settle until a person resolves it, so it stays open
  * and is looked at on each pass until then.
  */
 export async function markMissingHolders(
@@ -91,6 +110,7 @@ export async function markMissingHolders(
 ): Promise<void> {
   for (const request of open) {
     for (const { holder, words } of holdersNamedBy(request)) {
+      await markConflict(core, request.id, words.key, words.own, now);
       await markConflict(core, holder, words.key, words.holder, now);
     }
   }

@@ -220,6 +220,9 @@ test(`keeps a reference recorded for one request when the answer to another requ
   expect(answered?.state).toBe('sent');
   expect(answered?.conflicts?.[0]?.note).toContain(`already recorded as ${a.id}'s`);
   expect(answered?.history.at(-1)?.action).toBe('conflicting-reports');
+  // Both steps are on the audit record: the answer (with its reference) and the mark.
+  const audited = (await engine.audit(200)).filter((e) => e.requestId === b.id).map((e) => e.action);
+  expect(audited).toEqual(expect.arrayContaining(['sent', 'conflicting-reports']));
   const holder = await engine.get(a.id);
   expect(holder?.conflicts?.[0]?.note).toContain(`${b.id}'s call`);
   expect(withdrawCalls(fx)).toBe(2);
