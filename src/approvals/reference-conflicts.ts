@@ -51,7 +51,7 @@ export function withConflictRecorded(
  * The request with the conflict mark and its notice (audited with the write), or undefined when it has
  * both. A conflict recorded with an answer gets its notice here.
  */
-export function withConflict(
+function withConflict(
   request: ApprovalRequest,
   key: string,
   note: string,
