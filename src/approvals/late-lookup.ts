@@ -219,9 +219,17 @@ export class LateLookup {
   ): Promise<ApprovalRequest | undefined> {
     const { core, repo, now, owner } = this.deps;
     let claim: number | undefined;
+    const written: string[] = [];
     const settled = await core.locked(looked.id, async (current) => {
-      if (current?.state !== 'approved' || current.round !== looked.round) return undefined;
-      if (bindingProblem(current, this.deps.binding())) return undefined;
+      // Moved on while this ran (its write refused, then read again): what it indexed is not its record.
+      if (
+        current?.state !== 'approved' ||
+        current.round !== looked.round ||
+        bindingProblem(current, this.deps.binding())
+      ) {
+        await repo.unindexUnrecorded(written, current, looked.id);
+        return undefined;
+      }
       const at = now();
       // Taken once: the section runs again on a fresh read if its write was refused.
       claim ??= await repo.claim(current.id, current.round, owner, at, CLAIM_LEASE_MS);
@@ -234,7 +242,7 @@ export class LateLookup {
       );
       // A reference another request took since it was matched is that one's: never re-pointed, and
       // this one is left to a person, unsent.
-      const taken = await repo.indexOutcome(next);
+      const taken = await repo.indexOutcome(next, written);
       if (taken) {
         const reference = outcome?.reference ?? '';
         next = transition(rest as ApprovalRequest, 'outcome-unknown', {

@@ -175,8 +175,13 @@ export class Reconciler {
       ...(match.id ? { transactionId: match.id } : {}),
     };
     let taken: string | undefined;
+    const written: string[] = [];
     const found = await this.core.locked(request.id, async (current) => {
-      if (current?.state !== 'outcome-unknown') return undefined;
+      if (current?.state !== 'outcome-unknown') {
+        // Moved on while this ran (its write refused, then read again): what it indexed is not its record.
+        await this.repo.unindexUnrecorded(written, current, request.id);
+        return undefined;
+      }
       const to = status === 'succeeded' ? 'completed' : status === 'failed' ? 'failed' : 'sent';
       const next = transition({ ...current, outcome: { ...current.outcome, ...outcome } }, to, {
         action: 'reconciled',
@@ -184,7 +189,7 @@ export class Reconciler {
         at: this.now(),
       });
       // Another request took the reference since it was matched: it is that one's, not this one's.
-      taken = await this.repo.indexOutcome(next);
+      taken = await this.repo.indexOutcome(next, written);
       if (taken) return undefined;
       await this.core.write(current, next);
       return next;

@@ -1,13 +1,13 @@
 // How the executor keeps a service answer it has been given: the store write is retried, the call
 // never is; and how long shutdown waits for executions under way.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONFLICT_ACTION } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import { interruptedClaim } from './leases.js';
+import { markConflict, referenceConflict, withConflictRecorded } from './reference-conflicts.js';
 import type { ApprovalRepository } from './repository.js';
 import type { CallFailure, CallResult } from './service-call.js';
-import { transition, withNotice } from './state-machine.js';
+import { transition } from './state-machine.js';
 import type { ApprovalRequest, EngineLog, RequestState } from './types.js';
 
 /**
@@ -145,8 +145,9 @@ export class AnswerRecorder {
    * stalled this long may have been handed back and sent by another replica; its answer is dropped.
    */
   private async record(claimed: ApprovalRequest, result: CallResult | CallFailure): Promise<ApprovalRequest> {
-    let taken: string | undefined;
+    let holder: string | undefined;
     const saved = await this.deps.core.locked(claimed.id, async (current) => {
+      holder = undefined;
       if (!current || !(this.deps.isOurs(current, claimed) || interruptedClaim(current, claimed))) {
         this.deps.log?.warn("answer not recorded: the request stopped being this process's claim", {
           requestId: claimed.id,
@@ -156,11 +157,16 @@ export class AnswerRecorder {
         return undefined;
       }
       const { execution: _done, ...request } = current;
-      const next = answered(request as ApprovalRequest, result, this.deps.now());
+      let next = answered(request as ApprovalRequest, result, this.deps.now());
       if (!next) return undefined;
       // The answer is this call's own, so it is recorded; a reference already recorded as another
-      // request's stays that one's, and both are then marked for a person (markConflict).
-      taken = 'outcome' in result ? await this.deps.repo.indexOutcome(next) : undefined;
+      // request's stays that one's, and this request's conflict mark goes into the same write as the
+      // answer: it cannot settle, nor be told sent, without it.
+      holder = 'outcome' in result ? await this.deps.repo.indexOutcome(next) : undefined;
+      if (holder) {
+        const words = referenceConflict(next, holder);
+        next = withConflictRecorded(next, words.key, words.own, this.deps.now());
+      }
       // Conditional like every write here: if the request changed since it was read (this process's
       // lock lapsed and another replica moved it on), the section runs again on the fresh request and
       // records the answer only if it is still this claim's; a stale copy never overwrites a newer step.
@@ -170,37 +176,26 @@ export class AnswerRecorder {
     this.deps.release(claimed.id);
     if (!saved) return (await this.deps.repo.get(claimed.id)) ?? claimed;
     await this.deps.core.notify(saved);
-    if (!taken) return saved;
-    // The answer is in the store: a failure from here on is not the answer's, so it is never retried
-    // as one (keep's loop would find the request no longer executing and drop the marks).
-    const words = referenceConflictNotes(saved, taken);
+    if (!holder) return saved;
+    // The answer and its mark are in the store: a failure from here on is not the answer's, so it is
+    // never retried as one. The holder's mark is written again by the sweep while it is missing.
+    const words = referenceConflict(saved, holder);
     try {
-      const marked = await this.markConflict(saved.id, words.key, words.own);
-      await this.markConflict(taken, words.key, words.holder);
-      return marked ?? saved;
+      const told = await markConflict(this.deps.core, saved.id, words.key, words.own, this.deps.now);
+      await markConflict(this.deps.core, holder, words.key, words.holder, this.deps.now);
+      if (told) return told;
     } catch (error) {
-      this.deps.log?.warn('REFERENCE CONFLICT NOT MARKED: a person must check both requests', {
-        requestId: saved.id,
-        holder: taken,
-        reference: saved.outcome?.reference,
-        error: String(error),
-      });
-      return saved;
+      this.deps.log?.warn(
+        "a reference conflict's notice or the holder's mark is not written yet; the sweep writes it",
+        {
+          requestId: saved.id,
+          holder,
+          reference: saved.outcome?.reference,
+          error: String(error),
+        },
+      );
     }
-  }
-
-  /** Add a conflict mark (conflicts.ts) to a request, under its lock, once, audited before anyone is told. */
-  private async markConflict(id: string, key: string, note: string): Promise<ApprovalRequest | undefined> {
-    const marked = await this.deps.core.locked(id, async (request) => {
-      if (!request || request.conflicts?.some((c) => c.key === key)) return undefined;
-      const now = this.deps.now();
-      const conflicts = [...(request.conflicts ?? []), { at: now.toISOString(), key, note }];
-      const next = withNotice({ ...request, conflicts }, CONFLICT_ACTION, note, now);
-      await this.deps.core.write(request, next);
-      return next;
-    });
-    if (marked) await this.deps.core.notify(marked);
-    return marked;
+    return saved;
   }
 
   /** The service's answer for this request is known here and not yet in the store. */
@@ -246,21 +241,4 @@ function answered(
     at: now,
   });
   return to === 'outcome-unknown' ? { ...next, nextCheckAt: now.toISOString(), checks: 0 } : next;
-}
-
-/**
- * A call's answer names a reference the index already gives another request (the holder: found in
- * the transaction list for it, say). Neither record can be trusted alone, so each is marked for a
- * person (conflicts.ts: `/cngn resolve` settles it); the key keeps the same mark from being added twice.
- */
-function referenceConflictNotes(
-  answered: ApprovalRequest,
-  holderId: string,
-): { key: string; own: string; holder: string } {
-  const reference = answered.outcome?.reference ?? answered.outcome?.transactionId ?? '';
-  return {
-    key: `reference:${reference}:${answered.id}:${holderId}`,
-    own: `Conflicting reports from the service: its answer to this request's call names ${reference}, which was already recorded as ${holderId}'s — check with the service which request it is`,
-    holder: `Conflicting reports from the service: ${reference}, recorded as this request's, is named in the service's answer to ${answered.id}'s call — check with the service whether this request went out at all`,
-  };
 }

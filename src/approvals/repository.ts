@@ -10,6 +10,7 @@ import type { ServiceEnvironment } from './ports.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
 const requestKey = (id: string) => `approval:${id}`;
+const referenceKey = (reference: string) => `approval-ref:${reference}`;
 const openSet = (environment: ServiceEnvironment) => `approvals:open:${environment}`;
 // Where all environments were kept together before: read (and emptied), never written.
 const LEGACY_OPEN_SET = 'approvals:open';
@@ -142,7 +143,7 @@ export class ApprovalRepository {
    * it (the index left as it is), undefined when it is this request's.
    */
   async indexReference(reference: string, id: string): Promise<string | undefined> {
-    const key = `approval-ref:${reference}`;
+    const key = referenceKey(reference);
     if (await this.store.setIfAbsent(key, id)) return undefined;
     const owner = await this.store.get<string>(key);
     return owner !== undefined && owner !== id ? owner : undefined;
@@ -150,24 +151,53 @@ export class ApprovalRepository {
 
   /**
    * Index the service's reference and transaction id of a request's outcome, so webhooks find it.
-   * When another request has either already, nothing is indexed and that request's id is returned.
+   * When another request has either already, nothing is indexed and that request's id is returned:
+   * one that took the second between the check and its write makes this call remove the first, which
+   * it had written. Only the request an entry names ever removes it (every entry is set-if-absent), so
+   * the store's plain delete cannot take another request's entry. Indexed: the keys this call wrote
+   * are added to `written`.
    */
-  async indexOutcome(request: ApprovalRequest): Promise<string | undefined> {
+  async indexOutcome(request: ApprovalRequest, written: string[] = []): Promise<string | undefined> {
     const { reference, transactionId } = request.outcome ?? {};
     const keys = [reference, transactionId].filter((key): key is string => !!key);
     for (const key of keys) {
       const owner = await this.findIdByReference(key);
       if (owner !== undefined && owner !== request.id) return owner;
     }
+    const mine: string[] = [];
     for (const key of keys) {
-      const taken = await this.indexReference(key, request.id);
-      if (taken) return taken;
+      if (await this.store.setIfAbsent(referenceKey(key), request.id)) {
+        mine.push(key);
+        continue;
+      }
+      const owner = await this.findIdByReference(key);
+      if (owner === undefined || owner === request.id) continue;
+      for (const key of mine) await this.store.delete(referenceKey(key));
+      return owner;
     }
+    written.push(...mine);
     return undefined;
   }
 
+  /**
+   * A locked section that indexed an outcome (the keys it wrote: indexOutcome's `written`) and then,
+   * run again on a fresh read after its write was refused, found the request moved on and wrote
+   * nothing: the entries that still name it are removed, unless the request as it stands records them.
+   */
+  async unindexUnrecorded(
+    written: readonly string[],
+    current: ApprovalRequest | undefined,
+    id: string,
+  ): Promise<void> {
+    const recorded = new Set([current?.outcome?.reference, current?.outcome?.transactionId]);
+    for (const key of written) {
+      if (recorded.has(key)) continue;
+      if ((await this.findIdByReference(key)) === id) await this.store.delete(referenceKey(key));
+    }
+  }
+
   findIdByReference(reference: string): Promise<string | undefined> {
-    return this.store.get<string>(`approval-ref:${reference}`);
+    return this.store.get<string>(referenceKey(reference));
   }
 
   async indexCallbackToken(token: string, id: string): Promise<void> {

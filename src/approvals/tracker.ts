@@ -13,6 +13,7 @@ import { type PasskeyWrite, passkeyRecorded } from './passkey-requests.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
+import { markMissingHolders } from './reference-conflicts.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
@@ -286,10 +287,14 @@ export class Tracker {
     });
   }
 
-  /** Poll what was sent and is due; settle what is unknown, each kind its own way. */
+  /**
+   * Poll what was sent and is due; settle what is unknown, each kind its own way. First, the holder of a
+   * reference another request's answer named gets its conflict mark if it still lacks it.
+   */
   private async followUp(): Promise<void> {
     const now = this.now();
     const open = await this.repo.openRequests();
+    await this.checkOrRetryLater([], () => markMissingHolders(this.core, open, this.now));
     for (const request of open.filter((r) => r.state === 'sent' && this.isDue(r, now))) {
       await this.checkOrRetryLater([request], () => this.pollOne(request));
     }

@@ -20,7 +20,7 @@ export interface TransactionsBack {
   complete: boolean;
   /**
    * Everything created after this time (ms) was read: -Infinity when the list ended, else the oldest
-   * transaction read (NaN when one had no time: then nothing older than the list's end is covered).
+   * time of a transaction read (those without a time left out; +Infinity when none had one).
    */
   coversAfter: number;
 }
@@ -57,7 +57,8 @@ export async function transactionsSince(
       return { transactions: all, complete: true, coversAfter: Number.NEGATIVE_INFINITY };
     }
     // Newest first: everything after the oldest read is in hand (one of the same time may be next).
-    const oldest = Math.min(...all.map((tx) => createdAt(tx)));
+    // A transaction without a time says nothing of how far back the pages reach (and never matches).
+    const oldest = Math.min(...all.map((tx) => createdAt(tx)).filter(Number.isFinite));
     if (oldest < since) return { transactions: all, complete: true, coversAfter: oldest };
     if (page === maxPages) return { transactions: all, complete: false, coversAfter: oldest };
   }
@@ -108,7 +109,7 @@ export interface Matching {
  * [from, to], and not indexed to another request. Each reference once (a page may shift while read).
  * With them, the `unsettled` requests (unsettledRequests, read after the list) that may have made one:
  * same kind, amount and destination, their call begun at most CLOCK_SKEW_MS after it was created and
- * at most `spanMs` before (when the call's time is not known, at any time).
+ * at most `spanMs` before (when the call's time is not known, at any time it may have been: callTimes).
  */
 export async function matchingTransactions(
   repo: Pick<ApprovalRepository, 'findIdByReference'>,
@@ -139,10 +140,28 @@ const couldBe = (request: ApprovalRequest, tx: CustodyTransaction) =>
   tx.kind === request.kind && sameDestination(request, tx) && sameAmount(request, tx);
 
 function calledAround(request: ApprovalRequest, tx: CustodyTransaction, spanMs: number): boolean {
-  const called = Date.parse(request.outcome?.sentAt ?? '');
-  if (Number.isNaN(called)) return true;
+  const { from, to } = callTimes(request);
   const created = createdAt(tx);
-  return !(created < called - CLOCK_SKEW_MS || created > called + spanMs);
+  return !(created < from - CLOCK_SKEW_MS || created > to + spanMs);
+}
+
+/**
+ * When a request's call may have been made: at its recorded send time; else (a late lookup parked it,
+ * or its record was restored from before the call) not before its last approval, and not after it
+ * became outcome unknown, when it did (a call after that is the bot's own, and records its time).
+ */
+function callTimes(request: ApprovalRequest): { from: number; to: number } {
+  const sent = Date.parse(request.outcome?.sentAt ?? '');
+  if (Number.isFinite(sent)) return { from: sent, to: sent };
+  const approved = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt);
+  const from = Number.isFinite(approved) ? approved : Number.NEGATIVE_INFINITY;
+  if (request.state !== 'outcome-unknown') return { from, to: Number.POSITIVE_INFINITY };
+  const steps = request.history;
+  const became = steps.findLast(
+    (step, i) => step.state === 'outcome-unknown' && steps[i - 1]?.state !== step.state,
+  );
+  const at = Date.parse(became?.at ?? '');
+  return { from, to: Number.isFinite(at) ? at : Number.POSITIVE_INFINITY };
 }
 
 export function outcomeFromTransaction(tx: CustodyTransaction): ExecutionOutcome {

@@ -125,9 +125,13 @@ describe('a write refused every time', () => {
       get: (target, property) => {
         if (property === 'compareAndSet') {
           return async (key: string, expected: unknown, next: unknown) => {
-            // The audit chain's head and the limits index move by compare-and-set too: only the
-            // request's writes are refused.
-            if (key.startsWith('approvals:audit-head:') || key.startsWith('approvals:limits:')) {
+            // The audit chain's head, the limits index and the service's request budget move by
+            // compare-and-set too: only the request's writes are refused.
+            if (
+              key.startsWith('approvals:audit-head:') ||
+              key.startsWith('approvals:limits:') ||
+              key.startsWith('cngn:rate:')
+            ) {
               return target.compareAndSet(key, expected, next);
             }
             if (!key.startsWith('approval:')) throw new Error(`unexpected compare-and-set of ${key}`);

@@ -2,7 +2,7 @@
 // claimant stopped after the call, or the store was restored from a backup): it is looked for in the
 // transaction list (or on the whitelist) before it is sent. A match settles it and nothing is sent;
 // no match sends it once; a lookup that cannot be made sends nothing. A fresh approval reads nothing.
-import { expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS, STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import {
@@ -18,6 +18,7 @@ import { redemptionDraft } from '../support/drafts.js';
 import {
   APPROVER_A,
   APPROVER_B,
+  Clock,
   DEST,
   type EngineFixture,
   REQUESTER,
@@ -149,6 +150,62 @@ test('leaves a late approval with two matching transactions to a person, sending
   expect(asked).toHaveLength(1);
   expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
   expect(withdrawCalls(fx)).toBe(2);
+});
+
+describe('a request left to a person by the lookup, and the same payment made again', () => {
+  // The sandbox keeps the engine's time, so the service's list ages with the engine's clock.
+  const time: { clock?: Clock } = {};
+  test.override('sandboxOptions', { now: () => (time.clock ?? new Clock()).now().getTime() });
+
+  /**
+   * A late approval left to a person (two matches), then the same payment (a payroll, say) `laterMs`
+   * afterwards whose answer is lost, its one transaction listed; the sweep then looks that one up.
+   */
+  async function paidAgainAfterParked(
+    fx: EngineFixture,
+    defer: (fn: () => unknown) => void,
+    laterMs: number,
+  ) {
+    time.clock = fx.clock;
+    defer(() => delete time.clock);
+    const [networkId] = await twoNetworks(fx.client);
+    const parked = await approved(fx, withdrawalDraft(networkId, '5678.91'));
+    await withdrawnBefore(fx, networkId, '5678.91');
+    await withdrawnBefore(fx, networkId, '5678.91');
+    fx.clock.advance(CLAIM_LEASE_MS + 1_000);
+    await sweep(fx);
+    expect((await fx.engine.get(parked.id))?.state).toBe('outcome-unknown');
+    fx.clock.advance(laterMs);
+    fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
+    const next = await fileDraft(fx.engine, withdrawalDraft(networkId, '5678.91'));
+    await approveAsSeen(fx.engine, next.id, APPROVER_A);
+    await fx.engine.idle();
+    expect((await fx.engine.get(next.id))?.state).toBe('outcome-unknown');
+    await sweep(fx);
+    expect(withdrawCalls(fx)).toBe(3);
+    return { parked, after: await fx.engine.get(next.id) };
+  }
+
+  test('takes the one made a day later for its own: the parked request is no rival to it', async ({
+    fx,
+    defer,
+  }) => {
+    const { parked, after } = await paidAgainAfterParked(fx, defer, 24 * 60 * 60_000);
+    expect(after?.history.find((h) => h.action === 'ambiguous-match')?.note ?? '').not.toContain(parked.id);
+    expect(after?.state).toBe('sent');
+    expect(after?.history.map((h) => h.action)).toContain('reconciled');
+    expect((await fx.engine.get(parked.id))?.state).toBe('outcome-unknown');
+  });
+
+  test('leaves one made within the match window to a person: the parked request may have made it', async ({
+    fx,
+    defer,
+  }) => {
+    // The parked request's call, if any, came before it was parked: a transaction 10 min on may be its.
+    const { parked, after } = await paidAgainAfterParked(fx, defer, 10 * 60_000);
+    expect(after?.state).toBe('outcome-unknown');
+    expect(after?.history.find((h) => h.action === 'ambiguous-match')?.note).toContain(parked.id);
+  });
 });
 
 test('leaves a late approval to a person when the list is too long to read back to its approval', async ({

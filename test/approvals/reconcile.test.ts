@@ -4,6 +4,8 @@
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import type { CustodyGateway } from '../../src/approvals/ports.js';
+import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
@@ -18,6 +20,7 @@ import {
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { slowWithdrawals } from '../support/slow-withdrawals.js';
+import { CrashingStore } from './crashing-store.js';
 
 const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
@@ -85,6 +88,35 @@ test('finds a lost withdrawal pages back in the transaction list', async ({ star
   expect(after?.history.map((h) => h.action)).toContain('reconciled');
   expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBeGreaterThan(1);
   expect(withdrawCalls(fx)).toBe(5);
+});
+
+test('finds a lost withdrawal pages back past a transaction listed without a created time', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { reconcilePageSize: 2 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const real = custodyGateway(fx.client);
+  // The schema lets a transaction come without its time: the newest one listed has none.
+  const custody: CustodyGateway = {
+    ...real,
+    transactions: async (page, pageSize, options) => {
+      const read = await real.transactions(page, pageSize, options);
+      if (page !== 1) return read;
+      const [newest, ...rest] = read.transactions;
+      if (!newest) return read;
+      const { createdAt: _none, ...undated } = newest;
+      return { ...read, transactions: [undated, ...rest] };
+    },
+  };
+  const { engine } = await fx.another({ engine: { custody, reconcilePageSize: 2 } });
+  const request = await unknownWithdrawal(fx, networkId, '3456.71');
+  for (const amount of ['11', '12', '13', '14']) await withdrawDirectly(fx, networkId, amount);
+  await engine.tick();
+  const after = await engine.get(request.id);
+  expect(after?.state).toBe('sent');
+  expect(after?.history.map((h) => h.action)).toContain('reconciled');
+  expect(withdrawCalls(fx)).toBe(5);
+  await engine.stop();
 });
 
 test('asks a person to check after repeated inconclusive checks, once, and never resends', async ({
@@ -188,8 +220,52 @@ test(`keeps a reference recorded for one request when the answer to another requ
   expect(answered?.state).toBe('sent');
   expect(answered?.conflicts?.[0]?.note).toContain(`already recorded as ${a.id}'s`);
   expect(answered?.history.at(-1)?.action).toBe('conflicting-reports');
+  // Both steps are on the audit record: the answer (with its reference) and the mark.
+  const audited = (await engine.audit(200)).filter((e) => e.requestId === b.id).map((e) => e.action);
+  expect(audited).toEqual(expect.arrayContaining(['sent', 'conflicting-reports']));
   const holder = await engine.get(a.id);
   expect(holder?.conflicts?.[0]?.note).toContain(`${b.id}'s call`);
+  expect(withdrawCalls(fx)).toBe(2);
+  await engine.stop();
+});
+
+test(`writes the conflict mark with the answer naming another request's reference, and the holder's mark on the sweep when its write failed`, async ({
+  fx,
+  networkId,
+}) => {
+  const crashing = new CrashingStore(fx.store);
+  const service = await slowWithdrawals(fx, false, crashing.store);
+  const { engine } = service;
+  const a = await unknownWithdrawal(fx, networkId, '7654.31', true);
+  service.slow();
+  const b = await fileDraft(engine, withdrawalDraft(networkId, '7654.31'));
+  const told: ApprovalRequest[] = [];
+  engine.onChange(async (request) => {
+    if (request.id === b.id) told.push(request);
+  });
+  await approveAsSeen(engine, b.id, APPROVER_A);
+  const reference = await service.inList;
+  await partsOf(engine).core.repo.indexReference(reference, a.id);
+  // The write of the holder's mark fails (as if the process stopped right after the answer's write).
+  crashing.crashAt((method, key) => method === 'compareAndSet' && key === `approval:${a.id}`);
+  service.answer();
+  await engine.idle();
+  const answered = await engine.get(b.id);
+  const mark = answered?.conflicts?.[0];
+  expect(mark?.note).toContain(`already recorded as ${a.id}'s`);
+  // Approvers first hear of the answer with its mark on it.
+  expect(told.find((request) => request.state === 'sent')?.conflicts).toEqual([mark]);
+  expect((await engine.get(a.id))?.conflicts ?? []).toEqual([]);
+  await engine.tick();
+  const holder = await engine.get(a.id);
+  expect(holder?.conflicts?.map((c) => c.key)).toEqual([mark?.key]);
+  expect(holder?.conflicts?.[0]?.note).toContain(`${b.id}'s call`);
+  await engine.tick();
+  expect((await engine.get(a.id))?.conflicts).toHaveLength(1);
+  // Polled, the answered request stays sent for a person: one transaction, never two completions.
+  fx.clock.advance(60 * 60_000);
+  await engine.tick();
+  expect((await engine.get(b.id))?.state).toBe('sent');
   expect(withdrawCalls(fx)).toBe(2);
   await engine.stop();
 });

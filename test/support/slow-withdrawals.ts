@@ -4,6 +4,7 @@
 import type { ApprovalEngine } from '../../src/approvals/index.js';
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
+import type { Store } from '../../src/store/index.js';
 import type { EngineFixture } from './engine.js';
 
 export interface SlowWithdrawals {
@@ -17,7 +18,12 @@ export interface SlowWithdrawals {
   answer(): void;
 }
 
-export async function slowWithdrawals(fx: EngineFixture, slowFromStart = false): Promise<SlowWithdrawals> {
+/** `store`: the engine's own handle on the fixture's store (a test's wrapper of it), else the fixture's. */
+export async function slowWithdrawals(
+  fx: EngineFixture,
+  slowFromStart = false,
+  store?: Store,
+): Promise<SlowWithdrawals> {
   const real = custodyGateway(fx.client);
   let slow = slowFromStart;
   let answer!: () => void;
@@ -39,7 +45,7 @@ export async function slowWithdrawals(fx: EngineFixture, slowFromStart = false):
       return result;
     },
   };
-  const { engine } = await fx.another({ engine: { custody } });
+  const { engine } = await fx.another({ ...(store ? { store } : {}), engine: { custody } });
   return {
     engine,
     slow: () => {
