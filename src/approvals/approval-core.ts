@@ -4,6 +4,7 @@
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import type { Store } from '../store/index.js';
+import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
@@ -385,7 +386,9 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     const signing = await this.signed.check(request, user, taken);
     if ('refusal' in signing) return { ok: false, reason: signing.refusal, request };
     click.signal?.throwIfAborted(); // the policy check may have read Slack: time has passed
-    const isFinal = request.approvals.length + 1 >= request.requiredApprovals;
+    // Final at the count the executor will require (approvals-needed.ts): tiers raised since filing count.
+    const needed = approvalsNeeded(request, this.options.policy) ?? request.requiredApprovals;
+    const isFinal = request.approvals.length + 1 >= needed;
     if (isFinal && needsRecheck(request))
       return markChecking(
         this,
@@ -393,7 +396,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
         { user, now, onBehalfOf: check.onBehalfOf, click },
         signing.evidence,
       );
-    const given = { ...signing, onBehalfOf: check.onBehalfOf, policyFingerprint };
+    const given = { ...signing, onBehalfOf: check.onBehalfOf, policyFingerprint, needed };
     const next = withApproval(request, user, now, given);
     const over = await this.writeApproval(request, next, { click });
     if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };

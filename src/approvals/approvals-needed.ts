@@ -11,26 +11,41 @@ import { movesAmount } from './limits.js';
 import type { ApprovalRequest } from './types.js';
 
 /** The note a request fails with when it counts fewer approvals than the tiers ask for. */
-export const TOO_FEW_APPROVALS =
-  'fewer approvals than the approval tiers ask for its kind and amount; nothing was sent';
+export const TOO_FEW_APPROVALS = 'fewer approvals than the approval tiers ask for its kind and amount';
+
+/**
+ * The approvals the request needs now: the more of its stored count and the tiers' count for its kind
+ * and amount. The engine approves a request at this count too (approval-core.ts, recheck.ts), so tiers
+ * raised after filing keep it waiting for the extra approval instead of failing it at the send. Undefined when that cannot be known: a stored count that is not a whole number of at
+ * least one (missing, or written by hand), or a kind that moves money with no amount to read.
+ */
+export function approvalsNeeded(
+  request: ApprovalRequest,
+  policy: Pick<ApprovalPolicy, 'requiredFor'>,
+): number | undefined {
+  const stored: unknown = request.requiredApprovals;
+  if (typeof stored !== 'number' || !Number.isSafeInteger(stored) || stored < 1) return undefined;
+  let amount: Money | undefined;
+  try {
+    amount = request.amount === undefined ? undefined : Money.parseDecimal(request.amount);
+  } catch {
+    return undefined;
+  }
+  if (!amount && movesAmount(request.kind)) return undefined;
+  return Math.max(stored, policy.requiredFor(amount, request.kind));
+}
 
 /**
  * TOO_FEW_APPROVALS when the request counts fewer distinct people besides its requester (a delegate's
- * approval counts for the approver in whose place it was given) than the more of its stored count and
- * the tiers' count for its kind and amount; also when a kind that moves money has no amount to read.
+ * approval counts for the approver in whose place it was given) than it needs now (approvalsNeeded),
+ * or when that cannot be known: the tiers' count is then still compared on its own, but fails it either way.
  */
 export function approvalsShort(
   request: ApprovalRequest,
   policy: Pick<ApprovalPolicy, 'requiredFor'>,
 ): string | undefined {
-  let amount: Money | undefined;
-  try {
-    amount = request.amount === undefined ? undefined : Money.parseDecimal(request.amount);
-  } catch {
-    return TOO_FEW_APPROVALS;
-  }
-  if (!amount && movesAmount(request.kind)) return TOO_FEW_APPROVALS;
-  const needed = Math.max(request.requiredApprovals, policy.requiredFor(amount, request.kind));
+  const needed = approvalsNeeded(request, policy);
+  if (needed === undefined) return TOO_FEW_APPROVALS;
   const people = new Set(request.approvals.map((a) => a.onBehalfOf ?? a.user));
   people.delete(request.requester);
   return people.size < needed ? TOO_FEW_APPROVALS : undefined;

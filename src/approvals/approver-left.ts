@@ -84,7 +84,12 @@ export function backIfApproverLeft(
   });
 }
 
-/** Was a delegation covering `approval` in effect when it was given, and not revoked or ended since? */
+/**
+ * Is a delegation covering `approval` behind it: not revoked, not ended when the approval was given, and
+ * within its cap? Its start is not compared: an approval is stamped when the click arrives, before the
+ * policy check (which may wait on Slack) finds the delegation, so one that completed in that wait counts;
+ * and a store writer who could add such an approval could stamp it as late as they liked anyway.
+ */
 function delegated(
   request: ApprovalRequest,
   approval: ApprovalRequest['approvals'][number],
@@ -96,7 +101,6 @@ function delegated(
       d.delegator === approval.onBehalfOf &&
       d.delegate === approval.user &&
       !d.revoked &&
-      Date.parse(d.from) <= at &&
       at < Date.parse(d.until) &&
       !capProblem(d, request),
   );

@@ -17,13 +17,13 @@ import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import { FreezeHold } from './freeze-hold.js';
 import { LateLookup, type LateLookupOptions } from './late-lookup.js';
-import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
+import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS, type Marking } from './leases.js';
 import type { PasskeyWrite } from './passkey-requests.js';
 import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
 import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
-import { approvalsProblem } from './send-checks.js';
+import { approvalsAsClaimed, approvalsProblem, changedAfterClaim } from './send-checks.js';
 import {
   type CallFailure,
   type CallResult,
@@ -237,6 +237,7 @@ export class Executor {
     let marked: ApprovalRequest | undefined;
     try {
       const step = await this.markOrHold(claimed);
+      if (step === 'changed') return changedAfterClaim(this.signed, claimed);
       if (step && 'frozen' in step) return step;
       marked = step?.marked;
     } catch {
@@ -284,23 +285,22 @@ export class Executor {
    * The write-ahead mark, the last write before the call, atomic like the claim: written only if the
    * request is still executing under this claim and unmarked (nobody has since handed it on or
    * called it interrupted), with the lease pushed out for the call. From here on the call may have
-   * gone out, so the request is never handed to another claimant. Undefined when it is no longer
-   * ours: then nothing may be sent. Throws when the store cannot be reached.
+   * gone out, so the request is never handed to another claimant. Undefined when it is not ours or
+   * not marked: then nothing may be sent. Throws when the store cannot be reached.
    */
   async markSending(claimed: ApprovalRequest): Promise<ApprovalRequest | undefined> {
     const step = await this.markOrHold(claimed);
-    if (step && 'frozen' in step) await this.core.notify(step.frozen);
-    return step && 'marked' in step ? step.marked : undefined;
+    if (step && step !== 'changed' && 'frozen' in step) await this.core.notify(step.frozen);
+    return step && step !== 'changed' && 'marked' in step ? step.marked : undefined;
   }
 
   /**
    * markSending, or, when sends are frozen, the request handed back (approved, held: see
    * FreezeHold.handBack). The freeze is read just before the claim's mark; a freeze written after that read
-   * ends the claim (FreezeSwitch), so the mark is refused and the freeze read again.
+   * ends the claim (FreezeSwitch), so the mark is refused and the freeze read again. 'changed': refused,
+   * its approvals are no longer the claimed ones (approvalsAsClaimed); it fails, nothing sent.
    */
-  private async markOrHold(
-    claimed: ApprovalRequest,
-  ): Promise<{ marked: ApprovalRequest } | { frozen: ApprovalRequest } | undefined> {
+  private async markOrHold(claimed: ApprovalRequest): Promise<Marking | 'changed' | undefined> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const marked = await this.core.locked(claimed.id, (request) => this.markUnderLock(request, claimed));
       if (marked !== undefined) return marked ?? undefined;
@@ -315,10 +315,9 @@ export class Executor {
   private async markUnderLock(
     request: ApprovalRequest | undefined,
     claimed: ApprovalRequest,
-  ): Promise<{ marked: ApprovalRequest } | { frozen: ApprovalRequest } | null | undefined> {
-    if (!request || !this.isOurs(request, claimed) || request.execution?.phase !== 'claimed') {
-      return null;
-    }
+  ): Promise<Marking | 'changed' | null | undefined> {
+    if (!request || !this.isOurs(request, claimed) || request.execution?.phase !== 'claimed') return null;
+    if (!approvalsAsClaimed(request, claimed)) return 'changed';
     if (await this.hold.applies(request)) return this.hold.handBack(request);
     const now = this.now();
     const execution = {

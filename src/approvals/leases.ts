@@ -40,3 +40,6 @@ export function interruptedClaim(current: ApprovalRequest, claimed: ApprovalRequ
   if (!entry || !claimEntry || entry.action !== 'executing' || entry.at !== claimEntry.at) return false;
   return !current.history.slice(ours + 1).some((h) => h.action === 'executing' || h.action === 'released');
 }
+
+/** The write-ahead mark written (marked), or the request handed back to a freeze of sends (frozen). */
+export type Marking = { marked: ApprovalRequest } | { frozen: ApprovalRequest };

@@ -7,6 +7,7 @@
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import { Money } from '../format/money.js';
+import { approvalsNeeded } from './approvals-needed.js';
 import type { CoreSections } from './core-sections.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import type { JudgingPolicy } from './judging-policy.js';
@@ -113,7 +114,7 @@ export interface RecheckDeps {
     readonly judging: Pick<JudgingPolicy, 'forStep'>;
   };
   custody: CustodyGateway;
-  policy: Pick<ApprovalPolicy, 'check'>;
+  policy: Pick<ApprovalPolicy, 'check' | 'requiredFor'>;
   /** Fresh figures change the sealed payload: sealed again in the same write (request-seal.ts). */
   seal: Pick<FilingSeal, 'resealed'>;
   now: () => Date;
@@ -261,6 +262,7 @@ async function finishCleared(
     payload: outcome.request.payload,
   } as ApprovalRequest);
   const next = withApproval(fresh, user, now, {
+    needed: approvalsNeeded(fresh, deps.policy) ?? fresh.requiredApprovals,
     onBehalfOf,
     evidence: current.checking?.evidence,
     policyFingerprint: core.judging.forStep(),

@@ -6,7 +6,7 @@
 import { type ApprovalPolicy, countedPeople, type Delegation } from '../access/index.js';
 import type { CoreSections } from './core-sections.js';
 import type { ApprovalRepository } from './repository.js';
-import { transition } from './state-machine.js';
+import { approvalsShown, transition } from './state-machine.js';
 import type { ApprovalRequest, HistoryEntry, ReminderStep } from './types.js';
 
 export interface ReminderPoint {
@@ -164,7 +164,7 @@ function reminderStep(
     of: points.length,
     share: points[index]?.label ?? '',
     waiting: waitingApprovers(request, approvers),
-    needed: Math.max(request.requiredApprovals - request.approvals.length, 1),
+    needed: Math.max(approvalsShown(request) - request.approvals.length, 1),
   };
 }
 

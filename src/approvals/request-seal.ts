@@ -13,8 +13,7 @@ import { holds, type PasskeySealer } from './passkey-seal.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 /** The note a request fails with when its filing seal does not hold just before the call. */
-export const FILING_SEAL_BROKEN =
-  'its filing seal does not hold: the request was changed outside the bot; nothing was sent';
+export const FILING_SEAL_BROKEN = 'its filing seal does not hold: the request was changed outside the bot';
 
 /** What the seal covers (never its approvals, state, round, display or history). */
 function sealText(environment: string, r: ApprovalRequest): string {

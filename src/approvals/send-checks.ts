@@ -2,9 +2,14 @@
 // signature where one is needed (signed-approvals.ts), as many approvals as the tiers ask for
 // (approvals-needed.ts), and, where signatures are needed, the request's filing seal (request-seal.ts),
 // so that the requester and the count judged above are the ones filed. Undefined: it may be sent.
+// Before those, the write-ahead mark itself is refused unless the approvals are the claimed ones
+// (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
 import type { ApprovalPolicy } from '../access/index.js';
-import { approvalsShort } from './approvals-needed.js';
-import type { SendChecks } from './signed-approvals.js';
+import { canonicalJson } from '../audit/index.js';
+import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
+import { FILING_SEAL_BROKEN } from './request-seal.js';
+import type { CallFailure } from './service-call.js';
+import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signed-approvals.js';
 import type { ApprovalRequest } from './types.js';
 
 /** The note the request fails with (nothing sent), or undefined when its approvals hold. */
@@ -13,9 +18,43 @@ export async function approvalsProblem(
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
   request: ApprovalRequest,
 ): Promise<string | undefined> {
-  return (
-    (await signed.problemAtSend(request)) ??
-    approvalsShort(request, tiers) ??
-    signed.filingSealProblem(request)
-  );
+  const problem = await signed.problemAtSend(request);
+  if (problem) return problem;
+  const short = approvalsShort(request, tiers);
+  if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
+  return short ?? signed.filingSealProblem(request);
 }
+
+/** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */
+export const APPROVALS_CHANGED =
+  'its approvals changed after it was claimed for sending: the request was changed outside the bot';
+
+/** What a request whose approvals changed between its claim and its mark fails with (counted). */
+export function changedAfterClaim(signed: SendChecks, claimed: ApprovalRequest): CallFailure {
+  signed.failedAtSend(claimed.id);
+  return { to: 'failed', note: APPROVALS_CHANGED };
+}
+
+/**
+ * Whether the request as stored at the write-ahead mark has exactly the approvals and the count of
+ * approvals needed of the request as claimed. Nothing in the bot changes them while it is executing;
+ * a store writer who did (an approval added in an approver's place, say) would have them judged at the
+ * mark without the checks made before the claim (approver-left.ts).
+ */
+export function approvalsAsClaimed(current: ApprovalRequest, claimed: ApprovalRequest): boolean {
+  const counted = (r: ApprovalRequest) =>
+    canonicalJson({ approvals: r.approvals ?? null, requiredApprovals: r.requiredApprovals ?? null });
+  return counted(current) === counted(claimed);
+}
+
+/**
+ * The notes a request fails with just before the call, nothing sent, when it was changed outside the
+ * bot or an approval no longer counts: each needs a person (the alerts channel hears of it).
+ */
+export const NEEDS_A_PERSON_NOTES: ReadonlySet<string> = new Set([
+  EVIDENCE_FAILED,
+  TOO_FEW_APPROVALS,
+  FIRST_PASSKEYS_CLOSED,
+  FILING_SEAL_BROKEN,
+  APPROVALS_CHANGED,
+]);

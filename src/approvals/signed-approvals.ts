@@ -60,7 +60,7 @@ export const EVIDENCE_FAILED = 'approval evidence does not verify';
 
 /** The note a registration fails with when its first-passkeys click no longer counts at the send. */
 export const FIRST_PASSKEYS_CLOSED =
-  'approved with a click among the first passkeys, but the click has closed since (two approvers hold passkeys): no passkey was written; register again, and it is approved with a signature';
+  'approved with a click among the first passkeys, but the click has closed since (two approvers have held passkeys): no passkey was written; register again, and it is approved with a signature';
 
 /** Who counts towards the two holders that close the first-passkeys click: approvers, never delegates. */
 export type CountsTowardsTwo = (user: string) => Promise<boolean>;
@@ -146,7 +146,10 @@ export type SigningEvent =
   | { evidenceFailed: string };
 
 /** What the executor checks just before the call with it (send-checks.ts). */
-export type SendChecks = Pick<SignedApprovals, 'problemAtSend' | 'filingSealProblem' | 'filingSeal'>;
+export type SendChecks = Pick<
+  SignedApprovals,
+  'problemAtSend' | 'filingSealProblem' | 'filingSeal' | 'failedAtSend'
+>;
 
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
 export type SigningSide = Pick<
@@ -209,6 +212,11 @@ export class SignedApprovals {
     this.#options = { ...this.#options, rule };
     this.log?.info?.('signing rule switched', { rule: rule.mode });
     return true;
+  }
+
+  /** A request that failed before sending for a check made outside (send-checks.ts), counted like the rest. */
+  failedAtSend(requestId: string): void {
+    this.tell({ evidenceFailed: requestId });
   }
 
   /** Told of each signed approval recorded, each signature refused, each request failed before sending. */
@@ -415,14 +423,16 @@ export class SignedApprovals {
 
 /**
  * Why the request's approvals do not count as they stand, each on its own verifying or not: fewer than
- * it needs, or two by one person (an approver and their delegate count as one), one by its requester,
+ * it needs (or no whole count of them), or two by one person (an approver and their delegate count as one), one by its requester,
  * or two with one nonce or one passkey (an assertion copied in the store). Undefined: they are distinct.
  */
 function distinctnessProblem(request: ApprovalRequest): string | undefined {
   const { approvals } = request;
   if (approvals.length === 0) return 'no approval';
-  if (approvals.length < request.requiredApprovals)
-    return `only ${approvals.length} of ${request.requiredApprovals} approvals`;
+  const needed: unknown = request.requiredApprovals;
+  if (typeof needed !== 'number' || !Number.isSafeInteger(needed) || needed < 1)
+    return 'no whole count of approvals needed';
+  if (approvals.length < needed) return `only ${approvals.length} of ${request.requiredApprovals} approvals`;
   const people = approvals.flatMap((a) => (a.onBehalfOf ? [a.user, a.onBehalfOf] : [a.user]));
   if (people.includes(request.requester)) return 'approved by its requester';
   if (!allDifferent(people)) return 'two approvals by one person';

@@ -137,6 +137,8 @@ export interface ApprovalGiven {
   unsigned?: 'first passkeys' | undefined;
   /** The fingerprint of the settings that judged the click, on the record before it (policy-record.ts). */
   policyFingerprint?: string | undefined;
+  /** How many approvals it needs now (approvalsNeeded); absent: its stored count. */
+  needed?: number | undefined;
 }
 
 /**
@@ -159,10 +161,12 @@ export function withApproval(
     ...(evidence ? { evidence } : {}),
   };
   const approvals = [...request.approvals, approval];
-  const done = approvals.length >= request.requiredApprovals;
-  const note = `${approvals.length} of ${request.requiredApprovals}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
+  const needed = given.needed ?? request.requiredApprovals;
+  const neededNow = needed > request.requiredApprovals ? needed : undefined;
+  const done = approvals.length >= needed;
+  const note = `${approvals.length} of ${needed}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
   return transition(
-    { ...request, approvals, checking: undefined } as ApprovalRequest,
+    { ...request, approvals, neededNow, checking: undefined } as ApprovalRequest,
     done ? 'approved' : 'pending',
     {
       action: done ? 'approved' : 'approval-added',
@@ -212,4 +216,9 @@ export function hasNotice(request: ApprovalRequest, action: string): boolean {
     if (step?.action === action) return true;
   }
   return false;
+}
+
+/** How many approvals to show the request needs: raised tiers' count once an approval saw it (neededNow). */
+export function approvalsShown(request: ApprovalRequest): number {
+  return request.neededNow ?? request.requiredApprovals;
 }

@@ -228,6 +228,12 @@ interface RequestBase {
   requester: string;
   approvals: Approval[];
   requiredApprovals: number;
+  /**
+   * For display only: set on an approval when the tiers now ask more than `requiredApprovals` (raised
+   * since filing), the count the engine then waits for (approvalsNeeded). Never judged by: approvalsNeeded
+   * works the count out again each time. Read it through approvalsShown.
+   */
+  neededNow?: number;
   /** Set when a total in the limit window, not the amount alone, chose the tier (`requiredApprovals`). */
   tierBasis?: TierBasis;
   state: RequestState;

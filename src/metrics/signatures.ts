@@ -45,7 +45,7 @@ export function signingCounters(
   });
   const refused = new Counter({
     name: 'cngn_approval_signature_refusals_total',
-    help: 'Approvals refused for their signature, by reason, and requests whose evidence did not verify before sending (evidence-does-not-verify).',
+    help: 'Approvals refused for their signature, by reason, and requests that failed just before sending because their approvals no longer held (evidence-does-not-verify).',
     labelNames: ['reason'] as const,
     registers,
   });

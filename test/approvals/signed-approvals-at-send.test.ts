@@ -1,8 +1,9 @@
 // Passkey-signed approvals checked again just before the one service call (signed-support.ts): an
 // approval written into the store by hand, a copy of one, the requester's own, one whose passkey was
 // revoked, an approver's own beside their delegate's, figures changed after signing, or a count of
-// approvals lowered below the tiers' (signed or not), sends nothing and fails the request; a delegate's
-// signed approval in an approver's place is sent, and one with no delegation in effect for it (none,
+// approvals lowered below the tiers' (signed or not: the engine waits for more, and a request marked
+// approved in the store anyway) sends nothing and fails the request; a delegate's signed approval in an
+// approver's place is sent, and one with no delegation in effect for it (none,
 // or revoked since) sends the request back to its approvers. A request's requester or count changed in
 // the store breaks its filing seal and sends nothing; fresh figures the bot read itself are sealed again.
 import { describe, expect } from 'vitest';
@@ -10,10 +11,11 @@ import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
 import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
-import type { ApprovalRequest } from '../../src/approvals/index.js';
+import type { ApprovalEngine, ApprovalRequest } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { FILING_SEAL_BROKEN } from '../../src/approvals/request-seal.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
+import { transition } from '../../src/approvals/state-machine.js';
 import type { Store } from '../../src/store/index.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import {
@@ -39,6 +41,18 @@ import {
 /** Someone with write access to the store lowers the request's count of approvals needed to one. */
 async function lowerCount(store: Store, id: string): Promise<void> {
   await rewrite(store, id, (stored) => ({ ...stored, requiredApprovals: 1 }));
+}
+
+/** Someone with write access to the store marks the pending request approved; then it is executed. */
+async function markApprovedThenExecute(
+  fx: { engine: ApprovalEngine; store: Store },
+  id: string,
+): Promise<void> {
+  await rewrite(fx.store, id, (stored) =>
+    transition(stored, 'approved', { action: 'approved', actor: APPROVER_B, at: new Date() }),
+  );
+  await partsOf(fx.engine).executor.execute(id);
+  await fx.engine.idle();
 }
 
 /** Someone with write access to the store rewrites the request as `change` says. */
@@ -173,13 +187,14 @@ describe('signed approvals', () => {
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
     expect(request.requiredApprovals).toBe(2);
     await lowerCount(fx.store, request.id);
-    // B signs believing they are the first of two; the engine takes the stored count and approves.
+    // B signs believing they are the first of two; the engine counts with the tiers too and waits.
     const deviceB = await deviceFor(fx.engine, APPROVER_B);
     expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
       ok: true,
-      request: { state: 'approved' },
+      request: { state: 'pending' },
     });
-    await fx.engine.idle();
+    // The store writer marks it approved as well: the executor's own count sends nothing.
+    await markApprovedThenExecute(fx, request.id);
     expect(await fx.engine.get(request.id)).toMatchObject({
       state: 'failed',
       outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
@@ -197,9 +212,9 @@ describe('signed approvals', () => {
     await lowerCount(fx.store, request.id);
     expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
       ok: true,
-      request: { state: 'approved' },
+      request: { state: 'pending' },
     });
-    await fx.engine.idle();
+    await markApprovedThenExecute(fx, request.id);
     expect(await fx.engine.get(request.id)).toMatchObject({
       state: 'failed',
       outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },

@@ -11,8 +11,8 @@ import {
   type ApprovalEngine,
   type ApprovalRequest,
   CONFLICT_ACTION,
-  EVIDENCE_FAILED,
   FINAL_STATES,
+  NEEDS_A_PERSON_NOTES,
 } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
 import type { Logger } from '../../log.js';
@@ -306,7 +306,9 @@ export class ApprovalPresenter {
 function alertFor(request: ApprovalRequest) {
   const step = request.history.at(-1);
   if (step?.action === CONFLICT_ACTION) return conflictAlert(request);
-  if (step?.action === 'failed' && step.note === EVIDENCE_FAILED) return evidenceAlert(request);
+  if (step?.action === 'failed' && step.note && NEEDS_A_PERSON_NOTES.has(step.note)) {
+    return evidenceAlert(request, step.note);
+  }
   return undefined;
 }
 

@@ -1,6 +1,11 @@
 // `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalRequest, LimitFigures, Refusal } from '../../../approvals/index.js';
+import {
+  type ApprovalRequest,
+  approvalsShown,
+  type LimitFigures,
+  type Refusal,
+} from '../../../approvals/index.js';
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
@@ -32,7 +37,7 @@ export function pendingList(requests: ApprovalRequest[], now: Date, environment:
       r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
     const purpose = purposeText(r);
     const why = purpose ? ` · for: ${purpose}` : '';
-    return `• *${escapeMrkdwn(requestTitle(r))}*${why}${checkMarks(r)} — ${stateWords(r)} · ${r.approvals.length} of ${r.requiredApprovals} approvals · by ${mentionUser(r.requester)} · ${when}`;
+    return `• *${escapeMrkdwn(requestTitle(r))}*${why}${checkMarks(r)} — ${stateWords(r)} · ${r.approvals.length} of ${approvalsShown(r)} approvals · by ${mentionUser(r.requester)} · ${when}`;
   });
   const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
   const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;
@@ -64,7 +69,7 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: 
         ? `You are not an approver for ${title}, so nothing changed. Ask one of its approvers (\`/cngn policy\` lists them).`
         : `You are not an approver for cNGN requests, so nothing changed. Ask a treasury approver.`;
     case 'already-approved':
-      return `You already approved ${title}; it needs ${request?.requiredApprovals ?? 'more'} distinct approvals.`;
+      return `You already approved ${title}; it needs ${request ? approvalsShown(request) : 'more'} distinct approvals.`;
     case 'not-requester':
       return `Only the requester can cancel ${title}.`;
     case 'expired':

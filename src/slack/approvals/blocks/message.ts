@@ -5,9 +5,11 @@ import type { Button, KnownBlock } from '@slack/types';
 import { isLive } from '../../../access/index.js';
 import {
   type ApprovalRequest,
+  approvalsShown,
   CONFLICT_ACTION,
   delegationOf,
   ENDED_NOTE_START,
+  EVIDENCE_FAILED,
   type Freeze,
   heldByFreeze,
   OPEN_STATES,
@@ -196,7 +198,7 @@ export function approverWords(approval: { user: string; onBehalfOf?: string | un
 
 function approvalsLine(request: ApprovalRequest): string {
   const who = request.approvals.map(approverWords).join(', ');
-  return `${request.approvals.length} of ${request.requiredApprovals}${who ? ` (${who})` : ''}`;
+  return `${request.approvals.length} of ${approvalsShown(request)}${who ? ` (${who})` : ''}`;
 }
 
 function outcomeLines(request: ApprovalRequest): string[] {
@@ -404,16 +406,20 @@ export function conflictAlert(request: ApprovalRequest): SlackMessage {
 }
 
 /**
- * The alert for a person when a request failed just before sending because an approval's evidence
- * does not verify (written into the store by hand, or changed since it was signed): posted in the
- * alerts channel, pointing at the request's message.
+ * The alert for a person when a request failed just before sending because it was changed outside the
+ * bot or an approval no longer counts (`note`, one of NEEDS_A_PERSON_NOTES: an approval's evidence
+ * written into the store by hand, a count lowered, …): posted in the alerts channel, pointing at the
+ * request's message.
  */
-export function evidenceAlert(request: ApprovalRequest): SlackMessage {
+export function evidenceAlert(request: ApprovalRequest, note: string): SlackMessage {
   const where = request.announcement
     ? ` · its message is in ${mentionChannel(request.announcement.channel)}`
     : '';
   const title = escapeMrkdwn(requestTitle(request));
-  const said = `Approval evidence does not verify for ${title}: nothing was sent`;
+  const said =
+    note === EVIDENCE_FAILED
+      ? `Approval evidence does not verify for ${title}: nothing was sent`
+      : `${title} failed before sending, nothing was sent: ${escapeMrkdwn(note)}`;
   const text = `:rotating_light: *Needs a person:* ${said}${where}`;
   return { text: `Needs a person: ${said}`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }

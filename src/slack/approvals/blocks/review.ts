@@ -5,7 +5,12 @@
 // stands in place of the submit (docs/passkeys.md). Pure: request and time in, Block Kit out; every outside value is
 // escaped where it enters mrkdwn.
 import type { KnownBlock, ModalView } from '@slack/types';
-import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
+import {
+  type ApprovalRequest,
+  approvalsShown,
+  type BalanceCheck,
+  type Freeze,
+} from '../../../approvals/index.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
@@ -136,9 +141,9 @@ function feesLine(request: ApprovalRequest): string {
 }
 
 function approvalsSoFar(request: ApprovalRequest): string {
-  if (request.approvals.length === 0) return `none yet (${request.requiredApprovals} needed)`;
+  if (request.approvals.length === 0) return `none yet (${approvalsShown(request)} needed)`;
   const who = request.approvals.map((a) => `${approverWords(a)} at ${lagosTime(a.at)}`).join(', ');
-  return `${request.approvals.length} of ${request.requiredApprovals}: ${who}`;
+  return `${request.approvals.length} of ${approvalsShown(request)}: ${who}`;
 }
 
 /** The balance as read when the review opened (withdrawals and redemptions). */

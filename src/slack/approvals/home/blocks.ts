@@ -9,7 +9,12 @@ import {
   type RequestKind,
   type SigningRule,
 } from '../../../access/index.js';
-import type { ApprovalRequest, Freeze, LimitUse } from '../../../approvals/index.js';
+import {
+  type ApprovalRequest,
+  approvalsShown,
+  type Freeze,
+  type LimitUse,
+} from '../../../approvals/index.js';
 import type { RateBudget } from '../../../cngn/limiter.js';
 import type { BalanceEntry } from '../../../cngn/schemas.js';
 import {
@@ -105,7 +110,7 @@ function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
     ...(request.amount ? [field('Amount', escapeMrkdwn(naira(request.amount)))] : []),
     ...destinationFields(request),
     field('Requested by', mentionUser(request.requester)),
-    field('Approvals', `${request.approvals.length} of ${request.requiredApprovals}`),
+    field('Approvals', `${request.approvals.length} of ${approvalsShown(request)}`),
     field('Expires', lagosTime(request.expiresAt)),
   ].slice(0, 10);
   return [
