@@ -1,12 +1,15 @@
 // Tiers raised between filing and the last approval (a deploy with a new CNGN_APPROVAL_TIERS): the
 // engine approves at the count the executor will require, the more of the stored count and the tiers'
 // now, so a request filed under the old tiers waits for the extra approval (and shows that count) and is
-// then sent once.
+// then sent once. One approved under the old tiers and not yet sent (held by a freeze, here) waits the
+// same way when it comes to be sent, its approval kept, instead of failing at the send.
 import { expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { approvalsShown } from '../../src/approvals/index.js';
+import { approvalsShown, TIERS_RAISED_ACTION } from '../../src/approvals/index.js';
+import { policySnapshot } from '../../src/approvals/policy-record.js';
 import { approvalMessage } from '../../src/slack/approvals/blocks/message.js';
+import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
@@ -44,6 +47,78 @@ test('a request filed at one approval, tiers raised to two: still pending after 
   // What its message, App Home, Review and lists show: the count it now waits for.
   expect(waiting && approvalsShown(waiting)).toBe(2);
   if (waiting) expect(JSON.stringify(approvalMessage(waiting, new Date()).blocks)).toContain('1 of 2');
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  const second = await approveAsSeen(raised.engine, request.id, APPROVER_A);
+  expect(second).toMatchObject({ ok: true, request: { state: 'approved' } });
+  await raised.engine.idle();
+  expect(await raised.engine.get(request.id)).toMatchObject({ state: 'sent' });
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  await raised.engine.stop();
+});
+
+/** The settings an engine records at its start (so each approval step names them), with these tiers. */
+function settings(tiers: string) {
+  return policySnapshot({
+    environment: 'sandbox',
+    approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] },
+    tiers: parseTiers(tiers),
+    limitWindowMs: 86_400_000,
+    ttlMs: 86_400_000,
+    reminders: [],
+    notify: 'both',
+  });
+}
+
+test('a withdrawal approved at one approval and held by a freeze, tiers raised to two: waits with its approval kept, then sent once', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ tiers: '0:1', engine: { policySnapshot: settings('0:1') } });
+  await fx.engine.openTrail();
+  const [networkId] = await twoNetworks(fx.client);
+  await fx.engine.freezeSends(APPROVER_A, 'checking a look-alike address');
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+  expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
+    ok: true,
+    request: { state: 'approved' },
+  });
+  await fx.engine.idle();
+  await fx.engine.stop();
+  // The bot restarted with tiers that ask two approvals for it; then the freeze is lifted.
+  const policy = new ApprovalPolicy({
+    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+    tiers: parseTiers('0:2'),
+  });
+  const now = partsOf(fx.engine).core.now;
+  const raised = await fx.another({ engine: { policy, now, policySnapshot: settings('0:2') } });
+  await raised.engine.openTrail();
+  const lift = await raised.engine.fileUnfreeze(APPROVER_A);
+  if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
+  // Lifting the freeze takes two approvals under the new tiers too.
+  expect(await approveAsSeen(raised.engine, lift.request.id, APPROVER_B)).toMatchObject({
+    request: { state: 'pending' },
+  });
+  await approveAsSeen(raised.engine, lift.request.id, REQUESTER);
+  await raised.engine.idle();
+  expect((await raised.engine.get(lift.request.id))?.state).toBe('completed');
+  // Not failed at the send (no "Needs a person"): back to pending, its approval kept, in the same round.
+  const waiting = await raised.engine.get(request.id);
+  expect(waiting).toMatchObject({
+    state: 'pending',
+    round: request.round,
+    requiredApprovals: 1,
+    neededNow: 2,
+  });
+  expect(waiting?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
+  expect(waiting?.outcome).toBeUndefined();
+  const said =
+    'Waiting for one more approval: the approval tiers were raised since it was approved (1 of 2 needed now)';
+  expect(waiting?.history.at(-1)).toMatchObject({ action: TIERS_RAISED_ACTION, note: said });
+  expect(waiting && threadReply(waiting)).toBe(said);
+  const entry = (await raised.engine.audit(50)).find(
+    (e) => e.requestId === request.id && e.action === TIERS_RAISED_ACTION,
+  );
+  expect(entry?.note).toBe(said);
+  expect(waiting && approvalsShown(waiting)).toBe(2);
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   const second = await approveAsSeen(raised.engine, request.id, APPROVER_A);
   expect(second).toMatchObject({ ok: true, request: { state: 'approved' } });
