@@ -2,12 +2,15 @@
 // engine approves at the count the executor will require, the more of the stored count and the tiers'
 // now, so a request filed under the old tiers waits for the extra approval (and shows that count) and is
 // then sent once. One approved under the old tiers and not yet sent (held by a freeze, here) waits the
-// same way when it comes to be sent, its approval kept, instead of failing at the send.
+// same way when it comes to be sent, its approval kept, instead of failing at the send; the same
+// shortage under the settings that approved it (a count lowered in the store) still fails there.
 import { expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { approvalsShown, TIERS_RAISED_ACTION } from '../../src/approvals/index.js';
+import { ApprovalRepository, approvalsShown, TIERS_RAISED_ACTION } from '../../src/approvals/index.js';
 import { policySnapshot } from '../../src/approvals/policy-record.js';
+import { withApproval } from '../../src/approvals/state-machine.js';
 import { approvalMessage } from '../../src/slack/approvals/blocks/message.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -126,4 +129,30 @@ test('a withdrawal approved at one approval and held by a freeze, tiers raised t
   expect(await raised.engine.get(request.id)).toMatchObject({ state: 'sent' });
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   await raised.engine.stop();
+});
+
+test('approved under the settings the bot runs with yet short of the tiers (a count lowered in the store): still failed at the send', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ tiers: '0:1,1000:2', engine: { policySnapshot: settings('0:1,1000:2') } });
+  await fx.engine.openTrail();
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+  expect(request.requiredApprovals).toBe(2);
+  const first = await approveAsSeen(fx.engine, request.id, APPROVER_B);
+  if (!first.ok) throw new Error('not approved');
+  // Someone with write access to the store lowers the count, and approves it as these settings would.
+  const policyFingerprint = first.request.history.at(-1)?.policyFingerprint;
+  expect(policyFingerprint).toBeDefined();
+  const repo = new ApprovalRepository(fx.store, fx.engine.environment());
+  const stored = { ...first.request, approvals: [], requiredApprovals: 1 };
+  const forged = withApproval(stored, APPROVER_B, new Date(), { policyFingerprint });
+  expect(await repo.saveIf(first.request, forged)).toBe(true);
+  await partsOf(fx.engine).executor.execute(request.id);
+  await fx.engine.idle();
+  expect(await fx.engine.get(request.id)).toMatchObject({
+    state: 'failed',
+    outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
+  });
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
 });
