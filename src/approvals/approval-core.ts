@@ -18,7 +18,7 @@ import { LimitIndex } from './limit-index.js';
 import { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings } from './limits.js';
 import type { CustodyGateway } from './ports.js';
 import { type FileOptions, Preflight } from './preflight.js';
-import { finishRecheckedApproval, markChecking, needsRecheck } from './recheck.js';
+import { checkHeld, finishRecheckedApproval, markChecking, needsRecheck } from './recheck.js';
 import { ApprovalRepository } from './repository.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { SignedApprovals, type SigningOptions, type TakenEvidence } from './signed-approvals.js';
@@ -389,6 +389,9 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     // Final at the count the executor will require (approvals-needed.ts): tiers raised since filing count.
     const needed = approvalsNeeded(request, this.options.policy) ?? request.requiredApprovals;
     const isFinal = request.approvals.length + 1 >= needed;
+    // A click that is not final here never wipes another's final re-check (a replica whose tiers
+    // differ judged that one final): it waits like another final click would.
+    if (!isFinal && checkHeld(request, now)) return { ok: false, reason: 'checking', request };
     if (isFinal && needsRecheck(request))
       return markChecking(
         this,

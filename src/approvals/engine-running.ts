@@ -69,12 +69,16 @@ export class EngineRunning {
   /**
    * Before the bot takes a click or sends anything: the trail checked and the settings in effect recorded
    * (EngineAudit.open; PolicyNotRecorded when they cannot be), each approval step naming them from then
-   * on. start() makes it when not made yet.
+   * on, and open requests filed before requests were sealed sealed. start() makes it when not made yet.
    */
   async openTrail(): Promise<void> {
     if (this.trailOpen) return;
-    const recorded = await this.parts.trail.open(this.options.policySnapshot);
-    if (recorded) this.parts.core.judging.opened(recorded);
+    const { core, trail } = this.parts;
+    const recorded = await trail.open(this.options.policySnapshot);
+    if (recorded) core.judging.opened(recorded);
+    // Before the bot takes a click: requests filed before requests were sealed are sealed once
+    // (request-seal.ts), so a click in the first moments of an upgrade never meets an unsealed one.
+    await sealUnsealed(core, core.signed.filingSeal, core.options.custody.environment, this.options.log);
     this.trailOpen = true;
   }
 
@@ -86,8 +90,6 @@ export class EngineRunning {
     await trail.start();
     await core.repo.migrateLegacyOpenSet();
     await closeOtherEnvironments(core);
-    // Before anything is sent: requests filed before requests were sealed are sealed once (request-seal.ts).
-    await sealUnsealed(core, core.signed.filingSeal, core.options.custody.environment, this.options.log);
     await tracker.resume();
     await this.sweepRequests();
     // Reminders that fell due while no replica ran are sent now (only the latest point of each).

@@ -354,6 +354,11 @@ async function sendBackStale(
 /** How long an approver's re-check of stale figures holds off other final approvals. */
 export const CHECK_HOLD_MS = 60_000;
 
+/** Is another approver's final click re-checking the figures now (its hold not yet lapsed)? */
+export function checkHeld(request: ApprovalRequest, now: Date): boolean {
+  return request.checking !== undefined && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
+}
+
 /** A final click on stale figures: hold off other final clicks while they are read again. */
 export async function markChecking(
   core: Pick<CoreSections, 'write'>,
@@ -362,8 +367,7 @@ export async function markChecking(
   evidence?: ApprovalEvidence,
 ): Promise<ActionResult | { ok: 'recheck'; request: ApprovalRequest }> {
   const { user, now, onBehalfOf, click } = by;
-  const busy = request.checking && now.getTime() - Date.parse(request.checking.at) < CHECK_HOLD_MS;
-  if (busy) return { ok: false, reason: 'checking', request };
+  if (checkHeld(request, now)) return { ok: false, reason: 'checking', request };
   const checking = { user, at: now.toISOString(), ...(onBehalfOf ? { onBehalfOf } : {}) };
   const marked = { ...request, checking: { ...checking, ...(evidence ? { evidence } : {}) } };
   await core.write(request, marked, { audit: false, click });

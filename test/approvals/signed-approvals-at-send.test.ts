@@ -430,6 +430,22 @@ describe('the filing seal', () => {
     expect(fx.sandbox.count('PUT', '/v1/api/bank-account')).toBe(1);
   });
 
+  test('an open request filed unsealed is sealed before the bot takes its first click', async ({
+    fx,
+    networkId,
+  }) => {
+    const unsealed = await fileDraft(fx.engine, withdrawalDraft(networkId, '5100'));
+    await rewrite(fx.store, unsealed.id, ({ sealed: _seal, ...stored }) => stored as ApprovalRequest);
+    // What a start does before Slack takes clicks (the rest of the engine's start comes after).
+    await fx.engine.openTrail();
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    expect((await signAndApprove(fx.engine, unsealed.id, APPROVER_A, device)).result).toMatchObject({
+      ok: true,
+    });
+    await fx.engine.idle();
+    expect((await fx.engine.get(unsealed.id))?.state).toBe('sent');
+  });
+
   test('an open request filed unsealed is sealed once at start, and is sent; a broken seal is not renewed', async ({
     fx,
     networkId,
