@@ -95,7 +95,8 @@ export class ApprovalEngine {
       passkeys: core.signed.book,
     };
     const binding = () => core.binding;
-    this.executor = new Executor({ ...parts, ...own, binding, policy: options.policy }, options);
+    const settingsNow = () => core.judging.current();
+    this.executor = new Executor({ ...parts, ...own, binding, settingsNow, policy: options.policy }, options);
     this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
     // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
-import { backIfApprovalGone, type PoolReading, readPoolsBriefly } from './approver-left.js';
+import { type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
@@ -33,6 +33,7 @@ import {
 } from './service-call.js';
 import type { SendChecks } from './signed-approvals.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
+import { backBeforeClaim, type ClaimChecks } from './tiers-raised.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
@@ -64,6 +65,7 @@ export interface ExecutorDeps {
   signed: SendChecks;
   /** The pools (every approval still counts for one in the kind's pool at the claim); the tiers. */
   policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups' | 'requiredFor'>;
+  settingsNow: ClaimChecks['settingsNow'];
   now: () => Date;
   log?: EngineLog | undefined;
 }
@@ -98,7 +100,7 @@ export class Executor {
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
   private readonly signed: SendChecks;
-  private readonly tiers: Pick<ApprovalPolicy, 'requiredFor'>;
+  private readonly beforeClaim: ClaimChecks;
   /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
   private readonly poolReading: PoolReading;
   private readonly now: () => Date;
@@ -115,7 +117,7 @@ export class Executor {
     this.passkeys = deps.passkeys;
     this.binding = deps.binding;
     this.signed = deps.signed;
-    this.tiers = deps.policy;
+    this.beforeClaim = { policy: deps.policy, book: deps.delegations, settingsNow: deps.settingsNow };
     this.now = deps.now;
     this.log = deps.log;
     this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
@@ -272,7 +274,7 @@ export class Executor {
     }
     let problem: string | undefined;
     try {
-      problem = await approvalsProblem(this.signed, this.tiers, marked);
+      problem = await approvalsProblem(this.signed, this.beforeClaim.policy, marked);
     } catch {
       return STORE_UNREACHED;
     }
@@ -385,8 +387,8 @@ export class Executor {
 
   /**
    * The single atomic step that turns an approved request into one allowed service call. A request
-   * bound to another environment or key is failed instead, and one counting an approver who has left
-   * the pool goes back to its approvers; either way nothing is sent, and people are told.
+   * bound to another environment or key is failed instead, one counting an approver who has left the
+   * pool goes back to its approvers, one short of raised tiers waits again; nothing sent, people told.
    */
   async claimExecution(id: string, fresh?: FreshFigures): Promise<ApprovalRequest | undefined> {
     let changed: ApprovalRequest | undefined;
@@ -401,9 +403,8 @@ export class Executor {
         if (await this.repo.saveIf(request, closed)) changed = closed;
         return undefined;
       }
-      // An approver it counts known to have left the pool, or an approval in someone's place with no
-      // delegation behind it: back to the approvers (approver-left.ts), nothing sent. Never waits on Slack.
-      const back = await backIfApprovalGone(this.poolReading.policy, this.delegations, request, now);
+      // An approval no longer counting sends it back; raised tiers keep it waiting (tiers-raised.ts).
+      const back = await backBeforeClaim(this.beforeClaim, request, now);
       if (back) {
         if (await this.repo.saveIf(request, back)) changed = back;
         return undefined;

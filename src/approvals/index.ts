@@ -43,6 +43,7 @@ export {
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
 } from './state-machine.js';
+export { TIERS_RAISED_ACTION } from './tiers-raised.js';
 export {
   type ActionResult,
   type ApprovalRequest,

@@ -27,6 +27,11 @@ export class JudgingPolicy {
     this.#fingerprint = fingerprint;
   }
 
+  /** The settings this process judges by, once recorded; undefined before, or when it records none. */
+  current(): string | undefined {
+    return this.#fingerprint;
+  }
+
   /**
    * The fingerprint an approval step names (undefined: the engine records no settings); throws
    * PolicyNotOpened while settings it was given are not recorded yet.

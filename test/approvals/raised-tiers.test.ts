@@ -1,12 +1,18 @@
 // Tiers raised between filing and the last approval (a deploy with a new CNGN_APPROVAL_TIERS): the
 // engine approves at the count the executor will require, the more of the stored count and the tiers'
 // now, so a request filed under the old tiers waits for the extra approval (and shows that count) and is
-// then sent once.
+// then sent once. One approved under the old tiers and not yet sent (held by a freeze, here) waits the
+// same way when it comes to be sent, its approval kept, instead of failing at the send; the same
+// shortage under the settings that approved it (a count lowered in the store) still fails there.
 import { expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
+import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { approvalsShown } from '../../src/approvals/index.js';
+import { ApprovalRepository, approvalsShown, TIERS_RAISED_ACTION } from '../../src/approvals/index.js';
+import { policySnapshot } from '../../src/approvals/policy-record.js';
+import { withApproval } from '../../src/approvals/state-machine.js';
 import { approvalMessage } from '../../src/slack/approvals/blocks/message.js';
+import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
@@ -51,4 +57,102 @@ test('a request filed at one approval, tiers raised to two: still pending after 
   expect(await raised.engine.get(request.id)).toMatchObject({ state: 'sent' });
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
   await raised.engine.stop();
+});
+
+/** The settings an engine records at its start (so each approval step names them), with these tiers. */
+function settings(tiers: string) {
+  return policySnapshot({
+    environment: 'sandbox',
+    approvers: { users: [APPROVER_A, APPROVER_B, REQUESTER] },
+    tiers: parseTiers(tiers),
+    limitWindowMs: 86_400_000,
+    ttlMs: 86_400_000,
+    reminders: [],
+    notify: 'both',
+  });
+}
+
+test('a withdrawal approved at one approval and held by a freeze, tiers raised to two: waits with its approval kept, then sent once', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ tiers: '0:1', engine: { policySnapshot: settings('0:1') } });
+  await fx.engine.openTrail();
+  const [networkId] = await twoNetworks(fx.client);
+  await fx.engine.freezeSends(APPROVER_A, 'checking a look-alike address');
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+  expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
+    ok: true,
+    request: { state: 'approved' },
+  });
+  await fx.engine.idle();
+  await fx.engine.stop();
+  // The bot restarted with tiers that ask two approvals for it; then the freeze is lifted.
+  const policy = new ApprovalPolicy({
+    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+    tiers: parseTiers('0:2'),
+  });
+  const now = partsOf(fx.engine).core.now;
+  const raised = await fx.another({ engine: { policy, now, policySnapshot: settings('0:2') } });
+  await raised.engine.openTrail();
+  const lift = await raised.engine.fileUnfreeze(APPROVER_A);
+  if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
+  // Lifting the freeze takes two approvals under the new tiers too.
+  expect(await approveAsSeen(raised.engine, lift.request.id, APPROVER_B)).toMatchObject({
+    request: { state: 'pending' },
+  });
+  await approveAsSeen(raised.engine, lift.request.id, REQUESTER);
+  await raised.engine.idle();
+  expect((await raised.engine.get(lift.request.id))?.state).toBe('completed');
+  // Not failed at the send (no "Needs a person"): back to pending, its approval kept, in the same round.
+  const waiting = await raised.engine.get(request.id);
+  expect(waiting).toMatchObject({
+    state: 'pending',
+    round: request.round,
+    requiredApprovals: 1,
+    neededNow: 2,
+  });
+  expect(waiting?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
+  expect(waiting?.outcome).toBeUndefined();
+  const said =
+    'Waiting for one more approval: the approval tiers were raised since it was approved (1 of 2 needed now)';
+  expect(waiting?.history.at(-1)).toMatchObject({ action: TIERS_RAISED_ACTION, note: said });
+  expect(waiting && threadReply(waiting)).toBe(said);
+  const entry = (await raised.engine.audit(50)).find(
+    (e) => e.requestId === request.id && e.action === TIERS_RAISED_ACTION,
+  );
+  expect(entry?.note).toBe(said);
+  expect(waiting && approvalsShown(waiting)).toBe(2);
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  const second = await approveAsSeen(raised.engine, request.id, APPROVER_A);
+  expect(second).toMatchObject({ ok: true, request: { state: 'approved' } });
+  await raised.engine.idle();
+  expect(await raised.engine.get(request.id)).toMatchObject({ state: 'sent' });
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  await raised.engine.stop();
+});
+
+test('approved under the settings the bot runs with yet short of the tiers (a count lowered in the store): still failed at the send', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ tiers: '0:1,1000:2', engine: { policySnapshot: settings('0:1,1000:2') } });
+  await fx.engine.openTrail();
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+  expect(request.requiredApprovals).toBe(2);
+  const first = await approveAsSeen(fx.engine, request.id, APPROVER_B);
+  if (!first.ok) throw new Error('not approved');
+  // Someone with write access to the store lowers the count, and approves it as these settings would.
+  const policyFingerprint = first.request.history.at(-1)?.policyFingerprint;
+  expect(policyFingerprint).toBeDefined();
+  const repo = new ApprovalRepository(fx.store, fx.engine.environment());
+  const stored = { ...first.request, approvals: [], requiredApprovals: 1 };
+  const forged = withApproval(stored, APPROVER_B, new Date(), { policyFingerprint });
+  expect(await repo.saveIf(first.request, forged)).toBe(true);
+  await partsOf(fx.engine).executor.execute(request.id);
+  await fx.engine.idle();
+  expect(await fx.engine.get(request.id)).toMatchObject({
+    state: 'failed',
+    outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
+  });
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
 });

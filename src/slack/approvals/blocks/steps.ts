@@ -13,6 +13,7 @@ import {
   noticeText,
   PASSKEY_REVOKED_ACTION,
   REVOKED_ACTION,
+  TIERS_RAISED_ACTION,
   WITHDRAWN_ACTION,
   WITHDRAWN_NOTE_START,
 } from '../../../approvals/index.js';
@@ -37,6 +38,8 @@ export function stepText(request: ApprovalRequest): string {
   if (step.action === 'check-interrupted') {
     return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
   }
+  // Its note is the whole sentence ("Waiting for one more approval: the approval tiers were raised…").
+  if (step.action === TIERS_RAISED_ACTION && step.note) return escapeMrkdwn(step.note);
   if (step.action === WITHDRAWN_ACTION && !step.actor)
     return byTheBot('Cancelled by the bot', step.note, WITHDRAWN_NOTE_START);
   if (step.action === REVOKED_ACTION && !step.actor)
