@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { AUDIT_VERIFIER_SCRIPT, auditVerifierScript } from '../scripts/docs/audit-verifier.js';
 import { CONFIGURATION_PAGE, configurationPage } from '../scripts/docs/configuration.js';
 import {
   MANIFEST_FILE,
@@ -185,6 +186,11 @@ describe('the documentation', () => {
 
   it('has the configuration page the configuration schema gives (npm run docs rewrites it)', () => {
     expect(read(CONFIGURATION_PAGE)).toBe(configurationPage());
+  });
+
+  it('has the standalone audit verifier the bot’s own audit code builds (npm run docs rewrites it)', async () => {
+    // An auditor runs this file: it must be the very code the bot checks its archive with.
+    expect(read(AUDIT_VERIFIER_SCRIPT)).toBe(await auditVerifierScript());
   });
 });
 
