@@ -212,7 +212,7 @@ export function viewSubmissionBody(options: ViewSubmissionOptions): string {
 }
 
 /** A view_submission's payload, as Slack sends it over HTTP (form-encoded) or the socket. */
-function viewSubmissionPayload(options: ViewSubmissionOptions): Record<string, unknown> {
+export function viewSubmissionPayload(options: ViewSubmissionOptions): Record<string, unknown> {
   return {
     type: 'view_submission',
     team: { id: 'T1', domain: 'treasury' },
