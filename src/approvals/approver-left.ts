@@ -10,6 +10,8 @@
 // the one who gave it was in effect when it was given (its window, the cap) and has not been revoked or
 // ended by the bot since: the store's `onBehalfOf` alone is no proof. Otherwise the request goes back
 // the same way (DELEGATION_GONE), as when a revocation withdraws such approvals (delegation-requests.ts).
+// The approval names the delegation it was given through (`delegationId`), read by that id however long
+// ago its window ended; one recorded without it is judged against the delegations still listed.
 import { type ApprovalPolicy, capProblem, type Delegation, type RequestKind } from '../access/index.js';
 import type { DelegationBook } from './delegation-requests.js';
 import { sentBack } from './state-machine.js';
@@ -86,7 +88,8 @@ export function backIfApproverLeft(
 
 /**
  * Is a delegation covering `approval` behind it: not revoked, not ended when the approval was given, and
- * within its cap? Its start is not compared: an approval is stamped when the click arrives, before the
+ * within its cap? A revocation at any time counts against it: one before the approval means it was not
+ * in effect then, one after withdraws what was given through it (as the bot's ending does at once). Its start is not compared: an approval is stamped when the click arrives, before the
  * policy check (which may wait on Slack) finds the delegation, so one that completed in that wait counts;
  * and a store writer who could add such an approval could stamp it as late as they liked anyway.
  */
@@ -107,13 +110,32 @@ function delegated(
 }
 
 /**
+ * Does a delegation stand behind every approval in someone's place? The one an approval names is read by
+ * its id, however long ago it ended (the list lets ended ones go after a while); for one recorded without
+ * it, any delegation still listed may.
+ */
+async function allDelegated(
+  book: Pick<DelegationBook, 'all' | 'byId'>,
+  request: ApprovalRequest,
+  placed: ReadonlyArray<ApprovalRequest['approvals'][number]>,
+): Promise<boolean> {
+  const listed = placed.some((a) => a.delegationId === undefined) ? await book.all() : [];
+  for (const approval of placed) {
+    const named = approval.delegationId === undefined ? undefined : await book.byId(approval.delegationId);
+    const behind = approval.delegationId === undefined ? listed : named ? [named] : [];
+    if (!delegated(request, approval, behind)) return false;
+  }
+  return true;
+}
+
+/**
  * Under the request's lock, before it is claimed: backIfApproverLeft, else the request back with its
  * approvers when an approval in someone's place has no delegation behind it (delegations read from the
  * store, only when the request counts such an approval). Undefined when every approval still counts.
  */
 export async function backIfApprovalGone(
   policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
-  book: Pick<DelegationBook, 'all'>,
+  book: Pick<DelegationBook, 'all' | 'byId'>,
   request: ApprovalRequest,
   now: Date,
 ): Promise<ApprovalRequest | undefined> {
@@ -121,8 +143,7 @@ export async function backIfApprovalGone(
   if (left) return left;
   const placed = request.approvals.filter((a) => a.onBehalfOf !== undefined);
   if (placed.length === 0) return undefined;
-  const delegations = await book.all();
-  if (placed.every((a) => delegated(request, a, delegations))) return undefined;
+  if (await allDelegated(book, request, placed)) return undefined;
   const note = `${DELEGATION_GONE} (checked before sending)`;
   return sentBack(request, request.round, DELEGATION_GONE, { note, at: now });
 }
