@@ -87,11 +87,15 @@ export function backIfApproverLeft(
 }
 
 /**
- * Is a delegation covering `approval` behind it: not revoked, not ended when the approval was given, and
- * within its cap? A revocation at any time counts against it: one before the approval means it was not
- * in effect then, one after withdraws what was given through it (as the bot's ending does at once). Its start is not compared: an approval is stamped when the click arrives, before the
- * policy check (which may wait on Slack) finds the delegation, so one that completed in that wait counts;
- * and a store writer who could add such an approval could stamp it as late as they liked anyway.
+ * Is a delegation covering `approval` behind it: not revoked, not ended when the approval was given nor
+ * when the request was filed, and within its cap? A revocation at any time counts against it: one
+ * before the approval means it was not in effect then, one after withdraws what was given through it
+ * (as the bot's ending does at once). Its start is not compared: an approval is stamped when the click
+ * arrives, before the policy check (which may wait on Slack) finds the delegation, so one that
+ * completed in that wait counts; and a store writer who could add such an approval could stamp it as
+ * late as they liked anyway. The approval's date is the store's word too, but the filing time is under
+ * the filing seal where approvals are signed: no approval through a delegation can have been given
+ * within its window on a request filed after the window ended, whatever date it carries.
  */
 function delegated(
   request: ApprovalRequest,
@@ -105,6 +109,7 @@ function delegated(
       d.delegate === approval.user &&
       !d.revoked &&
       at < Date.parse(d.until) &&
+      Date.parse(request.createdAt) < Date.parse(d.until) &&
       !capProblem(d, request),
   );
 }

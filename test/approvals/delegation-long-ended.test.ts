@@ -1,13 +1,15 @@
 // A delegate's approval names the delegation it was given through, and the check before sending reads
 // that delegation by its id: an approval given within the window still counts at a send long after the
 // window ended (a freeze of sends held it), however long ago that was, while one given through a
-// delegation revoked since, or naming a delegation that does not stand behind it, sends the request
-// back. An approval recorded without the id is judged by the listed delegations, as before.
+// delegation revoked since, naming a delegation that does not stand behind it, or on a request filed
+// after the window ended (whatever date the approval carries), sends the request back. An approval
+// recorded without the id is judged by the listed delegations, as before.
 import { describe, expect } from 'vitest';
 import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalEngine, ApprovalRequest } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
+import { withApproval } from '../../src/approvals/state-machine.js';
 import type { Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
@@ -117,6 +119,29 @@ describe('an approval given through a delegation that has since ended', () => {
     );
     await liftFreeze(fx.engine);
     await expectSentBack(fx, request);
+  });
+
+  test('goes back when the request was filed after the window ended, whatever date the approval carries', async ({
+    fx,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA, { days: 1 });
+    const took = (await fx.engine.get(id))?.history.at(-1)?.at ?? '';
+    fx.clock.advance(2 * DAY);
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
+    // A store writer records Bola's approval in Chidi's place, dated within the window that had ended.
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const stored = await repo.get(request.id);
+    if (!stored) throw new Error('not stored');
+    const backdated = withApproval(stored, BOLA, new Date(Date.parse(took) + 60_000), {
+      onBehalfOf: CHIDI,
+      delegationId: id,
+    });
+    expect(backdated.state).toBe('approved');
+    expect(await repo.saveIf(stored, backdated)).toBe(true);
+    await partsOf(fx.engine).executor.execute(request.id);
+    await fx.engine.idle();
+    await expectSentBack(fx, request.id);
   });
 
   test('goes back when the delegation it names is not there at all', async ({ fx, networkId }) => {
