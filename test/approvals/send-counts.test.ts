@@ -8,10 +8,9 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { withApproval } from '../../src/approvals/state-machine.js';
 import type { Store } from '../../src/store/index.js';
-import { APPROVER_B } from '../support/engine.js';
+import { APPROVER_B, engineOn } from '../support/engine.js';
 import {
   deviceFor,
-  engineOn,
   expectUnsent,
   failedBeforeSending,
   fileNeedingTwo,

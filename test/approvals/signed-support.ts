@@ -17,11 +17,10 @@ import {
   APPROVER_A,
   APPROVER_B,
   type EngineFixture,
-  type EngineFixtureOptions,
+  engineOn,
   engineTest,
   OUTSIDER,
   REQUESTER,
-  twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -44,16 +43,6 @@ export const test = engineTest
     const device = await deviceFor(fx.engine, APPROVER_B);
     return { controls, fx, networkId, device };
   });
-
-/** An engine started with `options` (by the fixture's `startEngine`), and its first network. */
-export async function engineOn(
-  startEngine: (options: EngineFixtureOptions) => Promise<EngineFixture>,
-  options: EngineFixtureOptions,
-) {
-  const fx = await startEngine(options);
-  const [networkId] = await twoNetworks(fx.client);
-  return { fx, networkId };
-}
 
 /** A request that failed with `reason` before anything was sent, as `expectUnsent` expects it. */
 export const failedBeforeSending = (reason: string) => ({
