@@ -18,7 +18,7 @@ export interface DelegatePlace {
 
 /**
  * The copy for `approver`: once they have approved (this round), it waits for others and has no
- * buttons. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
+ * buttons; once approved and until it is claimed for sending, it carries Reject. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
  * sends are frozen, puts its banner on it as on the channel's message.
  */
 export function approvalDm(
@@ -29,15 +29,20 @@ export function approvalDm(
   freeze?: Freeze,
 ): SlackMessage {
   const mine = request.approvals.find((a) => a.user === approver || a.onBehalfOf === approver);
-  const message = approvalMessage(request, now, { cancel: false, approve: !mine }, freeze);
+  // Approved and not yet sent, it can still be stopped by an approver in their own right, even one who
+  // approved it; never in a delegate's place.
+  const stoppable = request.state === 'approved' && !place;
+  const approve = request.state === 'approved' ? stoppable : !mine;
+  const message = approvalMessage(request, now, { cancel: false, approve }, freeze);
   const title = escapeMrkdwn(requestTitle(request));
   const inPlace =
     mine?.user === approver && mine?.onBehalfOf ? ` in ${mentionUser(mine.onBehalfOf)}'s place` : '';
   const standIn = place
     ? ` (you approve in ${mentionUser(place.delegator)}'s place until ${escapeMrkdwn(lagosTime(place.until))})`
     : '';
-  const lead =
-    request.state !== 'pending'
+  const lead = stoppable
+    ? `${title}: ${stateWords(request)}, not sent yet. You can still reject it here to stop it before it is sent.`
+    : request.state !== 'pending'
       ? `${title}: ${stateWords(request)}. Nothing is waiting for you here any more.`
       : mine
         ? `You approved ${title}${inPlace}; it waits for more approvals.`
