@@ -12,6 +12,7 @@ import { type ApprovalRequest, FINAL_STATES, type Freeze } from '../../approvals
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
+import type { SlackMessage } from '../types.js';
 import { approvalDm, type DelegatePlace } from './blocks/dm.js';
 
 export interface ApprovalDmsOptions {
@@ -57,6 +58,8 @@ interface CopyWork {
   freeze: Freeze | undefined;
   rendering: Rendering;
   placeOf: (user: string) => Promise<DelegatePlace | undefined>;
+  /** An approver of the request's kind in their own right: their copy of an approved request keeps Reject. */
+  ownRight: (user: string) => Promise<boolean>;
   save: (record: DmRecord) => Promise<unknown>;
 }
 
@@ -157,7 +160,9 @@ export class ApprovalDms {
       record.toTell = [];
       await save(record);
     }
-    const work: CopyWork = { request, now, freeze, rendering, placeOf, save };
+    const ownRight = async (user: string) =>
+      request.state === 'approved' && (await engine.isApprover(user, request.kind));
+    const work: CopyWork = { request, now, freeze, rendering, placeOf, ownRight, save };
     const failures = [...(await this.tellNew(record, work)), ...(await this.updateCopies(record, work))];
     if (failures.length > 0) throw failures[0];
     if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
@@ -193,7 +198,8 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const dm = approvalDm(work.request, work.now, user, await work.placeOf(user), work.freeze);
+        const place = await work.placeOf(user);
+        const dm = approvalDm(work.request, work.now, user, place, work.freeze, await work.ownRight(user));
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: work.rendering });
@@ -216,7 +222,7 @@ export class ApprovalDms {
         await client.chat.update({
           channel: copy.channel,
           ts: copy.ts,
-          ...approvalDm(work.request, work.now, copy.user, await work.placeOf(copy.user), work.freeze),
+          ...(await copyFor(work, copy.user)),
         });
         copy.shown = work.rendering;
         await work.save(record);
@@ -226,4 +232,10 @@ export class ApprovalDms {
     }
     return failures;
   }
+}
+
+/** The DM copy for `user` of the request as `work` holds it. */
+async function copyFor(work: CopyWork, user: string): Promise<SlackMessage> {
+  const { request, now, freeze } = work;
+  return approvalDm(request, now, user, await work.placeOf(user), freeze, await work.ownRight(user));
 }

@@ -18,7 +18,7 @@ export interface DelegatePlace {
 
 /**
  * The copy for `approver`: once they have approved (this round), it waits for others and has no
- * buttons; once approved and until it is claimed for sending, it carries Reject. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
+ * buttons; once approved and until it is claimed for sending, an approver's own copy carries Reject. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
  * sends are frozen, puts its banner on it as on the channel's message.
  */
 export function approvalDm(
@@ -27,11 +27,12 @@ export function approvalDm(
   approver?: string,
   place?: DelegatePlace,
   freeze?: Freeze,
+  ownRight = false,
 ): SlackMessage {
   const mine = request.approvals.find((a) => a.user === approver || a.onBehalfOf === approver);
-  // Approved and not yet sent, it can still be stopped by an approver in their own right, even one who
-  // approved it; never in a delegate's place.
-  const stoppable = request.state === 'approved' && !place;
+  // Approved and not yet sent, it can still be stopped by an approver in their own right (`ownRight`),
+  // even one who approved it; never in a delegate's place.
+  const stoppable = request.state === 'approved' && ownRight;
   const approve = request.state === 'approved' ? stoppable : !mine;
   const message = approvalMessage(request, now, { cancel: false, approve }, freeze);
   const title = escapeMrkdwn(requestTitle(request));
