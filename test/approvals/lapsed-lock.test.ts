@@ -104,6 +104,25 @@ for (const kind of STORE_KINDS) {
       expect(a.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
     });
 
+    test('never sends a request rejected while its claim was being written', async ({ pair }) => {
+      const { a, b, lapsed, withdrawal } = await pair('claim-reject');
+      const request = await fileDraft(a.engine, withdrawal('107'));
+      expect(await partsOf(a.engine).core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+      const gate = lapsed.holdWrite((value) => value.state === 'executing');
+      const late = partsOf(a.engine).executor.execute(request.id);
+      await gate.arrived;
+      expect(await rejectAsSeen(b.engine, request.id, APPROVER_B, 'wrong address')).toMatchObject({
+        ok: true,
+      });
+      gate.release();
+      expect(await late).toBeUndefined();
+      await a.engine.idle();
+      const stored = await b.engine.get(request.id);
+      expect(stored?.state).toBe('rejected');
+      expect(actions(stored)).toEqual(['filed', 'approved', 'rejected']);
+      expect(a.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    });
+
     test("records the executor's late answer onto what another replica wrote meanwhile", async ({ pair }) => {
       const { a, b, lapsed, withdrawal } = await pair('record');
       const request = await fileDraft(a.engine, withdrawal('104'));
