@@ -2,8 +2,10 @@
 // replica claimed it lets go only of its own claim: releasing, marking delivered, setting aside or
 // closing a digest never frees the other's, so no third deliverer can post the same alert again.
 import { describe, expect } from 'vitest';
-import type { Store } from '../../src/store/index.js';
+import { silentLogger } from '../../src/log.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import type { AlertSink, SinkAnswer } from '../../src/webhooks/alert-sink.js';
+import { DeadLetterDesk } from '../../src/webhooks/dead-letters.js';
 import { Deliverer } from '../../src/webhooks/deliverer.js';
 import { Outbox } from '../../src/webhooks/outbox.js';
 import type { OutboxEntry } from '../../src/webhooks/types.js';
@@ -149,3 +151,51 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
     });
   });
 }
+
+test('a re-post of a dead letter whose claim lapsed and was taken by another leaves that claim taken', async ({
+  defer,
+}) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  const outbox = new Outbox(store);
+  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
+  // Slack answers each channel's re-post once its gate opens (the third's is open).
+  const gates = new Map([
+    [
+      'C-FIRST',
+      { at: signal(), open: signal(), answer: { ok: false, failure: { kind: 'permanent', reason: 'x' } } },
+    ],
+    ['C-SECOND', { at: signal(), open: signal(), answer: { ok: true, ts: '2.0' } }],
+  ]);
+  const posted: string[] = [];
+  const post: AlertSink['post'] = async ({ channel }) => {
+    posted.push(channel);
+    const gate = gates.get(channel);
+    if (!gate) return { ok: true, ts: '3.0' };
+    gate.at.resolve();
+    await gate.open.promise;
+    return gate.answer as SinkAnswer;
+  };
+  const desk = new DeadLetterDesk({
+    outbox,
+    store,
+    sink: { post, update: post },
+    render: () => ({ text: 'alert', blocks: [] }),
+    environment: 'sandbox',
+    log: silentLogger,
+  });
+  const [first, second] = [gates.get('C-FIRST')!, gates.get('C-SECOND')!];
+  const firstRepost = desk.repost(ID, 'C-FIRST', 'U-ONE');
+  await first.at.promise;
+  // The first re-post's lease runs out while Slack keeps it waiting; a second one claims the letter.
+  await store.delete(`webhooks:dead-letters:repost-claim:${ID}`);
+  const secondRepost = desk.repost(ID, 'C-SECOND', 'U-ONE');
+  await second.at.promise;
+  // Slack refuses the first: it lets go, but the letter is still the second one's.
+  first.open.resolve();
+  expect((await firstRepost).ok).toBe(false);
+  expect(await desk.repost(ID, 'C-THIRD', 'U-TWO')).toMatchObject({ ok: false, reason: 'busy' });
+  second.open.resolve();
+  expect(await secondRepost).toMatchObject({ ok: true, channel: 'C-SECOND' });
+  expect(posted).toEqual(['C-FIRST', 'C-SECOND']);
+});
