@@ -143,6 +143,11 @@ interface Approval {
   at: string;
   /** The approver whose place a delegate took; that approver then counts as having approved. */
   onBehalfOf?: string;
+  /**
+   * With `onBehalfOf`: the delegation it was given through (the id of its granting request), read by
+   * that id before sending (approver-left.ts). Approvals recorded before it was kept have none.
+   */
+  delegationId?: string;
   /** The passkey assertion it was made with, when it had to be signed (signed-approvals.ts). */
   evidence?: ApprovalEvidence;
 }
