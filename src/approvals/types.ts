@@ -334,6 +334,8 @@ export type Refusal =
   | 'not-requester'
   | 'recheck-failed'
   | 'not-unknown'
+  /** Its outcome is read from the bot's own store, by the bot: no person resolves it. */
+  | 'settled-by-the-bot'
   /** The balance last read, less what is committed, does not cover the request. */
   | 'insufficient-balance'
   /** The final approval would take what is sent in the window past CNGN_DAILY_LIMIT. */
