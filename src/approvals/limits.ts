@@ -137,12 +137,16 @@ export function stillCounts(request: ApprovalRequest): boolean {
 
 /**
  * When an entry counts from. A request not sent yet (waiting, approved, or not written yet) may go out
- * at any moment, so it counts as now; one that went to the service, from when its call began.
+ * at any moment, so it counts as now; one that went to the service, from when its call began. One the
+ * late lookup left of unknown outcome has no call of ours: it may have gone out at any time up to
+ * then, so it counts from the lookup's step (not from its filing, which may be a window ago).
  */
 function countedAt(entry: WindowEntry, request: ApprovalRequest | undefined, now: Date): number {
   if (!request) return now.getTime();
   if (request.state === 'pending' || request.state === 'approved') return now.getTime();
-  return Date.parse(request.outcome?.sentAt ?? entry.filedAt);
+  if (request.outcome?.sentAt) return Date.parse(request.outcome.sentAt);
+  const unknownSince = request.history.findLast((step) => step.state === 'outcome-unknown');
+  return Date.parse(unknownSince?.at ?? entry.filedAt);
 }
 
 /**

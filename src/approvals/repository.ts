@@ -153,8 +153,8 @@ export class ApprovalRepository {
    * Index the service's reference and transaction id of a request's outcome, so webhooks find it.
    * When another request has either already, nothing is indexed and that request's id is returned:
    * one that took the second between the check and its write makes this call remove the first, which
-   * it had written. Only the request an entry names ever removes it (every entry is set-if-absent), so
-   * the store's plain delete cannot take another request's entry. Indexed: the keys this call wrote
+   * it had written. An entry is removed only while it still names this request (compare-and-delete), so
+   * one removed meanwhile and taken by another request stays theirs. Indexed: the keys this call wrote
    * are added to `written`.
    */
   async indexOutcome(request: ApprovalRequest, written: string[] = []): Promise<string | undefined> {
@@ -172,7 +172,7 @@ export class ApprovalRepository {
       }
       const owner = await this.findIdByReference(key);
       if (owner === undefined || owner === request.id) continue;
-      for (const key of mine) await this.store.delete(referenceKey(key));
+      for (const key of mine) await this.store.compareAndDelete(referenceKey(key), request.id);
       return owner;
     }
     written.push(...mine);
@@ -192,7 +192,8 @@ export class ApprovalRepository {
     const recorded = new Set([current?.outcome?.reference, current?.outcome?.transactionId]);
     for (const key of written) {
       if (recorded.has(key)) continue;
-      if ((await this.findIdByReference(key)) === id) await this.store.delete(referenceKey(key));
+      // Only while it names this request, in one step: read then delete could take another's.
+      await this.store.compareAndDelete(referenceKey(key), id);
     }
   }
 

@@ -137,6 +137,8 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
 export interface ApprovalGiven {
   /** A delegate gave it, in this approver's place. */
   onBehalfOf?: string | undefined;
+  /** With `onBehalfOf`: the delegation it was given through (its granting request's id). */
+  delegationId?: string | undefined;
   evidence?: ApprovalEvidence | undefined;
   /** The engine counted a click by the first-passkeys rule. */
   unsigned?: 'first passkeys' | undefined;
@@ -159,11 +161,12 @@ export function withApproval(
   now: Date,
   given: ApprovalGiven = {},
 ): ApprovalRequest {
-  const { onBehalfOf, evidence, unsigned, policyFingerprint } = given;
+  const { onBehalfOf, delegationId, evidence, unsigned, policyFingerprint } = given;
   const approval = {
     user,
     at: now.toISOString(),
     ...(onBehalfOf ? { onBehalfOf } : {}),
+    ...(onBehalfOf && delegationId ? { delegationId } : {}),
     ...(evidence ? { evidence } : {}),
   };
   const approvals = [...request.approvals, approval];

@@ -143,6 +143,11 @@ interface Approval {
   at: string;
   /** The approver whose place a delegate took; that approver then counts as having approved. */
   onBehalfOf?: string;
+  /**
+   * With `onBehalfOf`: the delegation it was given through (the id of its granting request), read by
+   * that id before sending (approver-left.ts). Approvals recorded before it was kept have none.
+   */
+  delegationId?: string;
   /** The passkey assertion it was made with, when it had to be signed (signed-approvals.ts). */
   evidence?: ApprovalEvidence;
 }
@@ -331,6 +336,8 @@ export type Refusal =
   | 'not-requester'
   | 'recheck-failed'
   | 'not-unknown'
+  /** Its outcome is read from the bot's own store, by the bot: no person resolves it. */
+  | 'settled-by-the-bot'
   /** The balance last read, less what is committed, does not cover the request. */
   | 'insufficient-balance'
   /** The final approval would take what is sent in the window past CNGN_DAILY_LIMIT. */

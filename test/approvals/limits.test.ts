@@ -113,6 +113,27 @@ describe('what counts in the window', () => {
     ]);
   });
 
+  it('counts a request the late lookup left of unknown outcome from when it found so, not from its filing', () => {
+    // Approved 30 hours ago, held (a freeze, an outage); an hour ago the lookup could not tell whether it
+    // went out. No call of ours began (no sentAt): it may have gone out at any time up to that hour.
+    const filed = withdrawal('900.00', { state: 'outcome-unknown', hoursAgo: 30 });
+    const leftUnknown: ApprovalRequest = {
+      ...filed,
+      history: [...filed.history, { at: at(1), state: 'outcome-unknown', action: 'outcome-unknown' }],
+    };
+    expect(total(counted([leftUnknown]))).toBe('900.00');
+    // Resolved by a person later, it still counts from then.
+    const resolved: ApprovalRequest = {
+      ...leftUnknown,
+      state: 'completed',
+      history: [...leftUnknown.history, { at: at(0.5), state: 'completed', action: 'resolved' }],
+    };
+    expect(total(counted([resolved]))).toBe('900.00');
+    // One window from that hour.
+    expect(counted([leftUnknown], new Date(NOW.getTime() + 23 * HOUR - 1))).toHaveLength(1);
+    expect(counted([leftUnknown], new Date(NOW.getTime() + 23 * HOUR))).toEqual([]);
+  });
+
   it('counts an entry whose request is not written yet as waiting, until a window after its filing', () => {
     const entry: WindowEntry = {
       id: 'AR-LOST',

@@ -90,6 +90,8 @@ export function refusalText(
       return `The figures of ${title} could not be checked again with the service, so it was not approved. Try again shortly.`;
     case 'not-unknown':
       return `${title} is ${request ? stateWords(request) : 'closed'}, not waiting for a person's check; only a request whose outcome is unknown can be resolved by hand. Nothing changed.`;
+    case 'settled-by-the-bot':
+      return `${title} took effect in the bot's own store or not at all, so the bot settles it itself from what its store holds, shortly; it cannot be resolved by hand. Nothing changed.`;
     case 'not-found':
       return 'That approval request no longer exists.';
     case 'delegate':
