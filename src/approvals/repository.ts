@@ -422,6 +422,7 @@ function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
       display: request.display,
       ...(request.purpose ? { purpose: request.purpose } : {}),
       requiredApprovals: request.requiredApprovals,
+      ...(step.needed ? { neededApprovals: step.needed } : {}),
       approvals: request.approvals.map((a) => a.user),
       ...signaturesOf(request),
     },

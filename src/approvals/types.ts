@@ -171,6 +171,12 @@ export interface HistoryEntry {
    * click (policy-record.ts), which the audit chain held before the step.
    */
   policyFingerprint?: string;
+  /**
+   * An approval step, or the step of an approved request waiting again (`tiers-raised`): how many
+   * approvals the request needed then, when the tiers asked more than its stored count. Its audit
+   * entry records it, and the verifier judges the send by the most the chain recorded.
+   */
+  needed?: number;
   /** A reminder step: which point of the plan it was, and the approvers it went to. */
   reminder?: ReminderStep;
 }
@@ -233,12 +239,8 @@ interface RequestBase {
   requester: string;
   approvals: Approval[];
   requiredApprovals: number;
-  /**
-   * For display only: set on an approval when the tiers now ask more than `requiredApprovals` (raised
-   * since filing), the count the engine then waits for (approvalsNeeded). Never judged by: approvalsNeeded
-   * works the count out again each time. Read it through approvalsShown.
-   */
-  neededNow?: number;
+  // Tiers raised since filing may ask more: approvalsNeeded works that out at each reading (the engine's
+  // approvalsShown for what people see). Records written before hold it as `neededNow`, read by nothing.
   /** Set when a total in the limit window, not the amount alone, chose the tier (`requiredApprovals`). */
   tierBasis?: TierBasis;
   state: RequestState;

@@ -55,6 +55,8 @@ interface CopyWork {
   request: ApprovalRequest;
   now: Date;
   freeze: Freeze | undefined;
+  /** How many approvals the request needs, from the engine. */
+  needed: number;
   rendering: Rendering;
   placeOf: (user: string) => Promise<DelegatePlace | undefined>;
   save: (record: DmRecord) => Promise<unknown>;
@@ -157,7 +159,8 @@ export class ApprovalDms {
       record.toTell = [];
       await save(record);
     }
-    const work: CopyWork = { request, now, freeze, rendering, placeOf, save };
+    const needed = engine.approvalsShown(request);
+    const work: CopyWork = { request, now, freeze, needed, rendering, placeOf, save };
     const failures = [...(await this.tellNew(record, work)), ...(await this.updateCopies(record, work))];
     if (failures.length > 0) throw failures[0];
     if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
@@ -193,7 +196,8 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const dm = approvalDm(work.request, work.now, user, await work.placeOf(user), work.freeze);
+        const place = await work.placeOf(user);
+        const dm = approvalDm(work.request, work.now, user, place, work.freeze, work.needed);
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: work.rendering });
@@ -216,7 +220,14 @@ export class ApprovalDms {
         await client.chat.update({
           channel: copy.channel,
           ts: copy.ts,
-          ...approvalDm(work.request, work.now, copy.user, await work.placeOf(copy.user), work.freeze),
+          ...approvalDm(
+            work.request,
+            work.now,
+            copy.user,
+            await work.placeOf(copy.user),
+            work.freeze,
+            work.needed,
+          ),
         });
         copy.shown = work.rendering;
         await work.save(record);

@@ -19,7 +19,8 @@ export interface DelegatePlace {
 /**
  * The copy for `approver`: once they have approved (this round), it waits for others and has no
  * buttons. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
- * sends are frozen, puts its banner on it as on the channel's message.
+ * sends are frozen, puts its banner on it as on the channel's message. `needed`: how many approvals it
+ * needs, from the engine (absent: its stored count).
  */
 export function approvalDm(
   request: ApprovalRequest,
@@ -27,9 +28,11 @@ export function approvalDm(
   approver?: string,
   place?: DelegatePlace,
   freeze?: Freeze,
+  needed?: number,
 ): SlackMessage {
   const mine = request.approvals.find((a) => a.user === approver || a.onBehalfOf === approver);
-  const message = approvalMessage(request, now, { cancel: false, approve: !mine }, freeze);
+  const shown = needed === undefined ? undefined : () => needed;
+  const message = approvalMessage(request, now, { cancel: false, approve: !mine }, freeze, shown);
   const title = escapeMrkdwn(requestTitle(request));
   const inPlace =
     mine?.user === approver && mine?.onBehalfOf ? ` in ${mentionUser(mine.onBehalfOf)}'s place` : '';
