@@ -11,6 +11,8 @@ import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
 const requestKey = (id: string) => `approval:${id}`;
 const referenceKey = (reference: string) => `approval-ref:${reference}`;
+/** How often an index entry is written again when its holder let go between the refused write and the read. */
+const TAKE_REFERENCE_TRIES = 5;
 const openSet = (environment: ServiceEnvironment) => `approvals:open:${environment}`;
 // Where all environments were kept together before: read (and emptied), never written.
 const LEGACY_OPEN_SET = 'approvals:open';
@@ -143,10 +145,25 @@ export class ApprovalRepository {
    * it (the index left as it is), undefined when it is this request's.
    */
   async indexReference(reference: string, id: string): Promise<string | undefined> {
+    const taken = await this.takeReference(reference, id);
+    return taken.holder !== undefined && taken.holder !== id ? taken.holder : undefined;
+  }
+
+  /**
+   * Set-if-absent of a reference's entry: `{}` when this call wrote it, else the request it names
+   * (this one's too). The holder may let go between the refused write and the read of who holds it (a
+   * request that lost the race for its other key removes the one it wrote): then the write is tried
+   * again, a few times, rather than leave the entry naming nobody while this request goes on as if
+   * it held it. Throws when the entry never settles (nothing indexed; the caller's write fails).
+   */
+  private async takeReference(reference: string, id: string): Promise<{ holder?: string }> {
     const key = referenceKey(reference);
-    if (await this.store.setIfAbsent(key, id)) return undefined;
-    const owner = await this.store.get<string>(key);
-    return owner !== undefined && owner !== id ? owner : undefined;
+    for (let tries = 0; tries < TAKE_REFERENCE_TRIES; tries++) {
+      if (await this.store.setIfAbsent(key, id)) return {};
+      const holder = await this.store.get<string>(key);
+      if (holder !== undefined) return { holder };
+    }
+    throw new Error(`the index entry of ${reference} kept changing; it was not indexed`);
   }
 
   /**
@@ -166,12 +183,12 @@ export class ApprovalRepository {
     }
     const mine: string[] = [];
     for (const key of keys) {
-      if (await this.store.setIfAbsent(referenceKey(key), request.id)) {
+      const { holder: owner } = await this.takeReference(key, request.id);
+      if (owner === undefined) {
         mine.push(key);
         continue;
       }
-      const owner = await this.findIdByReference(key);
-      if (owner === undefined || owner === request.id) continue;
+      if (owner === request.id) continue;
       for (const key of mine) await this.store.compareAndDelete(referenceKey(key), request.id);
       return owner;
     }

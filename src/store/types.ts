@@ -51,8 +51,9 @@ export interface Store {
   compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean>;
   /**
    * Delete the key only if it still holds a live value equal to `expected` (a claim's owner); true when
-   * this call deleted it. Atomic against every other write of the key, on every replica: a holder whose
-   * lease lapsed never removes the claim another one took since.
+   * this call deleted it. Atomic against setIfAbsent, compareAndSet and compareAndDelete of the key, on
+   * every replica (on memory://, a plain set or delete of it is not ordered with it: claim keys are
+   * written by setIfAbsent only): a holder whose lease lapsed never removes the claim another one took since.
    */
   compareAndDelete<T>(key: string, expected: T): Promise<boolean>;
   /** Run fn while holding a named lock shared by every replica on this store. */

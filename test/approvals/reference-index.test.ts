@@ -151,3 +151,34 @@ async function resolvedElsewhere(fx: EngineFixture, id: string): Promise<void> {
   };
   await repo.saveIf(read, { ...read, state: 'failed', history: [...read.history, step] }, false);
 }
+
+test('indexes a reference whose holder let it go between the refused write and the read of who holds it', async ({
+  defer,
+}) => {
+  const inner = await createStore('memory://');
+  defer(() => inner.close());
+  // AR-B takes each entry just before this request writes it, and, having lost the race for its other
+  // key, removes it right after this request's write was refused.
+  const raced = new Set<string>();
+  const store = new Proxy(inner, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'setIfAbsent') return value.bind(target);
+      return async (key: string, id: unknown) => {
+        if (id !== 'AR-A' || raced.has(key)) return target.setIfAbsent(key, id);
+        raced.add(key);
+        await target.setIfAbsent(key, 'AR-B');
+        const won = await target.setIfAbsent(key, id);
+        await target.compareAndDelete(key, 'AR-B');
+        return won;
+      };
+    },
+  }) as Store;
+  const repo = new ApprovalRepository(store, 'sandbox');
+  expect(await repo.indexOutcome(answered('AR-A', 'REF-9', 'TX-9'))).toBeUndefined();
+  expect(await repo.findIdByReference('REF-9')).toBe('AR-A');
+  expect(await repo.findIdByReference('TX-9')).toBe('AR-A');
+  expect(await repo.indexReference('REF-8', 'AR-A')).toBeUndefined();
+  expect(await repo.findIdByReference('REF-8')).toBe('AR-A');
+});
