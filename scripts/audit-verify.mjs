@@ -1091,6 +1091,8 @@ var EvidenceWalk = class {
   executingAt = /* @__PURE__ */ new Map();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
   filed = /* @__PURE__ */ new Map();
+  /** The most approvals any entry of each request recorded it needed under tiers raised since filing. */
+  raised = /* @__PURE__ */ new Map();
   checked = /* @__PURE__ */ new Set();
   read({ entry, segment }) {
     if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
@@ -1111,6 +1113,10 @@ var EvidenceWalk = class {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
     }
     if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
+    const raised = entry.figures?.neededApprovals;
+    if (typeof raised === "number" && raised > (this.raised.get(requestId) ?? 0)) {
+      this.raised.set(requestId, raised);
+    }
   }
   /**
    * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
@@ -1270,8 +1276,7 @@ var EvidenceWalk = class {
   /**
    * Why the approvals sent do not count together: one person counted twice (a delegate and the approver
    * they approved in the place of are one person), the requester's own or their delegate's in their
-   * place, or fewer people than the request needed, as the entry that sent it says or, if more, as it
-   * was filed (a store write may lower the count after filing; the signed figures do not hold it).
+   * place, or fewer people than the request needed (shortProblem).
    */
   approverProblems(entry) {
     const approvals = entry.figures?.approvals ?? [];
@@ -1280,14 +1285,23 @@ var EvidenceWalk = class {
     const { people, problems } = countPeople(approvals, inPlaceOf);
     const filed = this.filed.get(entry.requestId ?? "");
     if (filed?.requester) problems.push(...requesterProblems(approvals, inPlaceOf, filed.requester));
+    const short4 = people > 0 ? this.shortProblem(entry, people, filed?.required) : void 0;
+    return short4 ? [...problems, short4] : problems;
+  }
+  /**
+   * Why `people` distinct approvers were too few for the request this entry sent: it needed the most of
+   * what that entry says, what it was filed with (`filed`: a store write may lower the count after
+   * filing; the signed figures do not hold it) and what its entries recorded the approval tiers raised
+   * since filing to ask (`neededApprovals`). Undefined when they were enough.
+   */
+  shortProblem(entry, people, filed) {
     const atSend = entry.figures?.requiredApprovals ?? 0;
-    const needed = Math.max(atSend, filed?.required ?? 0);
-    if (people > 0 && people < needed) {
-      const when = needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : "";
-      const approvers = `${people} distinct approver${people === 1 ? "" : "s"}`;
-      problems.push(`sent with ${approvers}, though it needed ${needed}${when}`);
-    }
-    return problems;
+    const atFiling = Math.max(atSend, filed ?? 0);
+    const needed = Math.max(atFiling, this.raised.get(entry.requestId ?? "") ?? 0);
+    if (people >= needed) return void 0;
+    const when = needed > atFiling ? ` as the approval tiers raised since filing asked (filed with ${atFiling})` : needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : "";
+    const approvers = `${people} distinct approver${people === 1 ? "" : "s"}`;
+    return `sent with ${approvers}, though it needed ${needed}${when}`;
   }
   /** Why one assertion does not count for this entry's figures; undefined when it does. */
   signatureProblem(entry, signature) {

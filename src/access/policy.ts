@@ -37,9 +37,12 @@ export type RefusalReason =
 /** Whether an approval still counts: its approver is in the pool, has left it, or is not known to be in it. */
 export type StillCounts = 'counts' | 'left' | 'unknown';
 
-/** `onBehalfOf`: the approval is a delegate's, in that approver's place. */
+/**
+ * `onBehalfOf`: the approval is a delegate's, in that approver's place, through the delegation
+ * `delegationId` (the id of the request that granted it), which the approval records.
+ */
 export type ApprovalCheck =
-  | { allowed: true; onBehalfOf?: string }
+  | { allowed: true; onBehalfOf?: string; delegationId?: string }
   | { allowed: false; reason: RefusalReason };
 
 /** Everyone a request already counts: those who approved, and those in whose place a delegate did. */
@@ -176,7 +179,7 @@ export class ApprovalPolicy {
     const place = await this.placeAmong(request, user, counted, delegations ?? (await this.delegations()));
     return 'reason' in place
       ? { allowed: false, reason: place.reason }
-      : { allowed: true, onBehalfOf: place.delegation.delegator };
+      : { allowed: true, onBehalfOf: place.delegation.delegator, delegationId: place.delegation.id };
   }
 
   /**

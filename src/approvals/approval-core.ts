@@ -399,7 +399,13 @@ export class ApprovalCore implements CoreSections, ClosingCore {
         { user, now, onBehalfOf: check.onBehalfOf, click },
         signing.evidence,
       );
-    const given = { ...signing, onBehalfOf: check.onBehalfOf, policyFingerprint, needed };
+    const given = {
+      ...signing,
+      onBehalfOf: check.onBehalfOf,
+      delegationId: check.delegationId,
+      policyFingerprint,
+      needed,
+    };
     const next = withApproval(request, user, now, given);
     const over = await this.writeApproval(request, next, { click });
     if (over) return { ok: false, reason: 'over-daily-limit', request, limit: over };

@@ -10,6 +10,8 @@
 // the one who gave it was in effect when it was given (its window, the cap) and has not been revoked or
 // ended by the bot since: the store's `onBehalfOf` alone is no proof. Otherwise the request goes back
 // the same way (DELEGATION_GONE), as when a revocation withdraws such approvals (delegation-requests.ts).
+// The approval names the delegation it was given through (`delegationId`), read by that id however long
+// ago its window ended; one recorded without it is judged against the delegations still listed.
 import { type ApprovalPolicy, capProblem, type Delegation, type RequestKind } from '../access/index.js';
 import type { DelegationBook } from './delegation-requests.js';
 import { sentBack } from './state-machine.js';
@@ -85,10 +87,15 @@ export function backIfApproverLeft(
 }
 
 /**
- * Is a delegation covering `approval` behind it: not revoked, not ended when the approval was given, and
- * within its cap? Its start is not compared: an approval is stamped when the click arrives, before the
- * policy check (which may wait on Slack) finds the delegation, so one that completed in that wait counts;
- * and a store writer who could add such an approval could stamp it as late as they liked anyway.
+ * Is a delegation covering `approval` behind it: not revoked, not ended when the approval was given nor
+ * when the request was filed, and within its cap? A revocation at any time counts against it: one
+ * before the approval means it was not in effect then, one after withdraws what was given through it
+ * (as the bot's ending does at once). Its start is not compared: an approval is stamped when the click
+ * arrives, before the policy check (which may wait on Slack) finds the delegation, so one that
+ * completed in that wait counts; and a store writer who could add such an approval could stamp it as
+ * late as they liked anyway. The approval's date is the store's word too, but the filing time is under
+ * the filing seal where approvals are signed: no approval through a delegation can have been given
+ * within its window on a request filed after the window ended, whatever date it carries.
  */
 function delegated(
   request: ApprovalRequest,
@@ -102,8 +109,28 @@ function delegated(
       d.delegate === approval.user &&
       !d.revoked &&
       at < Date.parse(d.until) &&
+      Date.parse(request.createdAt) < Date.parse(d.until) &&
       !capProblem(d, request),
   );
+}
+
+/**
+ * Does a delegation stand behind every approval in someone's place? The one an approval names is read by
+ * its id, however long ago it ended (the list lets ended ones go after a while); for one recorded without
+ * it, any delegation still listed may.
+ */
+async function allDelegated(
+  book: Pick<DelegationBook, 'all' | 'byId'>,
+  request: ApprovalRequest,
+  placed: ReadonlyArray<ApprovalRequest['approvals'][number]>,
+): Promise<boolean> {
+  const listed = placed.some((a) => a.delegationId === undefined) ? await book.all() : [];
+  for (const approval of placed) {
+    const named = approval.delegationId === undefined ? undefined : await book.byId(approval.delegationId);
+    const behind = approval.delegationId === undefined ? listed : named ? [named] : [];
+    if (!delegated(request, approval, behind)) return false;
+  }
+  return true;
 }
 
 /**
@@ -113,7 +140,7 @@ function delegated(
  */
 export async function backIfApprovalGone(
   policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
-  book: Pick<DelegationBook, 'all'>,
+  book: Pick<DelegationBook, 'all' | 'byId'>,
   request: ApprovalRequest,
   now: Date,
 ): Promise<ApprovalRequest | undefined> {
@@ -121,8 +148,7 @@ export async function backIfApprovalGone(
   if (left) return left;
   const placed = request.approvals.filter((a) => a.onBehalfOf !== undefined);
   if (placed.length === 0) return undefined;
-  const delegations = await book.all();
-  if (placed.every((a) => delegated(request, a, delegations))) return undefined;
+  if (await allDelegated(book, request, placed)) return undefined;
   const note = `${DELEGATION_GONE} (checked before sending)`;
   return sentBack(request, request.round, DELEGATION_GONE, { note, at: now });
 }

@@ -25,7 +25,10 @@ export const WITHDRAWN_ACTION = 'delegation-withdrawn';
 /** How the note of such a step begins; why follows it ("cancelled by the bot: its delegate …"). */
 export const WITHDRAWN_NOTE_START = 'cancelled by the bot: ';
 
-/** Ended delegations stay listed this long (for the refusal's reason), then leave the index. */
+/**
+ * Ended delegations stay listed this long (for the refusal's reason), then leave the index; an
+ * approval that names its delegation finds it by id (byId) however long ago it ended.
+ */
 const KEEP_ENDED_MS = 7 * 86_400_000;
 
 const indexKey = (environment: ServiceEnvironment) => `delegations:${environment}`;
@@ -163,6 +166,16 @@ export class DelegationBook {
       found.push(delegation);
     }
     return found.sort((a, b) => a.from.localeCompare(b.from));
+  }
+
+  /**
+   * The delegation granted by request `id` of this environment, however long ago it ended: read
+   * directly, not through the index, which lets ended ones go. Undefined when none was granted.
+   */
+  async byId(id: string): Promise<Delegation | undefined> {
+    const [request] = await this.load([id]);
+    if (request?.environment !== this.environment) return undefined;
+    return delegationOf(request);
   }
 
   /** Delegations in effect now. */

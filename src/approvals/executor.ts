@@ -54,7 +54,7 @@ export interface ExecutorDeps {
   repo: ApprovalRepository;
   custody: CustodyGateway;
   /** Where a delegation request is executed: written to the store, not sent. */
-  delegations: Pick<DelegationBook, 'record' | 'all'>;
+  delegations: Pick<DelegationBook, 'record' | 'all' | 'byId'>;
   /** The freeze of sends: read before each claim and mark; an unfreeze request is executed by lifting it. */
   freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   /** Where a passkey registration is executed: written to the passkey book, not sent. */
@@ -94,7 +94,7 @@ export class Executor {
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
   private readonly custody: CustodyGateway;
-  private readonly delegations: Pick<DelegationBook, 'record' | 'all'>;
+  private readonly delegations: Pick<DelegationBook, 'record' | 'all' | 'byId'>;
   private readonly freeze: Pick<FreezeSwitch, 'current' | 'lift'>;
   private readonly hold: FreezeHold;
   private readonly passkeys: PasskeyWrite;

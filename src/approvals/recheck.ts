@@ -173,9 +173,9 @@ async function finishRechecked(
     const onBehalfOf = current.checking?.onBehalfOf;
     const cleared = { ...current, checking: undefined } as ApprovalRequest;
     const inPlace = async (): Promise<ActionResult> => {
-      let lost: Refusal | undefined;
+      let place: PlaceNow;
       try {
-        lost = await placeLost(deps, cleared, user, onBehalfOf, seen);
+        place = await placeNow(deps, cleared, user, onBehalfOf, seen);
       } catch (error) {
         // The hold is lifted before the failure is reported, so other approvers are not held off by it.
         // Not as the click's write: nothing of the approval was recorded, and the person is told so.
@@ -185,9 +185,10 @@ async function finishRechecked(
           .catch((writeError: unknown) => liftFailed(deps, current, writeError));
         throw error;
       }
-      if (!lost) return finishCleared(deps, current, cleared, user, outcome, failure, click, onBehalfOf);
+      if (!('lost' in place))
+        return finishCleared(deps, current, cleared, user, outcome, failure, click, place);
       await core.write(current, cleared, { audit: false, click });
-      return { ok: false, reason: lost, request: cleared };
+      return { ok: false, reason: place.lost, request: cleared };
     };
     // A delegate's place is checked and the approval written under the delegations lock a revocation
     // takes too.
@@ -207,26 +208,32 @@ function liftFailed(deps: RecheckDeps, request: ApprovalRequest, error: unknown)
 }
 
 /**
- * The approver's place, checked again once the figures are read: they may have left the pool, or the
- * delegation they approve through been revoked, during the re-check. Why they may no longer approve as
- * they clicked; undefined when they still may.
+ * The approver's place now: in whose place and through which delegation they still approve as they
+ * clicked, or why they no longer may (`lost`).
  */
-async function placeLost(
+type PlaceNow = { lost: Refusal } | { onBehalfOf?: string | undefined; delegationId?: string | undefined };
+
+/**
+ * The approver's place, checked again once the figures are read: they may have left the pool, or the
+ * delegation they approve through been revoked, during the re-check. A delegate's place names the
+ * delegation found now, which the approval records.
+ */
+async function placeNow(
   deps: RecheckDeps,
   cleared: ApprovalRequest,
   user: string,
   onBehalfOf: string | undefined,
   seen: SeenRound,
-): Promise<Refusal | undefined> {
+): Promise<PlaceNow> {
   assertSeen(cleared, seen);
   // Under the request's lock, yet seldom a Slack call: the click asked the same groups moments ago,
   // before the re-check (up to about 35 s), and they are kept 2 minutes. Only an entry that ran out
   // during the re-check is read from Slack again, as a click reads it, so a removal meanwhile is seen
   // and a membership not known refuses, as at the click.
   const again = await deps.policy.check(cleared, user);
-  if (!again.allowed) return again.reason;
-  if (again.onBehalfOf !== onBehalfOf) return onBehalfOf ? 'delegation-ended' : 'not-approver';
-  return undefined;
+  if (!again.allowed) return { lost: again.reason };
+  if (again.onBehalfOf !== onBehalfOf) return { lost: onBehalfOf ? 'delegation-ended' : 'not-approver' };
+  return { onBehalfOf, delegationId: again.delegationId };
 }
 
 /** The rechecked approval's write, once its approver's place is settled (under both locks if a delegate's). */
@@ -238,7 +245,7 @@ async function finishCleared(
   outcome: RecheckResult | undefined,
   failure: unknown,
   click: ClickOptions,
-  onBehalfOf?: string,
+  place: { onBehalfOf?: string | undefined; delegationId?: string | undefined },
 ): Promise<ActionResult> {
   const { core } = deps;
   if (!outcome) {
@@ -263,7 +270,8 @@ async function finishCleared(
   } as ApprovalRequest);
   const next = withApproval(fresh, user, now, {
     needed: approvalsNeeded(fresh, deps.policy) ?? fresh.requiredApprovals,
-    onBehalfOf,
+    onBehalfOf: place.onBehalfOf,
+    delegationId: place.delegationId,
     evidence: current.checking?.evidence,
     policyFingerprint: core.judging.forStep(),
   });

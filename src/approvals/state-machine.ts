@@ -77,6 +77,8 @@ export interface TransitionStep {
   at: Date;
   /** An approval step: the fingerprint of the settings that judged it. */
   policyFingerprint?: string;
+  /** The approvals the request needed at this step, when more than its stored count (HistoryEntry.needed). */
+  needed?: number;
 }
 
 /**
@@ -135,14 +137,19 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
     ...(step.note ? { note: step.note } : {}),
     ...(step.leftPool ? { leftPool: step.leftPool } : {}),
     ...(step.policyFingerprint ? { policyFingerprint: step.policyFingerprint } : {}),
+    ...(step.needed ? { needed: step.needed } : {}),
   };
-  return { ...request, state: to, history: [...request.history, entry] };
+  // A record written when the count shown was kept on the request still holds it: no step carries it on.
+  const { neededNow: _kept, ...current } = request as R & { neededNow?: unknown };
+  return { ...current, state: to, history: [...request.history, entry] } as R;
 }
 
 /** How an approval was given: in whose place, its passkey assertion, why unsigned, and under which settings. */
 export interface ApprovalGiven {
   /** A delegate gave it, in this approver's place. */
   onBehalfOf?: string | undefined;
+  /** With `onBehalfOf`: the delegation it was given through (its granting request's id). */
+  delegationId?: string | undefined;
   evidence?: ApprovalEvidence | undefined;
   /** The engine counted a click by the first-passkeys rule. */
   unsigned?: 'first passkeys' | undefined;
@@ -156,7 +163,8 @@ export interface ApprovalGiven {
  * The approval added (approved once it is the last needed); `onBehalfOf` when a delegate gave it, and
  * `unsigned` when the engine counted a click by the first-passkeys rule: its step's note says so
  * ("1 of 1 · unsigned: first passkeys"), on the request's history and in its audit entry. The step
- * carries the fingerprint of the settings that judged it. Pure.
+ * carries the fingerprint of the settings that judged it and, when more than its stored count (tiers raised
+ * since filing), the count it was judged at (the audit chain keeps it for the verifier). Pure.
  */
 export function withApproval(
   request: ApprovalRequest,
@@ -164,20 +172,20 @@ export function withApproval(
   now: Date,
   given: ApprovalGiven = {},
 ): ApprovalRequest {
-  const { onBehalfOf, evidence, unsigned, policyFingerprint } = given;
+  const { onBehalfOf, delegationId, evidence, unsigned, policyFingerprint } = given;
   const approval = {
     user,
     at: now.toISOString(),
     ...(onBehalfOf ? { onBehalfOf } : {}),
+    ...(onBehalfOf && delegationId ? { delegationId } : {}),
     ...(evidence ? { evidence } : {}),
   };
   const approvals = [...request.approvals, approval];
   const needed = given.needed ?? request.requiredApprovals;
-  const neededNow = needed > request.requiredApprovals ? needed : undefined;
   const done = approvals.length >= needed;
   const note = `${approvals.length} of ${needed}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
   return transition(
-    { ...request, approvals, neededNow, checking: undefined } as ApprovalRequest,
+    { ...request, approvals, checking: undefined } as ApprovalRequest,
     done ? 'approved' : 'pending',
     {
       action: done ? 'approved' : 'approval-added',
@@ -186,6 +194,7 @@ export function withApproval(
       note,
       at: now,
       ...(policyFingerprint ? { policyFingerprint } : {}),
+      ...(needed > request.requiredApprovals ? { needed } : {}),
     },
   );
 }
@@ -227,9 +236,4 @@ export function hasNotice(request: ApprovalRequest, action: string): boolean {
     if (step?.action === action) return true;
   }
   return false;
-}
-
-/** How many approvals to show the request needs: raised tiers' count once an approval saw it (neededNow). */
-export function approvalsShown(request: ApprovalRequest): number {
-  return request.neededNow ?? request.requiredApprovals;
 }

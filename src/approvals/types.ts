@@ -143,6 +143,11 @@ interface Approval {
   at: string;
   /** The approver whose place a delegate took; that approver then counts as having approved. */
   onBehalfOf?: string;
+  /**
+   * With `onBehalfOf`: the delegation it was given through (the id of its granting request), read by
+   * that id before sending (approver-left.ts). Approvals recorded before it was kept have none.
+   */
+  delegationId?: string;
   /** The passkey assertion it was made with, when it had to be signed (signed-approvals.ts). */
   evidence?: ApprovalEvidence;
 }
@@ -166,6 +171,12 @@ export interface HistoryEntry {
    * click (policy-record.ts), which the audit chain held before the step.
    */
   policyFingerprint?: string;
+  /**
+   * An approval step, or the step of an approved request waiting again (`tiers-raised`): how many
+   * approvals the request needed then, when the tiers asked more than its stored count. Its audit
+   * entry records it, and the verifier judges the send by the most the chain recorded.
+   */
+  needed?: number;
   /** A reminder step: which point of the plan it was, and the approvers it went to. */
   reminder?: ReminderStep;
 }
@@ -228,12 +239,8 @@ interface RequestBase {
   requester: string;
   approvals: Approval[];
   requiredApprovals: number;
-  /**
-   * For display only: set on an approval when the tiers now ask more than `requiredApprovals` (raised
-   * since filing), the count the engine then waits for (approvalsNeeded). Never judged by: approvalsNeeded
-   * works the count out again each time. Read it through approvalsShown.
-   */
-  neededNow?: number;
+  // Tiers raised since filing may ask more: approvalsNeeded works that out at each reading (the engine's
+  // approvalsShown for what people see). Records written before hold it as `neededNow`, read by nothing.
   /** Set when a total in the limit window, not the amount alone, chose the tier (`requiredApprovals`). */
   tierBasis?: TierBasis;
   state: RequestState;
@@ -333,6 +340,8 @@ export type Refusal =
   | 'not-requester'
   | 'recheck-failed'
   | 'not-unknown'
+  /** Its outcome is read from the bot's own store, by the bot: no person resolves it. */
+  | 'settled-by-the-bot'
   /** The balance last read, less what is committed, does not cover the request. */
   | 'insufficient-balance'
   /** The final approval would take what is sent in the window past CNGN_DAILY_LIMIT. */

@@ -112,6 +112,10 @@ describe('approver pools per kind', () => {
     const settle = await fileDraft(fx.engine, settlement);
     expect(await policy.check(settle, DELEGATE)).toEqual({ allowed: false, reason: 'delegation-ended' });
     const withdrawal = await fileDraft(fx.engine, withdrawalDraft(networkId, '100'));
-    expect(await policy.check(withdrawal, DELEGATE)).toEqual({ allowed: true, onBehalfOf: BOLA });
+    expect(await policy.check(withdrawal, DELEGATE)).toEqual({
+      allowed: true,
+      onBehalfOf: BOLA,
+      delegationId: 'AR-D',
+    });
   });
 });

@@ -149,11 +149,11 @@ describe('approving in the delegator’s place', () => {
       ok: false,
       reason: 'not-approver',
     });
-    await delegate(fx, CHIDI, BOLA, { max: '500000' });
+    const id = await delegate(fx, CHIDI, BOLA, { max: '500000' });
     const result = await approveAsSeen(engine, request.id, BOLA);
     expect(result).toMatchObject({
       ok: true,
-      request: { state: 'approved', approvals: [{ user: BOLA, onBehalfOf: CHIDI }] },
+      request: { state: 'approved', approvals: [{ user: BOLA, onBehalfOf: CHIDI, delegationId: id }] },
     });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(1);
@@ -190,12 +190,13 @@ describe('approving in the delegator’s place', () => {
     engine,
     networkId,
   }) => {
-    await delegate(fx, CHIDI, BOLA, { days: 0.5 });
+    const id = await delegate(fx, CHIDI, BOLA, { days: 0.5 });
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     fx.clock.advance(DAY / 2 - 1_000);
     expect(await partsOf(engine).core.options.policy.check(request, BOLA)).toEqual({
       allowed: true,
       onBehalfOf: CHIDI,
+      delegationId: id,
     });
     fx.clock.advance(1_000);
     expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({

@@ -109,6 +109,11 @@ export class FakeSocketMode {
     });
   }
 
+  /** Sends an interaction (block_actions, view_submission …) as Slack's `interactive` envelope. */
+  sendInteraction(envelopeId: string, payload: unknown): void {
+    this.send({ envelope_id: envelopeId, type: 'interactive', accepts_response_payload: true, payload });
+  }
+
   /** Resolves with the first message from the bot that matches, already received or to come. */
   async waitFor(
     test: (message: Record<string, unknown>) => boolean,

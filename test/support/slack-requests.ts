@@ -136,23 +136,28 @@ function interactionBody(payload: Record<string, unknown>): string {
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
-export function blockAction(
-  sender: SlackSender,
-  options: {
-    actionId: string;
-    value?: string;
-    blockId?: string;
-    userId?: string;
-    responseUrl?: string;
-    channelId?: string;
-    messageTs?: string;
-    message?: Record<string, unknown>;
-    selectedOption?: { value: string; text?: string };
-    view?: Record<string, unknown>;
-    /** Given, to find the modal the click opens (views.open carries it back). */
-    triggerId?: string;
-  },
-): Promise<SlackResponse> {
+/** What a click carries: its action, who clicked, and where (a channel's message, a view). */
+export interface BlockActionOptions {
+  actionId: string;
+  value?: string;
+  blockId?: string;
+  userId?: string;
+  responseUrl?: string;
+  channelId?: string;
+  messageTs?: string;
+  message?: Record<string, unknown>;
+  selectedOption?: { value: string; text?: string };
+  view?: Record<string, unknown>;
+  /** Given, to find the modal the click opens (views.open carries it back). */
+  triggerId?: string;
+}
+
+export function blockAction(sender: SlackSender, options: BlockActionOptions): Promise<SlackResponse> {
+  return interaction(sender, blockActionPayload(options));
+}
+
+/** A click's block_actions payload, as Slack sends it over HTTP (form-encoded) or the socket. */
+export function blockActionPayload(options: BlockActionOptions): Record<string, unknown> {
   const action: Record<string, unknown> = {
     action_id: options.actionId,
     block_id: options.blockId ?? 'block',
@@ -166,7 +171,7 @@ export function blockAction(
       text: { type: 'plain_text', text: options.selectedOption.text ?? options.selectedOption.value },
     };
   }
-  return interaction(sender, {
+  return {
     type: 'block_actions',
     team: { id: 'T1', domain: 'treasury' },
     user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
@@ -180,7 +185,7 @@ export function blockAction(
     message: options.message ?? (options.messageTs ? { ts: options.messageTs, type: 'message' } : undefined),
     view: options.view,
     actions: [action],
-  });
+  };
 }
 
 /**
@@ -203,7 +208,12 @@ export function viewSubmission(sender: SlackSender, options: ViewSubmissionOptio
 
 /** The form body of one view_submission delivery, to send (again) with postSigned. */
 export function viewSubmissionBody(options: ViewSubmissionOptions): string {
-  return interactionBody({
+  return interactionBody(viewSubmissionPayload(options));
+}
+
+/** A view_submission's payload, as Slack sends it over HTTP (form-encoded) or the socket. */
+export function viewSubmissionPayload(options: ViewSubmissionOptions): Record<string, unknown> {
+  return {
     type: 'view_submission',
     team: { id: 'T1', domain: 'treasury' },
     user: { id: options.userId ?? 'UREQ', username: 'someone', team_id: 'T1' },
@@ -217,7 +227,7 @@ export function viewSubmissionBody(options: ViewSubmissionOptions): string {
       hash: options.hash ?? 'h',
       state: { values: options.values },
     },
-  });
+  };
 }
 
 /** Shorthand for a plain text input's state. */

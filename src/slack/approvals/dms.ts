@@ -56,6 +56,8 @@ interface CopyWork {
   request: ApprovalRequest;
   now: Date;
   freeze: Freeze | undefined;
+  /** How many approvals the request needs, from the engine. */
+  needed: number;
   rendering: Rendering;
   placeOf: (user: string) => Promise<DelegatePlace | undefined>;
   /** An approver of the request's kind in their own right: their copy of an approved request keeps Reject. */
@@ -162,7 +164,8 @@ export class ApprovalDms {
     }
     const ownRight = async (user: string) =>
       request.state === 'approved' && (await engine.isApprover(user, request.kind));
-    const work: CopyWork = { request, now, freeze, rendering, placeOf, ownRight, save };
+    const needed = engine.approvalsShown(request);
+    const work: CopyWork = { request, now, freeze, needed, rendering, placeOf, ownRight, save };
     const failures = [...(await this.tellNew(record, work)), ...(await this.updateCopies(record, work))];
     if (failures.length > 0) throw failures[0];
     if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
@@ -199,7 +202,7 @@ export class ApprovalDms {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
         const place = await work.placeOf(user);
-        const dm = approvalDm(work.request, work.now, user, place, work.freeze, await work.ownRight(user));
+        const dm = await copyFor(work, user);
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: work.rendering });
@@ -236,6 +239,7 @@ export class ApprovalDms {
 
 /** The DM copy for `user` of the request as `work` holds it. */
 async function copyFor(work: CopyWork, user: string): Promise<SlackMessage> {
-  const { request, now, freeze } = work;
-  return approvalDm(request, now, user, await work.placeOf(user), freeze, await work.ownRight(user));
+  const { request, now, freeze, needed } = work;
+  const ownRight = await work.ownRight(user);
+  return approvalDm(request, now, user, await work.placeOf(user), freeze, ownRight, needed);
 }

@@ -1,5 +1,6 @@
 // Builds the Bolt app: Socket Mode when SLACK_APP_TOKEN is set, else HTTP mode with Slack requests at
-// POST /slack/events. Extra routes (webhooks, callbacks) are served on PORT in both modes, from the
+// POST /slack/events; either way each body is checked before Bolt reads it (request-guard.ts,
+// socket-guard.ts). Extra routes (webhooks, callbacks) are served on PORT in both modes, from the
 // moment the server listens: the start-up check against Slack runs after that, and the Bolt app is
 // built once it passed (with the bot's identity from it, so Bolt calls nothing on its own). Without a
 // bot token there is no Slack at all, but the routes still serve (sandbox demos, webhooks). The probes
@@ -40,6 +41,7 @@ import {
 } from './request-guard.js';
 import { routeTable } from './route-table.js';
 import { registerRemovalEvents, SlackAccess } from './slack-access.js';
+import { guardSocketEvents } from './socket-guard.js';
 import {
   type CheckFinding,
   checkSlack,
@@ -333,9 +335,8 @@ function buildApp(bolt: BoltParts, options: SlackAppOptions, identity: SlackIden
     ...(socket ? { socketMode: true, receiver: socket } : { receiver: bolt.receiver }),
   });
   withoutPrototypeKeys(app);
-  // Socket Mode has no request guard: its requests are counted from Bolt's first step to the
-  // listener's return (the listener has acked by then; answers run later, see in-flight.ts).
-  if (socket && options.traffic) countTraffic(app, options.traffic);
+  // No HTTP request to guard: each envelope is checked where the receiver hands it to Bolt, and counted.
+  if (socket) guardSocketEvents(app, { logger: options.logger, traffic: options.traffic });
   app.error(async ({ error, body }: { error: CodedError; body: unknown }) => {
     const slackId = slackRequestId(body);
     const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;
@@ -350,18 +351,6 @@ function buildApp(bolt: BoltParts, options: SlackAppOptions, identity: SlackIden
     for (const plugin of options.plugins ?? []) plugin(indexed, identity);
   });
   return app;
-}
-
-function countTraffic(app: App, traffic: SlackTraffic): void {
-  app.use(async ({ next }) => {
-    traffic.arrived();
-    const answered = traffic.acking();
-    try {
-      await next();
-    } finally {
-      answered();
-    }
-  });
 }
 
 /**

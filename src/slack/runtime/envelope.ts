@@ -1,10 +1,15 @@
-// What Slack sends to POST /slack/events, checked with zod before Bolt reads it. Bolt assumes these
-// shapes (it reads `body.ssl_check`, `body.event.channel`, `body.user.team_id`, `body.channel.id` …
-// without checks), so a signed body of another shape could make it throw. Only the fields Bolt and our
-// listeners rely on are checked; the rest passes as it came. The classes follow Bolt's own order
-// (event → command → options → action → shortcut → view) so each body is checked as what Bolt will
-// take it for. Listeners still parse their own payload (modal values, button values).
+// What Slack sends, to POST /slack/events or over the Socket Mode connection, checked with zod before
+// Bolt reads it (request-guard.ts, socket-guard.ts). Bolt assumes these shapes (it reads
+// `body.ssl_check`, `body.event.channel`, `body.user.team_id`, `body.channel.id` … without checks), so a
+// body of another shape could make it throw. Only the fields Bolt and our listeners rely on are checked;
+// the rest passes as it came. The classes follow Bolt's own order (event → command → options → action
+// → shortcut → view) so each body is checked as what Bolt will take it for. Listeners still parse their
+// own payload (modal values, button values).
 import { z } from 'zod';
+import { nestsDeeperThan } from '../../format/json-depth.js';
+
+/** Slack's payloads nest about a dozen levels (rich text inside blocks inside a view). */
+export const SLACK_BODY_MAX_DEPTH = 64;
 
 const text = z.string();
 // Where the bot answers later; Slack's are https URLs, anything else would fail only after the ack.
@@ -104,7 +109,7 @@ function check(schema: z.ZodType, body: unknown, kind: string): Check {
  * Whether a parsed body is a Slack request of a kind this app takes, in the shape Bolt expects;
  * the reason (kind, field, problem) when not.
  */
-export function checkSlackEnvelope(body: unknown): Check {
+function checkSlackEnvelope(body: unknown): Check {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { ok: false, reason: 'the body is not a JSON object' };
   }
@@ -118,4 +123,14 @@ export function checkSlackEnvelope(body: unknown): Check {
   if (b.actions !== undefined || b.type === 'block_actions') return check(blockActions, b, 'block_actions');
   if (b.type === 'view_submission' || b.type === 'view_closed') return check(viewAction, b, String(b.type));
   return { ok: false, reason: 'not a kind of Slack request this app takes' };
+}
+
+/**
+ * A parsed body as both transports check it before Bolt reads it: its nesting depth, then its envelope;
+ * the reason (kind, field, problem) when it fails.
+ */
+export function checkSlackBody(body: unknown, maxDepth = SLACK_BODY_MAX_DEPTH): Check {
+  if (nestsDeeperThan(body, maxDepth))
+    return { ok: false, reason: `the body nests deeper than ${maxDepth} levels` };
+  return checkSlackEnvelope(body);
 }

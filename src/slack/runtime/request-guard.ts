@@ -9,17 +9,14 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 import { HTTPModuleFunctions } from '@slack/bolt';
-import { nestsDeeperThan } from '../../format/json-depth.js';
 import type { Logger } from '../../log.js';
-import { checkSlackEnvelope } from './envelope.js';
+import { checkSlackBody, SLACK_BODY_MAX_DEPTH } from './envelope.js';
 import type { SlackTraffic } from './in-flight.js';
 
 /** Slack's own bodies are a few KB; a modal with 100 full blocks stays well under this. */
 export const SLACK_BODY_LIMIT_BYTES = 1024 * 1024;
 /** Retry-After (seconds) on the 503s while the bot starts: its start-up check is a few calls to Slack. */
 export const STARTING_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'retry-after': '5' });
-/** Slack's payloads nest about a dozen levels (rich text inside blocks inside a view). */
-const SLACK_BODY_MAX_DEPTH = 64;
 
 export interface SlackRequestGuardOptions {
   path: string;
@@ -173,12 +170,10 @@ function checkBody(buffered: Buffered, maxDepth: number): Screened {
   } catch {
     return { ok: false, status: 400, reason: 'the body (or its payload) is not valid JSON' };
   }
-  const slackId = slackRequestId(body);
-  if (nestsDeeperThan(body, maxDepth)) {
-    return { ok: false, status: 400, reason: `the body nests deeper than ${maxDepth} levels`, slackId };
-  }
-  const envelope = checkSlackEnvelope(body);
-  return envelope.ok ? envelope : { ok: false, status: 400, reason: envelope.reason, slackId };
+  const checked = checkSlackBody(body, maxDepth);
+  return checked.ok
+    ? checked
+    : { ok: false, status: 400, reason: checked.reason, slackId: slackRequestId(body) };
 }
 
 /**

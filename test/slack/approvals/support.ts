@@ -14,6 +14,7 @@ import type { Webhooks } from '../../../src/webhooks/index.js';
 import type { Approvals } from '../../../src/wiring/approvals.js';
 import { type BotOptions, startBot } from '../../../src/wiring/bot.js';
 import { FakeSlack, openedViewId } from '../../support/fake-slack.js';
+import type { FakeSocketMode } from '../../support/fake-socket-mode.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
 import { approveInChannel, type OpenedReview, type Reviewed, reviewInChannel } from '../../support/review.js';
 import {
@@ -72,6 +73,8 @@ export interface ApprovalAppOptions {
   routes?: BotOptions['routes'];
   /** How long a start that failed waits for its stop (default: the bot's own, 15 s). */
   failedStartStopMs?: number;
+  /** Slack over Socket Mode through this end (what apps.connections.open hands out), not over HTTP. */
+  socketMode?: FakeSocketMode;
 }
 
 /** A port nothing listens on now, for a bot whose address a test needs before it has started. */
@@ -144,6 +147,11 @@ async function startApprovalAppOn(
     ...(options.admin ? { admin: options.admin } : {}),
     ...options.config,
   });
+  if (options.socketMode) {
+    const { url } = options.socketMode;
+    slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url } }));
+    config.slack = { ...config.slack, signingSecret: undefined, appToken: 'xapp-test', mode: 'socket' };
+  }
   const bot = await startBot({
     config,
     logger: options.logger ?? silentLogger,

@@ -18,8 +18,10 @@ export interface DelegatePlace {
 
 /**
  * The copy for `approver`: once they have approved (this round), it waits for others and has no
- * buttons; once approved and until it is claimed for sending, an approver's own copy carries Reject. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
- * sends are frozen, puts its banner on it as on the channel's message.
+ * buttons; once approved and until it is claimed for sending, an approver's own copy (`ownRight`)
+ * carries Reject. A delegate's copy (`place`) says in whose place they approve, and until when;
+ * `freeze`, when sends are frozen, puts its banner on it as on the channel's message. `needed`: how
+ * many approvals it needs, from the engine (absent: its stored count).
  */
 export function approvalDm(
   request: ApprovalRequest,
@@ -28,13 +30,15 @@ export function approvalDm(
   place?: DelegatePlace,
   freeze?: Freeze,
   ownRight = false,
+  needed?: number,
 ): SlackMessage {
   const mine = request.approvals.find((a) => a.user === approver || a.onBehalfOf === approver);
   // Approved and not yet sent, it can still be stopped by an approver in their own right (`ownRight`),
   // even one who approved it; never in a delegate's place.
   const stoppable = request.state === 'approved' && ownRight;
   const approve = request.state === 'approved' ? stoppable : !mine;
-  const message = approvalMessage(request, now, { cancel: false, approve }, freeze);
+  const shown = needed === undefined ? undefined : () => needed;
+  const message = approvalMessage(request, now, { cancel: false, approve }, freeze, shown);
   const title = escapeMrkdwn(requestTitle(request));
   const inPlace =
     mine?.user === approver && mine?.onBehalfOf ? ` in ${mentionUser(mine.onBehalfOf)}'s place` : '';

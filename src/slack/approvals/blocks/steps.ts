@@ -4,7 +4,6 @@
 
 import type { ApprovalRequest } from '../../../approvals/index.js';
 import {
-  approvalsShown,
   CONFLICT_ACTION,
   CONFLICT_RESOLVED,
   ENDED_NOTE_START,
@@ -166,7 +165,8 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
         : `Your request ${title} failed: ${reason}.`;
     }
     case 'expired':
-      if (request.approvals.length >= approvalsShown(request)) {
+      // Approved when it expired (a freeze held it), whatever the tiers ask now.
+      if (request.history.at(-2)?.state === 'approved') {
         return `Your request ${title} was approved, but held by a freeze of sends until it expired. Expiry is final: nothing was sent. File it again if it is still needed.`;
       }
       return `Your request ${title} expired before it had enough approvals. Expiry is final: nothing was sent, and it can no longer be approved or extended. File it again if it is still needed.`;

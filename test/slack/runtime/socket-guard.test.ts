@@ -1,0 +1,126 @@
+// Over Socket Mode each envelope is checked as the request guard checks a body over HTTP, before Bolt
+// reads it: one of a shape Bolt does not expect is acked, logged with its reason (and nothing of what it
+// carried), and reaches no listener; the connection goes on to answer the next one.
+import { describe, expect } from 'vitest';
+import { capturedLog } from '../../support/captured-log.js';
+import { FakeSocketMode } from '../../support/fake-socket-mode.js';
+import { slackAppTest } from '../../support/slack-app.js';
+import { blockActionPayload, newTriggerId } from '../../support/slack-requests.js';
+
+/** Slack's verification token, which payloads still carry: it must not reach a log line. */
+const PAYLOAD_TOKEN = 'payload-token-not-for-logs';
+const CLICK = 'probe.click';
+
+function nested(depth: number): unknown {
+  let value: unknown = 'bottom';
+  for (let i = 0; i < depth; i++) value = { inner: value };
+  return value;
+}
+
+const command = (fields: Record<string, unknown>) => ({
+  token: PAYLOAD_TOKEN,
+  command: '/cngn',
+  text: 'help',
+  user_id: 'UREQ',
+  channel_id: 'CCMD',
+  team_id: 'T1',
+  trigger_id: newTriggerId(),
+  ...fields,
+});
+
+const click = (fields: Record<string, unknown>) => ({
+  ...blockActionPayload({ actionId: CLICK, value: 'v', channelId: 'CAPPROVALS', messageTs: '1.0' }),
+  token: PAYLOAD_TOKEN,
+  ...fields,
+});
+
+const MALFORMED: Array<[string, 'slash_commands' | 'interactive', unknown, RegExp]> = [
+  [
+    'a click naming no one, in no workspace',
+    'interactive',
+    click({ user: undefined, team: null }),
+    /^block_actions: user: /,
+  ],
+  ['an empty payload', 'interactive', null, /^the body is not a JSON object$/],
+  [
+    'a command whose response_url is not a web address',
+    'slash_commands',
+    command({ response_url: 'javascript:alert(1)' }),
+    /^slash command: response_url: /,
+  ],
+  [
+    'a click nested too deep',
+    'interactive',
+    click({ message: nested(80) }),
+    /^the body nests deeper than 64 levels$/,
+  ],
+];
+
+const test = slackAppTest
+  .extend('socket', async ({ slack, defer }) => {
+    const socket = await FakeSocketMode.start();
+    defer(() => socket.stop());
+    slack.on('apps.connections.open', () => ({ status: 200, body: { ok: true, url: socket.url } }));
+    return socket;
+  })
+  .extend('socketApp', async ({ slack, socket: _, startSlackApp }) => {
+    const log = capturedLog('warn');
+    const ran: string[] = [];
+    await startSlackApp({
+      slack: {
+        botToken: 'xoxb-app-test',
+        signingSecret: undefined,
+        appToken: 'xapp-app-test',
+        apiUrl: slack.apiUrl,
+        mode: 'socket',
+      },
+      port: 0,
+      logger: log.logger,
+      plugins: [
+        (bolt) => {
+          bolt.command('/cngn', async ({ ack, command }) => {
+            ran.push(`command ${command.text}`);
+            await ack();
+          });
+          bolt.action(CLICK, async ({ ack }) => {
+            ran.push('click');
+            await ack();
+          });
+        },
+      ],
+    });
+    return { ...log, ran };
+  });
+
+describe('Socket Mode: the envelope check', () => {
+  test.for(MALFORMED)(
+    'refuses %s: acked, logged with its reason, no listener runs, and the next request is answered',
+    async ([, type, payload, reason], { socket, socketApp: { entries, lines, ran } }) => {
+      socket.send({ envelope_id: 'env-bad', type, accepts_response_payload: true, payload });
+      const ack = await socket.waitFor((m) => m.envelope_id === 'env-bad');
+      expect(ack.payload).toEqual({});
+      const refused = entries.filter((e) => e.message === 'refused a Slack request over Socket Mode');
+      expect(refused).toEqual([
+        expect.objectContaining({ level: 'warn', reason: expect.stringMatching(reason) }),
+      ]);
+      // The next envelope on the same connection reaches its listener.
+      socket.sendCommand('env-good', 'status', 'https://hooks.slack.test/next');
+      await socket.waitFor((m) => m.envelope_id === 'env-good');
+      expect(ran).toEqual(['command status']);
+      expect(lines.join('\n')).not.toContain(PAYLOAD_TOKEN);
+      expect(entries.filter((e) => e.level === 'error')).toEqual([]);
+    },
+  );
+
+  test('lets a well-formed click and command through to their listeners', async ({
+    socket,
+    socketApp: { entries, ran },
+  }) => {
+    socket.sendInteraction('env-click', click({}));
+    await socket.waitFor((m) => m.envelope_id === 'env-click');
+    socket.sendCommand('env-command', 'help', 'https://hooks.slack.test/help');
+    await socket.waitFor((m) => m.envelope_id === 'env-command');
+    expect(ran).toEqual(['click', 'command help']);
+    expect(entries).toEqual([]);
+  });
+});
