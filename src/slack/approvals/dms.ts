@@ -201,7 +201,6 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const place = await work.placeOf(user);
         const dm = await copyFor(work, user);
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
