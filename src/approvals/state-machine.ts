@@ -12,7 +12,18 @@ const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
   // sends past its expiry. None of them reached the service.
   // approved → sent/completed/failed/outcome-unknown: approved long ago and looked up before sending,
   // it was found done (or maybe done) already, so it is settled, not sent (LOOKED_UP_BEFORE_SENDING).
-  approved: ['executing', 'pending', 'failed', 'expired', 'sent', 'completed', 'outcome-unknown'],
+  // approved → rejected/cancelled: a person stopped it before its claim (close-by-person.ts).
+  approved: [
+    'executing',
+    'pending',
+    'failed',
+    'expired',
+    'sent',
+    'completed',
+    'outcome-unknown',
+    'rejected',
+    'cancelled',
+  ],
   // Whitelist and settlement take effect at once: executing → completed directly. executing →
   // approved: its claimant stopped before the write-ahead mark (or met a freeze of sends there), so
   // the call was certainly not made.

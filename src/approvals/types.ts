@@ -331,6 +331,10 @@ export type Refusal =
   | RefusalReason
   | 'not-found'
   | 'not-pending'
+  /** Claimed for its one service call (or past it): too late to reject or cancel. */
+  | 'already-sending'
+  /** Approved: only an approver in their own right may reject it now, not a delegate. */
+  | 'delegate-after-approval'
   | 'expired'
   | 'checking'
   | 'not-requester'

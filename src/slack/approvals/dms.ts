@@ -12,6 +12,7 @@ import { type ApprovalRequest, FINAL_STATES, type Freeze } from '../../approvals
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
+import type { SlackMessage } from '../types.js';
 import { approvalDm, type DelegatePlace } from './blocks/dm.js';
 
 export interface ApprovalDmsOptions {
@@ -59,6 +60,8 @@ interface CopyWork {
   needed: number;
   rendering: Rendering;
   placeOf: (user: string) => Promise<DelegatePlace | undefined>;
+  /** An approver of the request's kind in their own right: their copy of an approved request keeps Reject. */
+  ownRight: (user: string) => Promise<boolean>;
   save: (record: DmRecord) => Promise<unknown>;
 }
 
@@ -159,8 +162,10 @@ export class ApprovalDms {
       record.toTell = [];
       await save(record);
     }
+    const ownRight = async (user: string) =>
+      request.state === 'approved' && (await engine.isApprover(user, request.kind));
     const needed = engine.approvalsShown(request);
-    const work: CopyWork = { request, now, freeze, needed, rendering, placeOf, save };
+    const work: CopyWork = { request, now, freeze, needed, rendering, placeOf, ownRight, save };
     const failures = [...(await this.tellNew(record, work)), ...(await this.updateCopies(record, work))];
     if (failures.length > 0) throw failures[0];
     if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
@@ -196,8 +201,7 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const place = await work.placeOf(user);
-        const dm = approvalDm(work.request, work.now, user, place, work.freeze, work.needed);
+        const dm = await copyFor(work, user);
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: work.rendering });
@@ -220,14 +224,7 @@ export class ApprovalDms {
         await client.chat.update({
           channel: copy.channel,
           ts: copy.ts,
-          ...approvalDm(
-            work.request,
-            work.now,
-            copy.user,
-            await work.placeOf(copy.user),
-            work.freeze,
-            work.needed,
-          ),
+          ...(await copyFor(work, copy.user)),
         });
         copy.shown = work.rendering;
         await work.save(record);
@@ -237,4 +234,11 @@ export class ApprovalDms {
     }
     return failures;
   }
+}
+
+/** The DM copy for `user` of the request as `work` holds it. */
+async function copyFor(work: CopyWork, user: string): Promise<SlackMessage> {
+  const { request, now, freeze, needed } = work;
+  const ownRight = await work.ownRight(user);
+  return approvalDm(request, now, user, await work.placeOf(user), freeze, ownRight, needed);
 }

@@ -84,6 +84,10 @@ export function refusalText(
       return `${title} expired before it was approved; nothing was sent. File it again if it is still needed.`;
     case 'not-pending':
       return notPendingText(title, request);
+    case 'already-sending':
+      return `${title} was already claimed for sending (${request ? stateWords(request) : 'in hand'}): too late to reject or cancel it, so nothing changed.`;
+    case 'delegate-after-approval':
+      return `${title} is already approved: only an approver in their own right can stop it now, not a delegate, so nothing changed. Ask one of its approvers (\`/cngn policy\` lists them).`;
     case 'checking':
       return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
     case 'recheck-failed':
@@ -125,7 +129,8 @@ function requesterText(title: string, request?: ApprovalRequest): string {
   if (request?.state === 'outcome-unknown') {
     return `You filed ${title}, so you cannot record its outcome: another approver must check it with the service and resolve it.`;
   }
-  return `You filed ${title}, so you cannot approve or reject it: another approver must.${!request || request.state === 'pending' ? ' (You can cancel it.)' : ''}`;
+  const cancellable = !request || request.state === 'pending' || request.state === 'approved';
+  return `You filed ${title}, so you cannot approve or reject it: another approver must.${cancellable ? ' (You can cancel it.)' : ''}`;
 }
 
 /** A click on a request no longer waiting: already in hand, or closed. */

@@ -326,7 +326,9 @@ export function approvalMessage(
           // Extend is the requester's, beside Cancel: not on approvers' DM copies.
           ...(buttons.cancel !== false ? extendButtons(request) : []),
         ]
-      : [];
+      : request.state === 'approved'
+        ? stopButtons(request, buttons)
+        : [];
   if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
   return {
     text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request, freeze).replace(/^:[a-z_]+: /, '')}`,
@@ -452,6 +454,14 @@ export function approvalButtons(request: ApprovalRequest, buttons: MessageButton
     });
   }
   return out;
+}
+
+/**
+ * An approved request not yet claimed for sending (held by a freeze, say) can still be stopped: Reject
+ * (the same reason modal as a waiting request's) and the requester's Cancel, no Approve.
+ */
+function stopButtons(request: ApprovalRequest, buttons: MessageButtons = {}): Button[] {
+  return approvalButtons(request, buttons).filter((button) => button.action_id !== APPROVE_ACTION);
 }
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text });
