@@ -1066,6 +1066,7 @@ function unknownStanding(who, person, answer) {
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
 var SENT_BACK = "sent-back";
+var JUDGING_STEPS = /* @__PURE__ */ new Set([...APPROVAL_STEPS, "tiers-raised"]);
 var POLICY_SETTING = "signed approvals";
 var short2 = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
 var EvidenceWalk = class {
@@ -1091,7 +1092,10 @@ var EvidenceWalk = class {
   executingAt = /* @__PURE__ */ new Map();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
   filed = /* @__PURE__ */ new Map();
-  /** The most approvals any entry of each request recorded it needed under tiers raised since filing. */
+  /**
+   * How many approvals each request's latest judging step (this round) recorded it needed under tiers
+   * raised since filing; none when that step judged it at its stored count.
+   */
   raised = /* @__PURE__ */ new Map();
   checked = /* @__PURE__ */ new Set();
   read({ entry, segment }) {
@@ -1107,15 +1111,19 @@ var EvidenceWalk = class {
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
   readStep(requestId, entry, at) {
     if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry, at);
-    if (entry.action === SENT_BACK) this.rounds.delete(requestId);
+    if (entry.action === SENT_BACK) {
+      this.rounds.delete(requestId);
+      this.raised.delete(requestId);
+    }
     if (entry.action === "executing") this.executingAt.set(requestId, at);
     if (entry.action === "filed" && !this.filed.has(requestId)) {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
     }
     if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
-    const raised = entry.figures?.neededApprovals;
-    if (typeof raised === "number" && raised > (this.raised.get(requestId) ?? 0)) {
-      this.raised.set(requestId, raised);
+    if (JUDGING_STEPS.has(entry.action)) {
+      const needed = entry.figures?.neededApprovals;
+      if (typeof needed === "number") this.raised.set(requestId, needed);
+      else this.raised.delete(requestId);
     }
   }
   /**
@@ -1291,8 +1299,9 @@ var EvidenceWalk = class {
   /**
    * Why `people` distinct approvers were too few for the request this entry sent: it needed the most of
    * what that entry says, what it was filed with (`filed`: a store write may lower the count after
-   * filing; the signed figures do not hold it) and what its entries recorded the approval tiers raised
-   * since filing to ask (`neededApprovals`). Undefined when they were enough.
+   * filing; the signed figures do not hold it) and what its latest judging step of the round recorded
+   * the approval tiers raised since filing to ask (`neededApprovals`; tiers lowered again before a later
+   * approval ask less). Undefined when they were enough.
    */
   shortProblem(entry, people, filed) {
     const atSend = entry.figures?.requiredApprovals ?? 0;

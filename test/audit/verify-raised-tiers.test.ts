@@ -1,6 +1,7 @@
 // Approval tiers raised after a request was filed: the engine records on each approval step (and on the
 // step of an approved request that waits again) how many approvals the tiers then asked for, and the
-// verifier judges the send by the most its chain recorded, not only by the count it was filed with.
+// verifier judges the send by what the round's latest such step recorded, not only by the count it was
+// filed with.
 import { describe, expect } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { verify } from '../support/approver-archive.js';
@@ -16,6 +17,21 @@ function raisedSince(id: string, filed: number, needed: number) {
     const figures = { ...entry.figures, requiredApprovals: filed };
     if (APPROVAL_STEPS.has(entry.action))
       return { ...entry, figures: { ...figures, neededApprovals: needed } };
+    return { ...entry, figures };
+  });
+}
+
+/**
+ * The entries of a request filed at `filed` whose first approval step recorded the tiers asking `first`,
+ * and whose last (the tiers lowered again, or another replica's) judged it at its filed count.
+ */
+function raisedThenLowered(id: string, filed: number, first: number) {
+  let approvalSteps = 0;
+  return onRequest(id, (entry: AuditEntry) => {
+    if (!entry.figures) return entry;
+    const figures = { ...entry.figures, requiredApprovals: filed };
+    if (APPROVAL_STEPS.has(entry.action) && approvalSteps++ === 0)
+      return { ...entry, figures: { ...figures, neededApprovals: first } };
     return { ...entry, figures };
   });
 }
@@ -41,6 +57,16 @@ describe('the verifier with approval tiers raised since filing', () => {
   }) => {
     const { folder, withdrawal, signer } = twoApprovals;
     rewriteSegment(folder, signer, raisedSince(withdrawal, 1, 2));
+    verifiesCleanly(folder, signer.publicKey, { standalone: true });
+  });
+
+  test('passes a request whose later approval was judged at its filed count, the tiers lowered again', async ({
+    twoApprovals,
+  }) => {
+    const { folder, withdrawal, signer } = twoApprovals;
+    // Filed at two; the first approval saw tiers asking three; the second, two again: sent with two.
+    rewriteSegment(folder, signer, raisedThenLowered(withdrawal, 2, 3));
+    verifiesCleanly(folder, signer.publicKey);
     verifiesCleanly(folder, signer.publicKey, { standalone: true });
   });
 });

@@ -36,6 +36,8 @@ interface Rendering {
   steps: number;
   /** When the freeze of sends it showed began; absent: none. */
   frozen?: string | undefined;
+  /** The approvals it showed as needed, when not its stored count (tiers raised since filing). */
+  needed?: number | undefined;
 }
 
 interface DmCopy {
@@ -70,14 +72,19 @@ const dmRecordKey = (id: string) => `approval-dms:${id}`;
 const UNSETTLED_SET = 'approval-dms:unsettled';
 const DM_LOCK = { ttlMs: 120_000, waitMs: 120_000 };
 
-const renderingOf = (request: ApprovalRequest, freeze: Freeze | undefined): Rendering => ({
+const renderingOf = (request: ApprovalRequest, freeze: Freeze | undefined, needed: number): Rendering => ({
   state: request.state,
   round: request.round,
   steps: request.history.length,
   ...(freeze && !FINAL_STATES.has(request.state) ? { frozen: freeze.at } : {}),
+  ...(needed !== request.requiredApprovals ? { needed } : {}),
 });
 const sameRendering = (a: Rendering, b: Rendering) =>
-  a.state === b.state && a.round === b.round && a.steps === b.steps && a.frozen === b.frozen;
+  a.state === b.state &&
+  a.round === b.round &&
+  a.steps === b.steps &&
+  a.frozen === b.frozen &&
+  a.needed === b.needed;
 
 export class ApprovalDms {
   private readonly now: () => Date;
@@ -157,14 +164,14 @@ export class ApprovalDms {
     const save = (r: DmRecord) => store.set(dmRecordKey(id), r);
     const now = this.now();
     const freeze = await engine.currentFreeze();
-    const rendering = renderingOf(request, freeze);
+    const needed = engine.approvalsShown(request);
+    const rendering = renderingOf(request, freeze, needed);
     if (request.state !== 'pending' && record.toTell.length > 0) {
       record.toTell = [];
       await save(record);
     }
     const ownRight = async (user: string) =>
       request.state === 'approved' && (await engine.isApprover(user, request.kind));
-    const needed = engine.approvalsShown(request);
     const work: CopyWork = { request, now, freeze, needed, rendering, placeOf, ownRight, save };
     const failures = [...(await this.tellNew(record, work)), ...(await this.updateCopies(record, work))];
     if (failures.length > 0) throw failures[0];

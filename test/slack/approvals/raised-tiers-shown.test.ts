@@ -1,6 +1,6 @@
 // A restart with a new CNGN_APPROVAL_TIERS that asks more approvals of a request already filed: every
-// place people read its count (`/cngn pending`, the review, App Home, the channel message) shows what
-// the tiers ask now, from the first look, before anyone approved as after.
+// place people read its count (`/cngn pending`, the review, App Home, the channel message, the approvers'
+// DM copies) shows what the tiers ask now, from the first look, before anyone approved as after.
 import { expect } from 'vitest';
 import { approvalsTest as test } from '../../support/approvals-bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
@@ -46,5 +46,33 @@ test('a request filed at one approval, tiers raised to two before anyone approve
   const message = () => slack.messages(APPROVALS_CHANNEL).find((m) => m.text.includes(id));
   await waitUntil(() => JSON.stringify(message()?.blocks).includes('1 of 2'), 'the message updated');
   expect(await raised.engine.get(id)).toMatchObject({ state: 'pending', requiredApprovals: 1 });
+  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+});
+
+test('the approvers’ DM copies of a request filed at one approval say two once a restart raised the tiers', async ({
+  startApp,
+  sandbox,
+  slack,
+  store,
+}) => {
+  const first = await startApp({ sandbox, slack, store, tiers: '0:1', notify: 'dm' });
+  const id = await fileWithdrawal(first, '5000');
+  const copies = () =>
+    slack.callsTo('chat.postMessage').filter((c) => c.body.channel === APPROVER_A && c.body.blocks);
+  await waitUntil(() => copies().length === 1, 'the DM copy');
+  expect(JSON.stringify(copies()[0]?.body.blocks)).toContain('0 of 1');
+  await first.approvals?.dms?.idle();
+  await first.stop();
+  // Nothing happened to the request since: the restart alone brings its copies to the tiers' count.
+  const raised = await startApp({ sandbox, slack, store, tiers: '0:2', notify: 'dm' });
+  await waitUntil(
+    () =>
+      slack.callsTo('chat.update').some((u) => {
+        const blocks = JSON.stringify(u.body.blocks);
+        return u.body.channel !== APPROVALS_CHANNEL && blocks.includes(id) && blocks.includes('0 of 2');
+      }),
+    'the DM copies updated',
+  );
+  await raised.approvals?.dms?.idle();
   expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
 });
