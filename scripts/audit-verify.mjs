@@ -1066,6 +1066,7 @@ function unknownStanding(who, person, answer) {
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
 var SENT_BACK = "sent-back";
+var JUDGING_STEPS = /* @__PURE__ */ new Set([...APPROVAL_STEPS, "tiers-raised"]);
 var POLICY_SETTING = "signed approvals";
 var short2 = (id) => id.length > 12 ? `${id.slice(0, 12)}…` : id;
 var EvidenceWalk = class {
@@ -1091,6 +1092,11 @@ var EvidenceWalk = class {
   executingAt = /* @__PURE__ */ new Map();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
   filed = /* @__PURE__ */ new Map();
+  /**
+   * How many approvals each request's latest judging step (this round) recorded it needed under tiers
+   * raised since filing; none when that step judged it at its stored count.
+   */
+  raised = /* @__PURE__ */ new Map();
   checked = /* @__PURE__ */ new Set();
   read({ entry, segment }) {
     if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
@@ -1105,12 +1111,20 @@ var EvidenceWalk = class {
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
   readStep(requestId, entry, at) {
     if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry, at);
-    if (entry.action === SENT_BACK) this.rounds.delete(requestId);
+    if (entry.action === SENT_BACK) {
+      this.rounds.delete(requestId);
+      this.raised.delete(requestId);
+    }
     if (entry.action === "executing") this.executingAt.set(requestId, at);
     if (entry.action === "filed" && !this.filed.has(requestId)) {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
     }
     if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
+    if (JUDGING_STEPS.has(entry.action)) {
+      const needed = entry.figures?.neededApprovals;
+      if (typeof needed === "number") this.raised.set(requestId, needed);
+      else this.raised.delete(requestId);
+    }
   }
   /**
    * An approval step at `at`: the approver's own, or (`onBehalfOf`) a delegate's in that approver's
@@ -1270,8 +1284,7 @@ var EvidenceWalk = class {
   /**
    * Why the approvals sent do not count together: one person counted twice (a delegate and the approver
    * they approved in the place of are one person), the requester's own or their delegate's in their
-   * place, or fewer people than the request needed, as the entry that sent it says or, if more, as it
-   * was filed (a store write may lower the count after filing; the signed figures do not hold it).
+   * place, or fewer people than the request needed (shortProblem).
    */
   approverProblems(entry) {
     const approvals = entry.figures?.approvals ?? [];
@@ -1280,14 +1293,24 @@ var EvidenceWalk = class {
     const { people, problems } = countPeople(approvals, inPlaceOf);
     const filed = this.filed.get(entry.requestId ?? "");
     if (filed?.requester) problems.push(...requesterProblems(approvals, inPlaceOf, filed.requester));
+    const short4 = people > 0 ? this.shortProblem(entry, people, filed?.required) : void 0;
+    return short4 ? [...problems, short4] : problems;
+  }
+  /**
+   * Why `people` distinct approvers were too few for the request this entry sent: it needed the most of
+   * what that entry says, what it was filed with (`filed`: a store write may lower the count after
+   * filing; the signed figures do not hold it) and what its latest judging step of the round recorded
+   * the approval tiers raised since filing to ask (`neededApprovals`; tiers lowered again before a later
+   * approval ask less). Undefined when they were enough.
+   */
+  shortProblem(entry, people, filed) {
     const atSend = entry.figures?.requiredApprovals ?? 0;
-    const needed = Math.max(atSend, filed?.required ?? 0);
-    if (people > 0 && people < needed) {
-      const when = needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : "";
-      const approvers = `${people} distinct approver${people === 1 ? "" : "s"}`;
-      problems.push(`sent with ${approvers}, though it needed ${needed}${when}`);
-    }
-    return problems;
+    const atFiling = Math.max(atSend, filed ?? 0);
+    const needed = Math.max(atFiling, this.raised.get(entry.requestId ?? "") ?? 0);
+    if (people >= needed) return void 0;
+    const when = needed > atFiling ? ` as the approval tiers raised since filing asked (filed with ${atFiling})` : needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : "";
+    const approvers = `${people} distinct approver${people === 1 ? "" : "s"}`;
+    return `sent with ${approvers}, though it needed ${needed}${when}`;
   }
   /** Why one assertion does not count for this entry's figures; undefined when it does. */
   signatureProblem(entry, signature) {

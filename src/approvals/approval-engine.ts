@@ -12,6 +12,7 @@ import type {
   UndeliveredListener,
 } from '../audit/index.js';
 import { ApprovalCore, type ApprovalListener } from './approval-core.js';
+import { approvalsShown } from './approvals-needed.js';
 import { endDelegationsOf, revokeDelegations } from './delegation-requests.js';
 import { type AuditExportAsk, type AuditSideOptions, EngineAudit } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
@@ -305,6 +306,14 @@ export class ApprovalEngine {
   /** Every delegation the policy knows of (live or not), read once for many questions. */
   delegations(): Promise<Delegation[]> {
     return this.options.policy.delegations();
+  }
+
+  /**
+   * How many approvals to show the request needs: the count the engine approves it at under the tiers
+   * this process runs with (approvalsNeeded), worked out at each reading, never kept on the request.
+   */
+  approvalsShown(request: ApprovalRequest): number {
+    return approvalsShown(request, this.options.policy);
   }
 
   /** Who may approve this request now, in list order (never its requester, nobody already counted). */

@@ -36,6 +36,15 @@ export function approvalsNeeded(
 }
 
 /**
+ * How many approvals to show the request needs: approvalsNeeded under `tiers`, or its stored count when
+ * that cannot be known (the send then fails it: approvalsShort). Worked out at each reading, so it follows
+ * tiers raised since filing before anyone approves, and never carries one round's figure into the next.
+ */
+export function approvalsShown(request: ApprovalRequest, tiers: Pick<ApprovalPolicy, 'requiredFor'>): number {
+  return approvalsNeeded(request, tiers) ?? request.requiredApprovals;
+}
+
+/**
  * TOO_FEW_APPROVALS when the request counts fewer distinct people besides its requester (a delegate's
  * approval counts for the approver in whose place it was given) than it needs now (approvalsNeeded),
  * or when that cannot be known: the tiers' count is then still compared on its own, but fails it either way.

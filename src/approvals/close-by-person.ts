@@ -1,12 +1,43 @@
-// A person closes a pending request: an approver (or a delegate in their place) rejects it, or its
-// requester cancels it. Like every step of the core (approval-core.ts), decided under the request's
-// lock, a request past its time expired first, and persisted before any listener hears of it.
+// A person closes a request that has not gone out: an approver (or, while it waits for approval, a
+// delegate in their place) rejects it, or its requester cancels it. An approved request not yet
+// claimed for sending can be stopped the same way (docs/decisions/stop-an-approved-request.md): the
+// executor's claim and this step are both compare-and-set writes over the same stored version, so
+// exactly one of them wins. Like every step of the core (approval-core.ts), decided under the
+// request's lock, a request past its time expired first, and persisted before any listener hears of it.
 
 import type { ApprovalPolicy } from '../access/index.js';
 import type { CoreSections } from './core-sections.js';
 import { assertSeen } from './round.js';
 import { transition } from './state-machine.js';
-import type { ActionResult, ApprovalRequest, ClickOptions, Refusal } from './types.js';
+import type { ActionResult, ApprovalRequest, ClickOptions, Refusal, RequestState } from './types.js';
+
+/** Claimed for its one service call, or past it: too late for a person to stop. */
+const GOING_OUT: ReadonlySet<RequestState> = new Set(['executing', 'sent', 'outcome-unknown']);
+
+/**
+ * Why no person may close the request in its state now, if none may: waiting for approval, or approved
+ * and not yet claimed for sending, it can be closed.
+ */
+export function closingRefusal(request: ApprovalRequest): Refusal | undefined {
+  if (request.state === 'pending' || request.state === 'approved') return undefined;
+  return GOING_OUT.has(request.state) ? 'already-sending' : 'not-pending';
+}
+
+/**
+ * May `user` reject the request (in the state it is in)? The policy's rule for a request waiting for
+ * approval; once approved, only an approver in their own right: a delegate stands in for approving what
+ * waits, not for stopping what an approver's pool already decided.
+ */
+export async function rejectCheck(
+  policy: Pick<ApprovalPolicy, 'mayReject'>,
+  request: ApprovalRequest,
+  user: string,
+): Promise<{ refusal: Refusal } | { onBehalfOf?: string | undefined }> {
+  const check = await policy.mayReject(request, user);
+  if (!check.allowed) return { refusal: check.reason };
+  if (check.onBehalfOf && request.state === 'approved') return { refusal: 'delegate-after-approval' };
+  return { onBehalfOf: check.onBehalfOf };
+}
 
 /** What closing a request reaches the core for, beyond its sections: the clock, expiry, the delegate's lock. */
 export interface ClosingCore extends CoreSections {
@@ -39,8 +70,8 @@ export async function rejectRequest(
     user,
     async (request) => {
       assertSeen(request, { round });
-      const check = await policy.mayReject(request, user);
-      if (!check.allowed) return check.reason;
+      const check = await rejectCheck(policy, request, user);
+      if ('refusal' in check) return check.refusal;
       onBehalfOf = check.onBehalfOf;
       return undefined;
     },
@@ -51,7 +82,7 @@ export async function rejectRequest(
   );
 }
 
-/** The requester withdraws their own pending request. */
+/** The requester withdraws their own request, waiting for approval or approved and not yet claimed. */
 export async function cancelRequest(
   core: ClosingCore,
   id: string,
@@ -84,7 +115,8 @@ async function closeByPerson(
     click.signal?.throwIfAborted();
     const expired = await core.expireIfDue(request, now, click);
     if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
-    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+    const closed = closingRefusal(request);
+    if (closed) return { ok: false, reason: closed, request };
     const decide = async (): Promise<ActionResult & { changed?: boolean }> => {
       const refusal = await refuse(request);
       if (refusal) return { ok: false, reason: refusal, request };

@@ -5,6 +5,7 @@
 
 import type { ApprovalPolicy, Delegation } from '../access/index.js';
 import type { ApprovalCore } from './approval-core.js';
+import { closingRefusal, rejectCheck } from './close-by-person.js';
 import type { ApprovalRequest, Refusal } from './types.js';
 
 export type ApprovalReadiness =
@@ -49,8 +50,9 @@ export async function canApprove(
 export type RejectReadiness = { refusal?: Refusal; request?: ApprovalRequest } | { stale: ApprovalRequest };
 
 /**
- * Could `user` reject round `round` of the request now (an approver, or a delegate for what their
- * delegation covers)?
+ * Could `user` reject round `round` of the request now: waiting for approval (an approver, or a delegate
+ * for what their delegation covers), or approved and not yet claimed (an approver in their own right)?
+ * The rules are close-by-person.ts's, which decides again under the lock.
  */
 export async function mayReject(
   deps: QuestionDeps,
@@ -58,11 +60,15 @@ export async function mayReject(
   user: string,
   round: number,
 ): Promise<RejectReadiness> {
-  const open = await openNow(deps, id);
-  if ('refusal' in open) return open;
-  if (open.request.round !== round) return { stale: open.request };
-  const check = await deps.policy.mayReject(open.request, user);
-  return check.allowed ? { request: open.request } : { refusal: check.reason, request: open.request };
+  const request = await deps.core.get(id);
+  if (!request) return { refusal: 'not-found' };
+  const closed = closingRefusal(request);
+  if (closed) return { refusal: closed, request };
+  const due = request.state === 'pending' && deps.core.now().getTime() >= Date.parse(request.expiresAt);
+  if (due) return { refusal: 'expired', request };
+  if (request.round !== round) return { stale: request };
+  const check = await rejectCheck(deps.policy, request, user);
+  return 'refusal' in check ? { refusal: check.refusal, request } : { request };
 }
 
 /**

@@ -37,7 +37,6 @@ export { StaleRoundError } from './round.js';
 export { NEEDS_A_PERSON_NOTES } from './send-checks.js';
 export { EVIDENCE_FAILED, type SigningEvent, type SigningRefusal } from './signed-approvals.js';
 export {
-  approvalsShown,
   CONFLICT_RESOLVED,
   HELD_ACTION,
   LOOKED_UP_BEFORE_SENDING,

@@ -4,9 +4,10 @@
 // plan already covers it. A reminder never approves anything; it names who still may.
 
 import { type ApprovalPolicy, countedPeople, type Delegation } from '../access/index.js';
+import { approvalsShown } from './approvals-needed.js';
 import type { CoreSections } from './core-sections.js';
 import type { ApprovalRepository } from './repository.js';
-import { approvalsShown, transition } from './state-machine.js';
+import { transition } from './state-machine.js';
 import type { ApprovalRequest, HistoryEntry, ReminderStep } from './types.js';
 
 export interface ReminderPoint {
@@ -93,14 +94,14 @@ export interface ReminderDeps {
   core: CoreSections;
   repo: ApprovalRepository;
   /** Who may approve a request, delegates included. */
-  policy: Pick<ApprovalPolicy, 'delegations' | 'eligibleFor'>;
+  policy: Pick<ApprovalPolicy, 'delegations' | 'eligibleFor' | 'requiredFor'>;
   now: () => Date;
 }
 
 export class Reminders {
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
-  private readonly policy: Pick<ApprovalPolicy, 'delegations' | 'eligibleFor'>;
+  private readonly policy: Pick<ApprovalPolicy, 'delegations' | 'eligibleFor' | 'requiredFor'>;
   private readonly now: () => Date;
 
   constructor(
@@ -137,7 +138,7 @@ export class Reminders {
         if (index === undefined || !this.points[index]) return undefined;
         const withReminder = withReminderStep(
           request,
-          reminderStep(request, index, this.points, approvers),
+          reminderStep(request, index, this.points, approvers, approvalsShown(request, policy)),
           now,
         );
         await this.core.write(request, withReminder);
@@ -152,19 +153,20 @@ export class Reminders {
   }
 }
 
-/** The reminder at point `index` of the plan: who it waits for and how many approvals are still needed. */
+/** The reminder at point `index` of the plan: who it waits for and how many more of the `needed` approvals it needs. */
 function reminderStep(
   request: ApprovalRequest,
   index: number,
   points: readonly ReminderPoint[],
   approvers: readonly string[],
+  needed: number,
 ): ReminderStep {
   return {
     point: index + 1,
     of: points.length,
     share: points[index]?.label ?? '',
     waiting: waitingApprovers(request, approvers),
-    needed: Math.max(approvalsShown(request) - request.approvals.length, 1),
+    needed: Math.max(needed - request.approvals.length, 1),
   };
 }
 

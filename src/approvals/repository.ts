@@ -11,6 +11,8 @@ import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
 const requestKey = (id: string) => `approval:${id}`;
 const referenceKey = (reference: string) => `approval-ref:${reference}`;
+/** How often an index entry is written again when its holder let go between the refused write and the read. */
+const TAKE_REFERENCE_TRIES = 5;
 const openSet = (environment: ServiceEnvironment) => `approvals:open:${environment}`;
 // Where all environments were kept together before: read (and emptied), never written.
 const LEGACY_OPEN_SET = 'approvals:open';
@@ -143,18 +145,33 @@ export class ApprovalRepository {
    * it (the index left as it is), undefined when it is this request's.
    */
   async indexReference(reference: string, id: string): Promise<string | undefined> {
+    const taken = await this.takeReference(reference, id);
+    return taken.holder !== undefined && taken.holder !== id ? taken.holder : undefined;
+  }
+
+  /**
+   * Set-if-absent of a reference's entry: `{}` when this call wrote it, else the request it names
+   * (this one's too). The holder may let go between the refused write and the read of who holds it (a
+   * request that lost the race for its other key removes the one it wrote): then the write is tried
+   * again, a few times, rather than leave the entry naming nobody while this request goes on as if
+   * it held it. Throws when the entry never settles (nothing indexed; the caller's write fails).
+   */
+  private async takeReference(reference: string, id: string): Promise<{ holder?: string }> {
     const key = referenceKey(reference);
-    if (await this.store.setIfAbsent(key, id)) return undefined;
-    const owner = await this.store.get<string>(key);
-    return owner !== undefined && owner !== id ? owner : undefined;
+    for (let tries = 0; tries < TAKE_REFERENCE_TRIES; tries++) {
+      if (await this.store.setIfAbsent(key, id)) return {};
+      const holder = await this.store.get<string>(key);
+      if (holder !== undefined) return { holder };
+    }
+    throw new Error(`the index entry of ${reference} kept changing; it was not indexed`);
   }
 
   /**
    * Index the service's reference and transaction id of a request's outcome, so webhooks find it.
    * When another request has either already, nothing is indexed and that request's id is returned:
    * one that took the second between the check and its write makes this call remove the first, which
-   * it had written. Only the request an entry names ever removes it (every entry is set-if-absent), so
-   * the store's plain delete cannot take another request's entry. Indexed: the keys this call wrote
+   * it had written. An entry is removed only while it still names this request (compare-and-delete), so
+   * one removed meanwhile and taken by another request stays theirs. Indexed: the keys this call wrote
    * are added to `written`.
    */
   async indexOutcome(request: ApprovalRequest, written: string[] = []): Promise<string | undefined> {
@@ -166,13 +183,13 @@ export class ApprovalRepository {
     }
     const mine: string[] = [];
     for (const key of keys) {
-      if (await this.store.setIfAbsent(referenceKey(key), request.id)) {
+      const { holder: owner } = await this.takeReference(key, request.id);
+      if (owner === undefined) {
         mine.push(key);
         continue;
       }
-      const owner = await this.findIdByReference(key);
-      if (owner === undefined || owner === request.id) continue;
-      for (const key of mine) await this.store.delete(referenceKey(key));
+      if (owner === request.id) continue;
+      for (const key of mine) await this.store.compareAndDelete(referenceKey(key), request.id);
       return owner;
     }
     written.push(...mine);
@@ -192,7 +209,8 @@ export class ApprovalRepository {
     const recorded = new Set([current?.outcome?.reference, current?.outcome?.transactionId]);
     for (const key of written) {
       if (recorded.has(key)) continue;
-      if ((await this.findIdByReference(key)) === id) await this.store.delete(referenceKey(key));
+      // Only while it names this request, in one step: read then delete could take another's.
+      await this.store.compareAndDelete(referenceKey(key), id);
     }
   }
 
@@ -421,6 +439,7 @@ function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
       display: request.display,
       ...(request.purpose ? { purpose: request.purpose } : {}),
       requiredApprovals: request.requiredApprovals,
+      ...(step.needed ? { neededApprovals: step.needed } : {}),
       approvals: request.approvals.map((a) => a.user),
       ...signaturesOf(request),
     },

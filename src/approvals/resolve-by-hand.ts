@@ -10,6 +10,14 @@ import type { ActionResult, ApprovalRequest, Refusal } from './types.js';
 
 const hasConflicts = (request: ApprovalRequest) => (request.conflicts?.length ?? 0) > 0;
 
+/**
+ * Kinds whose only write is the bot's own store (a delegation's grant, an unfreeze's lift): the sweep
+ * settles an unclear outcome from what the store holds (tracker.ts), so no person's word may say one
+ * took effect that the store does not hold (a delegation resolved "completed" but never recorded
+ * would be read by id at a send, and be out of reach of every revocation).
+ */
+const SETTLED_FROM_THE_STORE: ReadonlySet<ApprovalRequest['kind']> = new Set(['delegation', 'unfreeze']);
+
 /** Why this person may not close this request by hand, if they may not. */
 async function resolveRefusal(
   policy: Pick<ApprovalPolicy, 'isApprover'>,
@@ -17,6 +25,7 @@ async function resolveRefusal(
   user: string,
 ): Promise<Refusal | undefined> {
   if (request.state !== 'outcome-unknown' && !hasConflicts(request)) return 'not-unknown';
+  if (SETTLED_FROM_THE_STORE.has(request.kind)) return 'settled-by-the-bot';
   if (user === request.requester) return 'requester';
   if (!(await policy.isApprover(user, request.kind))) return 'not-approver';
   return undefined;

@@ -12,7 +12,18 @@ const TRANSITIONS: Record<RequestState, readonly RequestState[]> = {
   // sends past its expiry. None of them reached the service.
   // approved → sent/completed/failed/outcome-unknown: approved long ago and looked up before sending,
   // it was found done (or maybe done) already, so it is settled, not sent (LOOKED_UP_BEFORE_SENDING).
-  approved: ['executing', 'pending', 'failed', 'expired', 'sent', 'completed', 'outcome-unknown'],
+  // approved → rejected/cancelled: a person stopped it before its claim (close-by-person.ts).
+  approved: [
+    'executing',
+    'pending',
+    'failed',
+    'expired',
+    'sent',
+    'completed',
+    'outcome-unknown',
+    'rejected',
+    'cancelled',
+  ],
   // Whitelist and settlement take effect at once: executing → completed directly. executing →
   // approved: its claimant stopped before the write-ahead mark (or met a freeze of sends there), so
   // the call was certainly not made.
@@ -66,6 +77,8 @@ export interface TransitionStep {
   at: Date;
   /** An approval step: the fingerprint of the settings that judged it. */
   policyFingerprint?: string;
+  /** The approvals the request needed at this step, when more than its stored count (HistoryEntry.needed). */
+  needed?: number;
 }
 
 /**
@@ -124,8 +137,11 @@ export function transition<R extends ApprovalRequest>(request: R, to: RequestSta
     ...(step.note ? { note: step.note } : {}),
     ...(step.leftPool ? { leftPool: step.leftPool } : {}),
     ...(step.policyFingerprint ? { policyFingerprint: step.policyFingerprint } : {}),
+    ...(step.needed ? { needed: step.needed } : {}),
   };
-  return { ...request, state: to, history: [...request.history, entry] };
+  // A record written when the count shown was kept on the request still holds it: no step carries it on.
+  const { neededNow: _kept, ...current } = request as R & { neededNow?: unknown };
+  return { ...current, state: to, history: [...request.history, entry] } as R;
 }
 
 /** How an approval was given: in whose place, its passkey assertion, why unsigned, and under which settings. */
@@ -147,7 +163,8 @@ export interface ApprovalGiven {
  * The approval added (approved once it is the last needed); `onBehalfOf` when a delegate gave it, and
  * `unsigned` when the engine counted a click by the first-passkeys rule: its step's note says so
  * ("1 of 1 · unsigned: first passkeys"), on the request's history and in its audit entry. The step
- * carries the fingerprint of the settings that judged it. Pure.
+ * carries the fingerprint of the settings that judged it and, when more than its stored count (tiers raised
+ * since filing), the count it was judged at (the audit chain keeps it for the verifier). Pure.
  */
 export function withApproval(
   request: ApprovalRequest,
@@ -165,11 +182,10 @@ export function withApproval(
   };
   const approvals = [...request.approvals, approval];
   const needed = given.needed ?? request.requiredApprovals;
-  const neededNow = needed > request.requiredApprovals ? needed : undefined;
   const done = approvals.length >= needed;
   const note = `${approvals.length} of ${needed}${unsigned ? ` · unsigned: ${unsigned}` : ''}`;
   return transition(
-    { ...request, approvals, neededNow, checking: undefined } as ApprovalRequest,
+    { ...request, approvals, checking: undefined } as ApprovalRequest,
     done ? 'approved' : 'pending',
     {
       action: done ? 'approved' : 'approval-added',
@@ -178,6 +194,7 @@ export function withApproval(
       note,
       at: now,
       ...(policyFingerprint ? { policyFingerprint } : {}),
+      ...(needed > request.requiredApprovals ? { needed } : {}),
     },
   );
 }
@@ -219,9 +236,4 @@ export function hasNotice(request: ApprovalRequest, action: string): boolean {
     if (step?.action === action) return true;
   }
   return false;
-}
-
-/** How many approvals to show the request needs: raised tiers' count once an approval saw it (neededNow). */
-export function approvalsShown(request: ApprovalRequest): number {
-  return request.neededNow ?? request.requiredApprovals;
 }

@@ -33,7 +33,7 @@ function approvedUnderOtherSettings(request: ApprovalRequest, settingsNow: strin
 
 /**
  * Under the request's lock, before it is claimed: the approved request back to pending with its
- * approvals kept and `neededNow` the count the tiers ask for now, when it was approved under other
+ * approvals kept and its step recording the count the tiers ask for now (`needed`), when it was approved under other
  * settings and counts enough for its stored count but fewer than that; undefined otherwise. Pure.
  */
 function waitingForRaisedTiers(
@@ -51,10 +51,11 @@ function waitingForRaisedTiers(
   const more = needed - counted;
   const wait = more === 1 ? 'one more approval' : `${more} more approvals`;
   const note = `Waiting for ${wait}: the approval tiers were raised since it was approved (${counted} of ${needed} needed now)`;
-  return transition({ ...request, neededNow: needed, checking: undefined } as ApprovalRequest, 'pending', {
+  return transition({ ...request, checking: undefined } as ApprovalRequest, 'pending', {
     action: TIERS_RAISED_ACTION,
     note,
     at: now,
+    needed,
   });
 }
 

@@ -171,6 +171,12 @@ export interface HistoryEntry {
    * click (policy-record.ts), which the audit chain held before the step.
    */
   policyFingerprint?: string;
+  /**
+   * An approval step, or the step of an approved request waiting again (`tiers-raised`): how many
+   * approvals the request needed then, when the tiers asked more than its stored count. Its audit
+   * entry records it, and the verifier judges the send by the most the chain recorded.
+   */
+  needed?: number;
   /** A reminder step: which point of the plan it was, and the approvers it went to. */
   reminder?: ReminderStep;
 }
@@ -233,12 +239,8 @@ interface RequestBase {
   requester: string;
   approvals: Approval[];
   requiredApprovals: number;
-  /**
-   * For display only: set on an approval when the tiers now ask more than `requiredApprovals` (raised
-   * since filing), the count the engine then waits for (approvalsNeeded). Never judged by: approvalsNeeded
-   * works the count out again each time. Read it through approvalsShown.
-   */
-  neededNow?: number;
+  // Tiers raised since filing may ask more: approvalsNeeded works that out at each reading (the engine's
+  // approvalsShown for what people see). Records written before hold it as `neededNow`, read by nothing.
   /** Set when a total in the limit window, not the amount alone, chose the tier (`requiredApprovals`). */
   tierBasis?: TierBasis;
   state: RequestState;
@@ -329,11 +331,17 @@ export type Refusal =
   | RefusalReason
   | 'not-found'
   | 'not-pending'
+  /** Claimed for its one service call (or past it): too late to reject or cancel. */
+  | 'already-sending'
+  /** Approved: only an approver in their own right may reject it now, not a delegate. */
+  | 'delegate-after-approval'
   | 'expired'
   | 'checking'
   | 'not-requester'
   | 'recheck-failed'
   | 'not-unknown'
+  /** Its outcome is read from the bot's own store, by the bot: no person resolves it. */
+  | 'settled-by-the-bot'
   /** The balance last read, less what is committed, does not cover the request. */
   | 'insufficient-balance'
   /** The final approval would take what is sent in the window past CNGN_DAILY_LIMIT. */

@@ -6,7 +6,9 @@
 // assertion's nonce), from the signing origin the policy recorded; and its approvals are by distinct
 // people, a delegate and the approver whose place they took (as the approval's step recorded it) one
 // person, none its requester or in its requester's place (as its `filed` entry names them), as many as
-// it needed (when filed, or as the entry that sent it says, whichever is more). Any assertion the chain
+// it needed (when filed, as the entry that sent it says, or as the round's latest approval or
+// `tiers-raised` step recorded the approval tiers raised since filing to ask, whichever is most). Any
+// assertion the chain
 // holds is checked the same way, needed or not, and no two of a request's assertions share a nonce or a
 // passkey. What is in force is read as the chain goes: the policy entries (`signed approvals`: `all at
 // <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step, counting
@@ -98,6 +100,12 @@ const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
 /** The steps that add an approval (the last one needed is `approved`), and the one that clears them. */
 const APPROVAL_STEPS = new Set(['approval-added', 'approved']);
 const SENT_BACK = 'sent-back';
+/**
+ * The steps that judge how many approvals a request needs (an approval, and an approved request made to
+ * wait again for tiers raised since: the engine's `tiers-raised`), each recording the count when the
+ * tiers asked more than the stored one.
+ */
+const JUDGING_STEPS = new Set([...APPROVAL_STEPS, 'tiers-raised']);
 const POLICY_SETTING = 'signed approvals';
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 12)}…` : id);
 
@@ -120,6 +128,11 @@ class EvidenceWalk {
   private readonly executingAt = new Map<string, number>();
   /** What each request's `filed` entry recorded: who filed it, and how many approvals it needed then. */
   private readonly filed = new Map<string, { requester?: string; required?: number }>();
+  /**
+   * How many approvals each request's latest judging step (this round) recorded it needed under tiers
+   * raised since filing; none when that step judged it at its stored count.
+   */
+  private readonly raised = new Map<string, number>();
   private readonly checked = new Set<string>();
 
   /** `pools`: who the policy let approve, read from the whole chain first (a later record may settle one). */
@@ -139,12 +152,21 @@ class EvidenceWalk {
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
   private readStep(requestId: string, entry: AuditEntry, at: number): void {
     if (APPROVAL_STEPS.has(entry.action) && entry.actor) this.readApproval(requestId, entry.actor, entry, at);
-    if (entry.action === SENT_BACK) this.rounds.delete(requestId);
+    if (entry.action === SENT_BACK) {
+      this.rounds.delete(requestId);
+      this.raised.delete(requestId);
+    }
     if (entry.action === 'executing') this.executingAt.set(requestId, at);
     if (entry.action === 'filed' && !this.filed.has(requestId)) {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
     }
     if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
+    if (JUDGING_STEPS.has(entry.action)) {
+      // The latest judgement stands: one recording no count judged it at its stored count.
+      const needed = entry.figures?.neededApprovals;
+      if (typeof needed === 'number') this.raised.set(requestId, needed);
+      else this.raised.delete(requestId);
+    }
   }
 
   /**
@@ -324,8 +346,7 @@ class EvidenceWalk {
   /**
    * Why the approvals sent do not count together: one person counted twice (a delegate and the approver
    * they approved in the place of are one person), the requester's own or their delegate's in their
-   * place, or fewer people than the request needed, as the entry that sent it says or, if more, as it
-   * was filed (a store write may lower the count after filing; the signed figures do not hold it).
+   * place, or fewer people than the request needed (shortProblem).
    */
   private approverProblems(entry: AuditEntry): string[] {
     const approvals = entry.figures?.approvals ?? [];
@@ -334,14 +355,30 @@ class EvidenceWalk {
     const { people, problems } = countPeople(approvals, inPlaceOf);
     const filed = this.filed.get(entry.requestId ?? '');
     if (filed?.requester) problems.push(...requesterProblems(approvals, inPlaceOf, filed.requester));
+    const short = people > 0 ? this.shortProblem(entry, people, filed?.required) : undefined;
+    return short ? [...problems, short] : problems;
+  }
+
+  /**
+   * Why `people` distinct approvers were too few for the request this entry sent: it needed the most of
+   * what that entry says, what it was filed with (`filed`: a store write may lower the count after
+   * filing; the signed figures do not hold it) and what its latest judging step of the round recorded
+   * the approval tiers raised since filing to ask (`neededApprovals`; tiers lowered again before a later
+   * approval ask less). Undefined when they were enough.
+   */
+  private shortProblem(entry: AuditEntry, people: number, filed: number | undefined): string | undefined {
     const atSend = entry.figures?.requiredApprovals ?? 0;
-    const needed = Math.max(atSend, filed?.required ?? 0);
-    if (people > 0 && people < needed) {
-      const when = needed > atSend ? ` when filed (${atSend} on the entry that sent it)` : '';
-      const approvers = `${people} distinct approver${people === 1 ? '' : 's'}`;
-      problems.push(`sent with ${approvers}, though it needed ${needed}${when}`);
-    }
-    return problems;
+    const atFiling = Math.max(atSend, filed ?? 0);
+    const needed = Math.max(atFiling, this.raised.get(entry.requestId ?? '') ?? 0);
+    if (people >= needed) return undefined;
+    const when =
+      needed > atFiling
+        ? ` as the approval tiers raised since filing asked (filed with ${atFiling})`
+        : needed > atSend
+          ? ` when filed (${atSend} on the entry that sent it)`
+          : '';
+    const approvers = `${people} distinct approver${people === 1 ? '' : 's'}`;
+    return `sent with ${approvers}, though it needed ${needed}${when}`;
   }
 
   /** Why one assertion does not count for this entry's figures; undefined when it does. */

@@ -94,6 +94,12 @@ interface AuditFigures {
   /** What the requester said the payment is for. */
   purpose?: string;
   requiredApprovals: number;
+  /**
+   * How many approvals the request needed at this step, when the approval tiers asked more than
+   * `requiredApprovals` (raised since filing): on an approval step, and on the step of an approved
+   * request that waits again for them. The verifier judges a send by the most its chain recorded.
+   */
+  neededApprovals?: number;
   approvals: string[];
   /**
    * The passkey assertions the approvals were made with (docs/passkeys.md), and the round they signed:

@@ -290,12 +290,13 @@ export async function registerFile(deps: PageDeps, input: RegisterFileInput): Pr
 }
 
 /** Why there is no challenge to sign, in a sentence. */
-function noChallengeText(refusal: string, request: ApprovalRequest | undefined): string {
+function noChallengeText(deps: PageDeps, refusal: string, request: ApprovalRequest | undefined): string {
   if (refusal === 'no-passkey')
     return 'You hold no passkey that counts here: register one with `/cngn passkey`, and have another approver approve it.';
   if (refusal === 'signature-not-needed')
     return 'This request’s approval is not signed with a passkey: approve it in Slack.';
-  return refusalText(refusal as Parameters<typeof refusalText>[0], request);
+  const shown = (r: ApprovalRequest) => deps.engine.approvalsShown(r);
+  return refusalText(refusal as Parameters<typeof refusalText>[0], request, undefined, shown);
 }
 
 const staleText = (request: ApprovalRequest) =>
@@ -305,7 +306,7 @@ export async function signOptions(deps: PageDeps, input: TokenInput): Promise<Si
   const link = await linkFor(deps, input.token, 'sign', false);
   const made = await deps.engine.passkeys.signingChallenge(link.requestId, link.user, link.round);
   if (!made.ok) {
-    const text = 'stale' in made ? staleText(made.stale) : noChallengeText(made.refusal, made.request);
+    const text = 'stale' in made ? staleText(made.stale) : noChallengeText(deps, made.refusal, made.request);
     deps.log.warn('a passkey page has nothing to sign', { user: link.user, requestId: link.requestId });
     throw new PageProblem(text.replace(/`/g, ''));
   }
@@ -358,7 +359,8 @@ export async function signSubmit(deps: PageDeps, input: SignSubmitInput): Promis
     throw refuse(deps, user, staleText(error.request), { page: 'sign', requestId, reason: 'stale' });
   }
   if (!result.ok) {
-    const text = refusalText(result.reason, result.request, result.limit);
+    const shown = (r: ApprovalRequest) => deps.engine.approvalsShown(r);
+    const text = refusalText(result.reason, result.request, result.limit, shown);
     throw refuse(deps, user, text, { page: 'sign', requestId, reason: result.reason });
   }
   return { ok: true, requestId, message: 'Approved. Slack shows it now.' };

@@ -8,13 +8,14 @@
 // get would, and a pruner does (sqlite-prune.ts: at open, every hour, and pruneExpired).
 import type KeyvSqlite from '@keyv/sqlite';
 import type Keyv from 'keyv';
+import { LockTimeoutError } from './errors.js';
 import type { GroupCommit, Query, Statement } from './group-commit.js';
 import type { KeyedMutex } from './mutex.js';
 import type { ExpiryPruner } from './sqlite-prune.js';
 import { KeyReads } from './sqlite-reads.js';
 import { MEMBER_VALUE, memberKey, memberRange } from './sqlite-sets.js';
 import { readStored, writeStored } from './sqlite-values.js';
-import type { Store, StoreClaim, StoreWrite } from './types.js';
+import type { LockOptions, Store, StoreClaim, StoreWrite } from './types.js';
 import { checkDistinctWrites } from './writes.js';
 
 /** keyv's table on the SQLite file. */
@@ -149,8 +150,30 @@ export class LocalStore implements Store {
     });
   }
 
-  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    return this.mutex.run(`lock:${name}`, fn);
+  /**
+   * Memory: under the key's mutex, as setIfAbsent and compareAndSet are. SQLite: one statement, so the
+   * database decides it against every connection's claims of the key.
+   */
+  compareAndDelete<T>(key: string, expected: T): Promise<boolean> {
+    const { sqlite, group } = this.options;
+    if (sqlite && group) return this.compareAndDeleteInDatabase(sqlite, group, key, expected);
+    return this.mutex.run(`key:${key}`, async () => {
+      const current = (await this.keyv.get<T>(key)) ?? undefined;
+      if (current === undefined || JSON.stringify(current) !== JSON.stringify(expected)) return false;
+      return this.keyv.delete(key);
+    });
+  }
+
+  /** Without `waitMs`, waits until the holder lets go (one process holds the store, so none dies holding it). */
+  async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+    if (options.waitMs === undefined) return this.mutex.run(`lock:${name}`, fn);
+    const endTurn = await this.mutex.acquire(`lock:${name}`, options.waitMs);
+    if (!endTurn) throw new LockTimeoutError(`Timed out waiting for lock ${name}`);
+    try {
+      return await fn();
+    } finally {
+      endTurn();
+    }
   }
 
   appendToList<T>(list: string, value: T): Promise<number> {
@@ -377,6 +400,27 @@ export class LocalStore implements Store {
     const now = Date.now();
     const stored = await this.storedValue(value, ttlMs, now);
     return group.conditional(this.claimSql(tableOf(sqlite)), [this.storedKey(key), stored, now], () => []);
+  }
+
+  /**
+   * Delete only a live value whose JSON is `expected`'s: both sides' `value` read by SQLite from keyv's
+   * text, so they compare as the same rendering.
+   */
+  private async compareAndDeleteInDatabase<T>(
+    sqlite: KeyvSqlite,
+    group: GroupCommit,
+    key: string,
+    expected: T,
+  ): Promise<boolean> {
+    if (expected === undefined) return false;
+    const table = tableOf(sqlite);
+    const now = Date.now();
+    const sql = `DELETE FROM ${table} WHERE key = ?1 AND json_valid(value)
+       AND (value -> '$.value') = (?2 -> '$.value')
+       AND IFNULL(json_type(value, '$.expires') NOT IN ('integer', 'real')
+         OR json_extract(value, '$.expires') >= ?3, 1)`;
+    const params = [this.storedKey(key), await this.storedValue(expected, undefined, now), now];
+    return group.conditional(sql, params, () => []);
   }
 
   /** The row of one member of a set. */

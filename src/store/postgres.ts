@@ -1,7 +1,8 @@
 // postgres:// (or postgresql://): keyv with @keyv/postgres for plain values (the `keyv` table, keyv's
 // format, `<namespace>:<key>`), and native SQL for what must be atomic across replicas: claims as one
 // INSERT … ON CONFLICT (an expired row counts as absent), compare-and-set as a conditional UPDATE on
-// the exact text read, locks as rows with a lease, lists and sets as tables (postgres-schema.ts).
+// the exact text read (compare-and-delete: a conditional DELETE on it), locks as rows with a lease,
+// lists and sets as tables (postgres-schema.ts).
 // A lock's lease is on the database's clock and renewed on a connection of its own, so a busy pool
 // cannot make it lapse under a live holder (docs/decisions/lease-rows-over-advisory-locks.md).
 import { randomUUID } from 'node:crypto';
@@ -220,6 +221,20 @@ export class PostgresStore implements Store {
           `INSERT INTO keyv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING key`,
           [storedKey, stored],
         );
+    return rows.length === 1;
+  }
+
+  async compareAndDelete<T>(key: string, expected: T): Promise<boolean> {
+    const storedKey = this.storedKey(key);
+    const [row] = await this.query<{ value: string }>('SELECT value FROM keyv WHERE key = $1', [storedKey]);
+    if (!row) return false;
+    const current = await this.liveValue<T>(row.value);
+    if (current === undefined || JSON.stringify(current) !== JSON.stringify(expected)) return false;
+    // Deleted only while it still holds exactly the text read: a claim taken afresh since stays.
+    const rows = await this.query('DELETE FROM keyv WHERE key = $1 AND value = $2 RETURNING key', [
+      storedKey,
+      row.value,
+    ]);
     return rows.length === 1;
   }
 

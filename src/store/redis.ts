@@ -1,7 +1,8 @@
 // redis://: keyv with @keyv/redis, so values sit where keyv puts them (`<namespace>::<key>`, keyv's
 // serialization). What keyv lacks runs as native commands on the adapter's own node-redis client,
-// under the same namespace, and is atomic across replicas: SET NX claims, compare-and-set writes,
-// SET NX PX locks renewed while held and released by compare-and-delete, lists and sets.
+// under the same namespace, and is atomic across replicas: SET NX claims, compare-and-set writes and
+// compare-and-delete, SET NX PX locks renewed while held and released by compare-and-delete, lists
+// and sets.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvRedis from '@keyv/redis';
@@ -20,7 +21,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** Closing waits this long for commands under way before dropping the connection. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
-// Delete the lock only if we still own it, so an expired-and-retaken lock is never released by us.
+// Delete the key only if it still holds ARGV[1]: a lock we own (so an expired-and-retaken lock is never
+// released by us), or a value compareAndDelete read.
 const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 // Push the lock's expiry out only while we still own it.
 const RENEW_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
@@ -211,6 +213,16 @@ export class RedisStore implements Store {
     const stored = await serialize({ value: next, expires: undefined });
     const args = [raw ?? '', stored, raw === null ? '1' : '0'];
     return (await this.client.eval(SWAP_SCRIPT, { keys: [redisKey], arguments: args })) === 1;
+  }
+
+  async compareAndDelete<T>(key: string, expected: T): Promise<boolean> {
+    const redisKey = this.redisKey(key);
+    const raw = await this.client.get(redisKey);
+    if (raw === null) return false;
+    const current = await readStored<T>(raw, Date.now(), this.keyv.deserialize);
+    if (current === undefined || JSON.stringify(current) !== JSON.stringify(expected)) return false;
+    // Deleted only while it still holds exactly the text read: a claim taken afresh since stays.
+    return (await this.client.eval(RELEASE_SCRIPT, { keys: [redisKey], arguments: [raw] })) === 1;
   }
 
   async withLock<T>(name: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {

@@ -9,7 +9,10 @@ type StoreKind = 'memory' | 'sqlite' | 'redis' | 'postgres';
 export interface LockOptions {
   /** How long the lock is held at most if its holder dies (Redis, PostgreSQL); a live holder renews it. */
   ttlMs?: number;
-  /** How long to wait for it before giving up with LockTimeoutError. */
+  /**
+   * How long to wait for it before giving up with LockTimeoutError, on every store. Unset: Redis and
+   * PostgreSQL wait LOCK_DEFAULTS.waitMs; memory and SQLite (one process) until the holder lets go.
+   */
   waitMs?: number;
 }
 
@@ -46,6 +49,13 @@ export interface Store {
    * nothing); true when this call wrote it. Atomic against other compareAndSet calls on the key.
    */
   compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean>;
+  /**
+   * Delete the key only if it still holds a live value equal to `expected` (a claim's owner); true when
+   * this call deleted it. Atomic against setIfAbsent, compareAndSet and compareAndDelete of the key, on
+   * every replica (on memory://, a plain set or delete of it is not ordered with it: claim keys are
+   * written by setIfAbsent only): a holder whose lease lapsed never removes the claim another one took since.
+   */
+  compareAndDelete<T>(key: string, expected: T): Promise<boolean>;
   /** Run fn while holding a named lock shared by every replica on this store. */
   withLock<T>(name: string, fn: () => Promise<T>, options?: LockOptions): Promise<T>;
   /** Append to an append-only list; returns its new length. */

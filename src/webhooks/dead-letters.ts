@@ -1,7 +1,9 @@
 // Dead letters a person can act on: the alerts Slack would not take (see Outbox.deadLetters), listed
 // with Slack's answer, and re-posted to a channel someone chooses. A re-post is claimed first (a lease,
-// so a double click or two replicas post it once), and once Slack took it the letter leaves the list.
+// so a double click or two replicas post it once; let go only by the re-post that took it), and once
+// Slack took it the letter leaves the list.
 // The dead-letter list itself stays append-only: a re-posted letter is recorded beside it.
+import { randomUUID } from 'node:crypto';
 import type { CngnEnvironment } from '../cngn/api.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../format/mrkdwn.js';
 import type { Logger } from '../log.js';
@@ -88,7 +90,9 @@ export class DeadLetterDesk {
     if (!found) return { ok: false, reason: 'not-found' };
     const letter = found;
     const { store } = this.options;
-    if (!(await store.setIfAbsent(claimKey(letter.id), by, CLAIM_MS)))
+    // Whose claim it is, down to the click: one person's two re-posts on two replicas are two holders.
+    const claim = { by, token: randomUUID() };
+    if (!(await store.setIfAbsent(claimKey(letter.id), claim, CLAIM_MS)))
       return { ok: false, reason: 'busy', letter };
     try {
       // Someone else's re-post may have finished between the listing and the claim.
@@ -132,7 +136,8 @@ export class DeadLetterDesk {
       await store.addToSet(REPOSTED_SET, letter.id);
       return posted;
     } finally {
-      await store.delete(claimKey(letter.id));
+      // A claim that lapsed during a slow post and was taken by another re-post stays theirs.
+      await store.compareAndDelete(claimKey(letter.id), claim);
     }
   }
 

@@ -94,9 +94,9 @@ export class Deliverer {
       // One replica per SQLite/memory store: a claim found at start was left by a process that died.
       // On a shared store (Redis, PostgreSQL) it may be another live replica's delivery under way.
       const { digests, pending } = await this.options.outbox.indexes();
-      for (const id of pending) await this.options.outbox.release(id);
+      for (const id of pending) await this.options.outbox.releaseLeftBehind(id);
       for (const digest of await this.options.outbox.openDigests(digests))
-        await this.options.outbox.releaseDigest(digest.id);
+        await this.options.outbox.releaseDigestLeftBehind(digest.id);
     }
     const every = this.options.rescanMs ?? 5_000;
     this.timer = setInterval(() => this.kick(), every);
@@ -265,7 +265,8 @@ export class Deliverer {
         : await this.deliverDigest(step.record, channel);
     } catch (error) {
       this.log.error(`outbox ${step.kind} ${id} could not be delivered: ${describe(error)}`);
-      if (step.kind === 'digest') await this.options.outbox.releaseDigest(id).catch(() => undefined);
+      if (step.kind === 'digest')
+        await this.options.outbox.releaseDigest(id, this.owner).catch(() => undefined);
       return this.policy.retryLater(id);
     }
   }
@@ -312,7 +313,7 @@ export class Deliverer {
       id: randomUUID(),
       now: new Date(),
     });
-    for (const entry of plan.release) await outbox.release(entry.id);
+    for (const entry of plan.release) await outbox.release(entry.id, this.owner);
     if (plan.kind === 'again') return undefined;
     if (plan.kind === 'single') return { kind: 'single', entry: plan.entry };
     await outbox.openDigest(plan.record);
@@ -350,10 +351,10 @@ export class Deliverer {
     for (const [i, verdict] of verdicts.entries()) {
       const { id } = entries[i]!;
       if (verdict === 'finished') {
-        await outbox.release(id);
+        await outbox.release(id, this.owner);
         await outbox.dropPending(id);
       } else if (verdict === 'behind') {
-        await outbox.release(id);
+        await outbox.release(id, this.owner);
       }
       if (verdict === 'taken' || verdict === 'finished') {
         this.channels.drop(channel, id);
@@ -372,7 +373,7 @@ export class Deliverer {
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
     const current = await outbox.get(entry.id);
     if (!current || current.deliveredAt || current.deadLetteredAt) {
-      await outbox.release(entry.id);
+      await outbox.release(entry.id, this.owner);
       await outbox.dropPending(entry.id);
       return { kind: 'skip' };
     }
@@ -394,10 +395,10 @@ export class Deliverer {
       const outcome = this.policy.afterError(current.id, current.event.event, channel, answer.failure);
       // Set aside while still holding the claim, so no other replica picks it up meanwhile.
       if (outcome.kind === 'give-up') await this.setAside(current, channel, outcome.reason);
-      else await outbox.release(current.id);
+      else await outbox.release(current.id, this.owner);
       return outcome;
     }
-    await outbox.markDelivered(current, answer.ts, channel);
+    await outbox.markDelivered(current, answer.ts, channel, this.owner);
     this.posted += 1;
     this.policy.settled(current.id);
     return { kind: 'done', posted: 1 };
@@ -439,7 +440,7 @@ export class Deliverer {
   /** Move an alert Slack will not take to the dead-letter list, say so loudly, and tell the alerts channel. */
   private async setAside(entry: OutboxEntry, channel: string, reason: string): Promise<void> {
     const attempts = this.policy.attempt(entry.id);
-    await this.options.outbox.moveToDeadLetters(entry, channel, reason, attempts);
+    await this.options.outbox.moveToDeadLetters(entry, channel, reason, attempts, this.owner);
     this.policy.settled(entry.id);
     const { data } = entry.event;
     const ref = data.trx_ref ?? data.transactionId ?? entry.id;

@@ -39,7 +39,7 @@ export async function postDigest(
   );
   const open = entries.filter((e) => !e.deliveredAt && !e.deadLetteredAt);
   if (open.length === 0) {
-    await outbox.closeDigest(current.id);
+    await outbox.closeDigest(current.id, post.owner);
     return { kind: 'skip' };
   }
   // The message lists every event the record carries, also those marked delivered before a crash.
@@ -55,8 +55,8 @@ export async function postDigest(
     current = filledIn;
   }
   const filled = current;
-  await Promise.all(open.map((entry) => outbox.markDelivered(entry, filled.ts, channel, filled)));
-  await outbox.closeDigest(current.id);
+  await Promise.all(open.map((entry) => outbox.markDelivered(entry, filled.ts, channel, post.owner, filled)));
+  await outbox.closeDigest(current.id, post.owner);
   return { kind: 'done', posted: open.length };
 }
 
@@ -70,7 +70,7 @@ async function claimCurrent(
   if (!(await outbox.claimDigest(record.id, post.owner, post.leaseMs))) return undefined;
   const current = await outbox.getDigest(record.id);
   if (!current) {
-    await outbox.closeDigest(record.id);
+    await outbox.closeDigest(record.id, post.owner);
     return undefined;
   }
   if (current.channel === channel) return current;
@@ -123,7 +123,7 @@ async function failed(
 ): Promise<DeliveryOutcome> {
   const outcome = post.classify(failure);
   if (outcome.kind === 'give-up') await setAside(post, record, open, channel, outcome.reason);
-  else await post.outbox.releaseDigest(record.id);
+  else await post.outbox.releaseDigest(record.id, post.owner);
   return outcome;
 }
 
@@ -136,9 +136,9 @@ async function setAside(
   reason: string,
 ): Promise<void> {
   const { outbox, sink, log } = post;
-  for (const entry of open) await outbox.moveToDeadLetters(entry, channel, reason, post.attempts);
+  for (const entry of open) await outbox.moveToDeadLetters(entry, channel, reason, post.attempts, post.owner);
   await outbox.saveDigest({ ...record, deadLetteredAt: new Date().toISOString() });
-  await outbox.closeDigest(record.id);
+  await outbox.closeDigest(record.id, post.owner);
   const line = `An alert digest of ${open.length} event(s) could not be posted to ${channel}: Slack answered ${reason}. Its events were set aside in the dead-letter list.`;
   log.error(`${line} (digest ${record.id})`);
   // The placeholder, if there is one, says where its events went; best effort.

@@ -1,7 +1,8 @@
 // The durable outbox: one store entry per accepted event plus an index set of pending ids, so pending
 // entries are found again after a restart; both are written in one atomic step (Store.claimAndWrite).
 // Entries of one reference are chained (`after`) so they are delivered in order; a claim
-// (set-if-absent with a lease) keeps two replicas from posting one entry.
+// (set-if-absent with a lease) keeps two replicas from posting one entry; it is let go only by its
+// owner (compare-and-delete), so a holder whose lease lapsed never frees the claim another one took.
 import type { Store, StoreWrite } from '../store/index.js';
 import type { DeadLetter, DigestRecord, OutboxEntry } from './types.js';
 
@@ -143,15 +144,25 @@ export class Outbox {
     return this.store.setIfAbsent(claimKey(id), owner, leaseMs);
   }
 
-  async release(id: string): Promise<void> {
+  /** Let go of `owner`'s claim; one that lapsed and was taken by someone else stays theirs. */
+  async release(id: string, owner: string): Promise<void> {
+    await this.store.compareAndDelete(claimKey(id), owner);
+  }
+
+  /**
+   * Free a claim whoever holds it: only for a store one process holds (memory, SQLite), at start, where
+   * a claim found was left by a process that died.
+   */
+  async releaseLeftBehind(id: string): Promise<void> {
     await this.store.delete(claimKey(id));
   }
 
-  /** Record the post (ts) first, then drop the entry from the pending index and its claim. */
+  /** Record the post (ts) first, then drop the entry from the pending index and `owner`'s claim. */
   async markDelivered(
     entry: OutboxEntry,
     ts: string | undefined,
     channel: string,
+    owner: string,
     digest?: DigestRecord,
   ): Promise<OutboxEntry> {
     const delivered: OutboxEntry = {
@@ -163,19 +174,21 @@ export class Outbox {
     };
     await this.store.set(entryKey(entry.id), delivered, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);
-    await this.store.delete(claimKey(entry.id));
+    await this.release(entry.id, owner);
     return delivered;
   }
 
   /**
    * Set an entry aside for good: recorded in the dead-letter list, kept (so it still counts for dedupe
-   * and no longer holds its successors), then dropped from the pending index and its claim released.
+   * and no longer holds its successors), then dropped from the pending index and `owner`'s claim
+   * released.
    */
   async moveToDeadLetters(
     entry: OutboxEntry,
     channel: string,
     reason: string,
     attempts: number,
+    owner: string,
   ): Promise<OutboxEntry> {
     const at = new Date(this.now()).toISOString();
     const dead: OutboxEntry = { ...entry, deadLetteredAt: at, deadLetterReason: reason };
@@ -189,7 +202,7 @@ export class Outbox {
     });
     await this.store.set(entryKey(entry.id), dead, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);
-    await this.store.delete(claimKey(entry.id));
+    await this.release(entry.id, owner);
     return dead;
   }
 
@@ -269,13 +282,19 @@ export class Outbox {
     return this.store.setIfAbsent(digestClaimKey(id), owner, leaseMs);
   }
 
-  async releaseDigest(id: string): Promise<void> {
+  /** Let go of `owner`'s claim of a digest; one that lapsed and was taken by someone else stays theirs. */
+  async releaseDigest(id: string, owner: string): Promise<void> {
+    await this.store.compareAndDelete(digestClaimKey(id), owner);
+  }
+
+  /** releaseLeftBehind's counterpart for a digest's claim (memory, SQLite, at start). */
+  async releaseDigestLeftBehind(id: string): Promise<void> {
     await this.store.delete(digestClaimKey(id));
   }
 
-  /** The digest is finished (its entries delivered or set aside). */
-  async closeDigest(id: string): Promise<void> {
+  /** The digest is finished (its entries delivered or set aside); `owner`'s claim of it let go. */
+  async closeDigest(id: string, owner: string): Promise<void> {
     await this.store.removeFromSet(OPEN_DIGESTS, id);
-    await this.store.delete(digestClaimKey(id));
+    await this.releaseDigest(id, owner);
   }
 }

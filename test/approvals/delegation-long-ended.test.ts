@@ -1,7 +1,8 @@
 // A delegate's approval names the delegation it was given through, and the check before sending reads
 // that delegation by its id: an approval given within the window still counts at a send long after the
 // window ended (a freeze of sends held it), however long ago that was, while one given through a
-// delegation revoked since, naming a delegation that does not stand behind it, or on a request filed
+// delegation revoked since, naming a delegation that does not stand behind it (another pair's, one
+// still waiting for approval, another environment's, none at all), or on a request filed
 // after the window ended (whatever date the approval carries), sends the request back. An approval
 // recorded without the id is judged by the listed delegations, as before.
 import { describe, expect } from 'vitest';
@@ -150,6 +151,36 @@ describe('an approval given through a delegation that has since ended', () => {
     await rewriteApprovals(fx.store, request, (approvals) =>
       approvals.map((a) => ({ ...a, delegationId: 'AR-NONE' })),
     );
+    await liftFreeze(fx.engine);
+    await expectSentBack(fx, request);
+  });
+});
+
+describe('a delegation named that was never granted here', () => {
+  test('goes back when it names a delegation request still waiting for approval', async ({
+    fx,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
+    const request = await heldDelegatedApproval(fx, networkId);
+    // Chidi asks for another delegation to Bola; nobody approves it. The approval is pointed at it.
+    const waiting = await fx.engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + DAY));
+    expect((await fx.engine.get(waiting.id))?.state).toBe('pending');
+    await rewriteApprovals(fx.store, request, (approvals) =>
+      approvals.map((a) => ({ ...a, delegationId: waiting.id })),
+    );
+    await liftFreeze(fx.engine);
+    await expectSentBack(fx, request);
+  });
+
+  test('goes back when it names a delegation granted in another environment', async ({ fx, networkId }) => {
+    const id = await delegate(fx, CHIDI, BOLA);
+    const request = await heldDelegatedApproval(fx, networkId);
+    // A store writer moves the granted delegation to another environment: it is not this one's.
+    const repo = new ApprovalRepository(fx.store, 'sandbox');
+    const granted = await repo.get(id);
+    if (!granted) throw new Error('not stored');
+    expect(await repo.saveIf(granted, { ...granted, environment: 'live' })).toBe(true);
     await liftFreeze(fx.engine);
     await expectSentBack(fx, request);
   });

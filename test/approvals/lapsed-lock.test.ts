@@ -64,7 +64,11 @@ for (const kind of STORE_KINDS) {
       expect(actions(stored)).toEqual(['filed', 'approval-added', 'approved']);
     });
 
-    test('never undoes an approval with a late rejection', async ({ pair }) => {
+    // An approved request not yet claimed can be rejected (close-by-person.ts): the late rejection,
+    // refused over the approval, is decided again on the approved request and recorded after it.
+    test('never writes a late rejection over an approval: it is decided again and lands after it', async ({
+      pair,
+    }) => {
       const { a, b, lapsed, withdrawal } = await pair('reject-approve');
       const request = await fileDraft(a.engine, withdrawal('103'));
       const gate = lapsed.holdWrite((value) => value.state === 'rejected');
@@ -72,10 +76,51 @@ for (const kind of STORE_KINDS) {
       await gate.arrived;
       expect(await partsOf(b.engine).core.approve(request.id, APPROVER_B)).toMatchObject({ ok: true });
       gate.release();
-      expect(await late).toMatchObject({ ok: false, reason: 'not-pending' });
+      expect(await late).toMatchObject({ ok: true, request: { state: 'rejected' } });
       const stored = await b.engine.get(request.id);
-      expect(stored?.state).toBe('approved');
-      expect(actions(stored)).toEqual(['filed', 'approved']);
+      expect(stored?.state).toBe('rejected');
+      expect(stored?.approvals.map((x) => x.user)).toEqual([APPROVER_B]);
+      expect(actions(stored)).toEqual(['filed', 'approved', 'rejected']);
+      expect(await partsOf(b.engine).executor.execute(request.id)).toBeUndefined();
+      expect(a.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    });
+
+    test('never undoes a send with a late rejection: once claimed, it is refused as too late', async ({
+      pair,
+    }) => {
+      const { a, b, lapsed, withdrawal } = await pair('reject-send');
+      const request = await fileDraft(a.engine, withdrawal('106'));
+      const gate = lapsed.holdWrite((value) => value.state === 'rejected');
+      const late = rejectAsSeen(a.engine, request.id, APPROVER_A, 'too much');
+      await gate.arrived;
+      expect(await approveAsSeen(b.engine, request.id, APPROVER_B)).toMatchObject({ ok: true });
+      await b.engine.idle();
+      expect((await b.engine.get(request.id))?.state).toBe('sent');
+      gate.release();
+      expect(await late).toMatchObject({ ok: false, reason: 'already-sending' });
+      const stored = await b.engine.get(request.id);
+      expect(stored?.state).toBe('sent');
+      expect(actions(stored)).toEqual(['filed', 'approved', 'executing', 'sent']);
+      expect(a.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+    });
+
+    test('never sends a request rejected while its claim was being written', async ({ pair }) => {
+      const { a, b, lapsed, withdrawal } = await pair('claim-reject');
+      const request = await fileDraft(a.engine, withdrawal('107'));
+      expect(await partsOf(a.engine).core.approve(request.id, APPROVER_A)).toMatchObject({ ok: true });
+      const gate = lapsed.holdWrite((value) => value.state === 'executing');
+      const late = partsOf(a.engine).executor.execute(request.id);
+      await gate.arrived;
+      expect(await rejectAsSeen(b.engine, request.id, APPROVER_B, 'wrong address')).toMatchObject({
+        ok: true,
+      });
+      gate.release();
+      expect(await late).toBeUndefined();
+      await a.engine.idle();
+      const stored = await b.engine.get(request.id);
+      expect(stored?.state).toBe('rejected');
+      expect(actions(stored)).toEqual(['filed', 'approved', 'rejected']);
+      expect(a.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
     });
 
     test("records the executor's late answer onto what another replica wrote meanwhile", async ({ pair }) => {

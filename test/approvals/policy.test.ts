@@ -38,7 +38,13 @@ describe('state machine', () => {
     expect(canTransition('sent', 'executing')).toBe(false);
     expect(canTransition('completed', 'failed')).toBe(false);
     expect(canTransition('rejected', 'approved')).toBe(false);
-    expect(canTransition('approved', 'cancelled')).toBe(false);
+    // A person may stop an approved request before its claim, never once it is claimed or sent.
+    expect(canTransition('approved', 'cancelled')).toBe(true);
+    expect(canTransition('approved', 'rejected')).toBe(true);
+    for (const from of ['executing', 'sent', 'outcome-unknown', 'completed', 'failed'] as const) {
+      expect(canTransition(from, 'rejected')).toBe(false);
+      expect(canTransition(from, 'cancelled')).toBe(false);
+    }
   });
 
   it('hands a claim back to approved only while its write-ahead mark is not written', () => {

@@ -8,9 +8,10 @@ import { expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { ApprovalRepository, approvalsShown, TIERS_RAISED_ACTION } from '../../src/approvals/index.js';
+import { ApprovalRepository, TIERS_RAISED_ACTION } from '../../src/approvals/index.js';
 import { policySnapshot } from '../../src/approvals/policy-record.js';
-import { withApproval } from '../../src/approvals/state-machine.js';
+import { sentBack, withApproval } from '../../src/approvals/state-machine.js';
+import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { approvalMessage } from '../../src/slack/approvals/blocks/message.js';
 import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -43,13 +44,23 @@ test('a request filed at one approval, tiers raised to two: still pending after 
   expect(first.ok && first.request.history.at(-1)).toMatchObject({
     action: 'approval-added',
     note: '1 of 2',
+    needed: 2,
   });
   await raised.engine.idle();
   const waiting = await raised.engine.get(request.id);
-  expect(waiting).toMatchObject({ state: 'pending', requiredApprovals: 1, neededNow: 2 });
+  expect(waiting).toMatchObject({ state: 'pending', requiredApprovals: 1 });
   // What its message, App Home, Review and lists show: the count it now waits for.
-  expect(waiting && approvalsShown(waiting)).toBe(2);
-  if (waiting) expect(JSON.stringify(approvalMessage(waiting, new Date()).blocks)).toContain('1 of 2');
+  const shown = (r: ApprovalRequest) => raised.engine.approvalsShown(r);
+  expect(waiting && shown(waiting)).toBe(2);
+  if (waiting) {
+    const message = approvalMessage(waiting, new Date(), {}, undefined, shown);
+    expect(JSON.stringify(message.blocks)).toContain('1 of 2');
+  }
+  // Its audit entry records the count the tiers asked, for the verifier.
+  const entry = (await raised.engine.audit(50)).find(
+    (e) => e.requestId === request.id && e.action === 'approval-added',
+  );
+  expect(entry?.figures).toMatchObject({ requiredApprovals: 1, neededApprovals: 2 });
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   const second = await approveAsSeen(raised.engine, request.id, APPROVER_A);
   expect(second).toMatchObject({ ok: true, request: { state: 'approved' } });
@@ -105,23 +116,19 @@ test('a withdrawal approved at one approval and held by a freeze, tiers raised t
   expect((await raised.engine.get(lift.request.id))?.state).toBe('completed');
   // Not failed at the send (no "Needs a person"): back to pending, its approval kept, in the same round.
   const waiting = await raised.engine.get(request.id);
-  expect(waiting).toMatchObject({
-    state: 'pending',
-    round: request.round,
-    requiredApprovals: 1,
-    neededNow: 2,
-  });
+  expect(waiting).toMatchObject({ state: 'pending', round: request.round, requiredApprovals: 1 });
   expect(waiting?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
   expect(waiting?.outcome).toBeUndefined();
   const said =
     'Waiting for one more approval: the approval tiers were raised since it was approved (1 of 2 needed now)';
-  expect(waiting?.history.at(-1)).toMatchObject({ action: TIERS_RAISED_ACTION, note: said });
+  expect(waiting?.history.at(-1)).toMatchObject({ action: TIERS_RAISED_ACTION, note: said, needed: 2 });
   expect(waiting && threadReply(waiting)).toBe(said);
   const entry = (await raised.engine.audit(50)).find(
     (e) => e.requestId === request.id && e.action === TIERS_RAISED_ACTION,
   );
   expect(entry?.note).toBe(said);
-  expect(waiting && approvalsShown(waiting)).toBe(2);
+  expect(entry?.figures).toMatchObject({ requiredApprovals: 1, neededApprovals: 2 });
+  expect(waiting && raised.engine.approvalsShown(waiting)).toBe(2);
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   const second = await approveAsSeen(raised.engine, request.id, APPROVER_A);
   expect(second).toMatchObject({ ok: true, request: { state: 'approved' } });
@@ -155,4 +162,50 @@ test('approved under the settings the bot runs with yet short of the tiers (a co
     outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
   });
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+});
+
+test('tiers raised before anyone approved: the count shown is the one the tiers ask now, not the filed one', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ tiers: '0:1' });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+  await fx.engine.stop();
+  const policy = new ApprovalPolicy({
+    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+    tiers: parseTiers('0:2'),
+  });
+  const raised = await fx.another({ engine: { policy, now: partsOf(fx.engine).core.now } });
+  const waiting = await raised.engine.get(request.id);
+  if (!waiting) throw new Error('not stored');
+  expect(waiting).toMatchObject({ state: 'pending', requiredApprovals: 1, approvals: [] });
+  expect(raised.engine.approvalsShown(waiting)).toBe(2);
+  const shown = (r: ApprovalRequest) => raised.engine.approvalsShown(r);
+  const message = approvalMessage(waiting, new Date(), {}, undefined, shown);
+  expect(JSON.stringify(message.blocks)).toContain('0 of 2');
+  await raised.engine.stop();
+});
+
+test('a record holding the count an approval once saw (written before it was worked out at each reading): read, shown and sent by the tiers now, and not carried into a next round', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ tiers: '0:1' });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+  // As an earlier build stored it: an approval under tiers of two left `neededNow`, the tiers since lowered.
+  const repo = new ApprovalRepository(fx.store, fx.engine.environment());
+  const old = { ...request, neededNow: 2 } as unknown as ApprovalRequest;
+  expect(await repo.saveIf(request, old, false)).toBe(true);
+  const stored = await fx.engine.get(request.id);
+  if (!stored) throw new Error('not stored');
+  expect(fx.engine.approvalsShown(stored)).toBe(1);
+  const back = sentBack(stored, stored.round, 'the figures changed', { note: 'sent back', at: new Date() });
+  expect(back).not.toHaveProperty('neededNow');
+  expect(fx.engine.approvalsShown(back)).toBe(1);
+  const approved = await approveAsSeen(fx.engine, request.id, APPROVER_B);
+  expect(approved).toMatchObject({ ok: true, request: { state: 'approved' } });
+  expect(approved.ok && approved.request).not.toHaveProperty('neededNow');
+  await fx.engine.idle();
+  expect(await fx.engine.get(request.id)).toMatchObject({ state: 'sent' });
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });

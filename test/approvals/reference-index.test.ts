@@ -54,6 +54,51 @@ test('keeps what another request indexed first, and what this request indexed be
   expect(await repo.findIdByReference('TX-3')).toBeUndefined();
 });
 
+test('removes an entry only while it names the request, never one another request took meanwhile', async ({
+  defer,
+}) => {
+  const inner = await createStore('memory://');
+  defer(() => inner.close());
+  // Just before each removal of a reference, it is removed (by another run of the same request) and
+  // taken by another request.
+  const takenMeanwhile = new Map([
+    ['approval-ref:REF-7', 'AR-B'],
+    ['approval-ref:REF-8', 'AR-C'],
+  ]);
+  const store = new Proxy(inner, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property === 'setIfAbsent') {
+        // The transaction id is taken by another request just after this one indexed REF-8.
+        return async (key: string, id: unknown) => {
+          const won = await target.setIfAbsent(key, id);
+          if (key === 'approval-ref:REF-8') await target.setIfAbsent('approval-ref:TX-8', 'AR-H');
+          return won;
+        };
+      }
+      if (property !== 'delete' && property !== 'compareAndDelete') return value.bind(target);
+      return async (key: string, ...rest: unknown[]) => {
+        const other = takenMeanwhile.get(key);
+        if (other) {
+          takenMeanwhile.delete(key);
+          await target.delete(key);
+          await target.setIfAbsent(key, other);
+        }
+        return (value as (...args: unknown[]) => Promise<boolean>).call(target, key, ...rest);
+      };
+    },
+  }) as Store;
+  const repo = new ApprovalRepository(store, 'sandbox');
+  expect(await repo.indexOutcome(answered('AR-A', 'REF-7', 'TX-7'))).toBeUndefined();
+  await repo.unindexUnrecorded(['REF-7', 'TX-7'], undefined, 'AR-A');
+  expect(await repo.findIdByReference('REF-7')).toBe('AR-B');
+  expect(await repo.findIdByReference('TX-7')).toBeUndefined();
+  // The rollback of an indexing that lost its second key to another request.
+  expect(await repo.indexOutcome(answered('AR-A', 'REF-8', 'TX-8'))).toBe('AR-H');
+  expect(await repo.findIdByReference('REF-8')).toBe('AR-C');
+});
+
 engineTest(
   'removes what a lookup indexed once it finds the request settled meanwhile by a person',
   async ({ fx, networkId }) => {
@@ -106,3 +151,34 @@ async function resolvedElsewhere(fx: EngineFixture, id: string): Promise<void> {
   };
   await repo.saveIf(read, { ...read, state: 'failed', history: [...read.history, step] }, false);
 }
+
+test('indexes a reference whose holder let it go between the refused write and the read of who holds it', async ({
+  defer,
+}) => {
+  const inner = await createStore('memory://');
+  defer(() => inner.close());
+  // AR-B takes each entry just before this request writes it, and, having lost the race for its other
+  // key, removes it right after this request's write was refused.
+  const raced = new Set<string>();
+  const store = new Proxy(inner, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== 'setIfAbsent') return value.bind(target);
+      return async (key: string, id: unknown) => {
+        if (id !== 'AR-A' || raced.has(key)) return target.setIfAbsent(key, id);
+        raced.add(key);
+        await target.setIfAbsent(key, 'AR-B');
+        const won = await target.setIfAbsent(key, id);
+        await target.compareAndDelete(key, 'AR-B');
+        return won;
+      };
+    },
+  }) as Store;
+  const repo = new ApprovalRepository(store, 'sandbox');
+  expect(await repo.indexOutcome(answered('AR-A', 'REF-9', 'TX-9'))).toBeUndefined();
+  expect(await repo.findIdByReference('REF-9')).toBe('AR-A');
+  expect(await repo.findIdByReference('TX-9')).toBe('AR-A');
+  expect(await repo.indexReference('REF-8', 'AR-A')).toBeUndefined();
+  expect(await repo.findIdByReference('REF-8')).toBe('AR-A');
+});

@@ -12,6 +12,7 @@ import { type ApprovalRequest, FINAL_STATES, type Freeze } from '../../approvals
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
+import type { SlackMessage } from '../types.js';
 import { approvalDm, type DelegatePlace } from './blocks/dm.js';
 
 export interface ApprovalDmsOptions {
@@ -35,6 +36,8 @@ interface Rendering {
   steps: number;
   /** When the freeze of sends it showed began; absent: none. */
   frozen?: string | undefined;
+  /** The approvals it showed as needed, when not its stored count (tiers raised since filing). */
+  needed?: number | undefined;
 }
 
 interface DmCopy {
@@ -55,8 +58,12 @@ interface CopyWork {
   request: ApprovalRequest;
   now: Date;
   freeze: Freeze | undefined;
+  /** How many approvals the request needs, from the engine. */
+  needed: number;
   rendering: Rendering;
   placeOf: (user: string) => Promise<DelegatePlace | undefined>;
+  /** An approver of the request's kind in their own right: their copy of an approved request keeps Reject. */
+  ownRight: (user: string) => Promise<boolean>;
   save: (record: DmRecord) => Promise<unknown>;
 }
 
@@ -65,14 +72,19 @@ const dmRecordKey = (id: string) => `approval-dms:${id}`;
 const UNSETTLED_SET = 'approval-dms:unsettled';
 const DM_LOCK = { ttlMs: 120_000, waitMs: 120_000 };
 
-const renderingOf = (request: ApprovalRequest, freeze: Freeze | undefined): Rendering => ({
+const renderingOf = (request: ApprovalRequest, freeze: Freeze | undefined, needed: number): Rendering => ({
   state: request.state,
   round: request.round,
   steps: request.history.length,
   ...(freeze && !FINAL_STATES.has(request.state) ? { frozen: freeze.at } : {}),
+  ...(needed !== request.requiredApprovals ? { needed } : {}),
 });
 const sameRendering = (a: Rendering, b: Rendering) =>
-  a.state === b.state && a.round === b.round && a.steps === b.steps && a.frozen === b.frozen;
+  a.state === b.state &&
+  a.round === b.round &&
+  a.steps === b.steps &&
+  a.frozen === b.frozen &&
+  a.needed === b.needed;
 
 export class ApprovalDms {
   private readonly now: () => Date;
@@ -152,12 +164,15 @@ export class ApprovalDms {
     const save = (r: DmRecord) => store.set(dmRecordKey(id), r);
     const now = this.now();
     const freeze = await engine.currentFreeze();
-    const rendering = renderingOf(request, freeze);
+    const needed = engine.approvalsShown(request);
+    const rendering = renderingOf(request, freeze, needed);
     if (request.state !== 'pending' && record.toTell.length > 0) {
       record.toTell = [];
       await save(record);
     }
-    const work: CopyWork = { request, now, freeze, rendering, placeOf, save };
+    const ownRight = async (user: string) =>
+      request.state === 'approved' && (await engine.isApprover(user, request.kind));
+    const work: CopyWork = { request, now, freeze, needed, rendering, placeOf, ownRight, save };
     const failures = [...(await this.tellNew(record, work)), ...(await this.updateCopies(record, work))];
     if (failures.length > 0) throw failures[0];
     if (FINAL_STATES.has(request.state)) await store.removeFromSet(UNSETTLED_SET, id);
@@ -193,7 +208,7 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const dm = approvalDm(work.request, work.now, user, await work.placeOf(user), work.freeze);
+        const dm = await copyFor(work, user);
         const posted = await client.chat.postMessage({ channel: user, ...dm });
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: work.rendering });
@@ -216,7 +231,7 @@ export class ApprovalDms {
         await client.chat.update({
           channel: copy.channel,
           ts: copy.ts,
-          ...approvalDm(work.request, work.now, copy.user, await work.placeOf(copy.user), work.freeze),
+          ...(await copyFor(work, copy.user)),
         });
         copy.shown = work.rendering;
         await work.save(record);
@@ -226,4 +241,11 @@ export class ApprovalDms {
     }
     return failures;
   }
+}
+
+/** The DM copy for `user` of the request as `work` holds it. */
+async function copyFor(work: CopyWork, user: string): Promise<SlackMessage> {
+  const { request, now, freeze, needed } = work;
+  const ownRight = await work.ownRight(user);
+  return approvalDm(request, now, user, await work.placeOf(user), freeze, ownRight, needed);
 }

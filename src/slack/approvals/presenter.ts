@@ -277,7 +277,9 @@ export class ApprovalPresenter {
     // Read at each rendering, from the store: a freeze made on another replica shows here too.
     const freeze = await this.engine.currentFreeze();
     const buttons = { approve: this.options.approverButtons !== false };
-    const message = approvalMessage(request, this.now(), buttons, freeze);
+    const message = approvalMessage(request, this.now(), buttons, freeze, (r) =>
+      this.engine.approvalsShown(r),
+    );
     const where = shown.message;
     if (!where) {
       // A request that ended before approvers ever saw it gets no message now.

@@ -90,6 +90,30 @@ describe('approval message', () => {
     expect(stepText(approved)).toBe('Approved by <@UB>');
   });
 
+  it('tells the requester an expiry held by a freeze apart from one short of approvals, whatever the tiers ask now', () => {
+    const expiredAfter = (state: ApprovalRequest['state'], approvals: ApprovalRequest['approvals']) =>
+      redeem({
+        state: 'expired',
+        approvals,
+        history: [
+          { at: '', state, action: state === 'approved' ? 'approved' : 'approval-added', actor: 'UA' },
+          { at: '', state: 'expired', action: 'expired' },
+        ],
+      });
+    const two = [
+      { user: 'UA', at: '' },
+      { user: 'UB', at: '' },
+    ];
+    // Approved at two, then held by a freeze until it expired: approved, though a count of three now shows.
+    const held = expiredAfter('approved', two);
+    expect(requesterNotice({ ...held, requiredApprovals: 3 })).toContain(
+      'was approved, but held by a freeze',
+    );
+    // Two approvals, still pending (tiers raised since filing asked three): never approved.
+    const short = expiredAfter('pending', two);
+    expect(requesterNotice(short)).toContain('expired before it had enough approvals');
+  });
+
   it('names the approver who left the pool as a mention beside the note, in the thread and the audit list', () => {
     const approved = redeem({ state: 'approved' });
     const policy = {

@@ -71,6 +71,7 @@ export function approvalBuilders(text: string, add: Add): void {
         'checking',
         'recheck-failed',
         'not-unknown',
+        'settled-by-the-bot',
         'not-found',
         'froze',
       ] as const) {

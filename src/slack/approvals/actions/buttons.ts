@@ -58,7 +58,8 @@ export async function explainRefusal(
   limit?: LimitFigures,
 ): Promise<void> {
   const channel = where.channel ?? request?.announcement?.channel ?? deps.approvalsChannel;
-  await client.chat.postEphemeral({ channel, user: where.user, text: refusalText(reason, request, limit) });
+  const text = refusalText(reason, request, limit, (r) => deps.engine.approvalsShown(r));
+  await client.chat.postEphemeral({ channel, user: where.user, text });
 }
 
 /** Say privately that the message clicked showed an earlier round, with the figures as they are now. */
@@ -70,7 +71,8 @@ async function explainStale(
 ): Promise<void> {
   const channel = where.channel ?? request.announcement?.channel ?? deps.approvalsChannel;
   const now = deps.now?.() ?? new Date();
-  await client.chat.postEphemeral({ channel, user: where.user, ...staleRoundNotice(request, now) });
+  const stale = staleRoundNotice(request, now, (r) => deps.engine.approvalsShown(r));
+  await client.chat.postEphemeral({ channel, user: where.user, ...stale });
 }
 
 /** Who clicked, and in which channel (absent for App Home). */
@@ -293,15 +295,16 @@ async function openReview(
   const freeze = await deps.engine.currentFreeze();
   // Signed: the one-time link is issued now, for this approver and the round shown.
   const signing = await reviewSigning(deps, { user: click.user, team: click.team }, request);
+  const shown = (r: ApprovalRequest) => deps.engine.approvalsShown(r);
   const opened = await openBound(client, bindDeps(deps, now), {
     triggerId: click.triggerId ?? '',
-    view: reviewModal(request, now, metadata, balance, freeze, signing),
+    view: reviewModal(request, now, metadata, balance, freeze, signing, shown),
     modal: 'review',
     requests: [request],
   });
   if (opened && needsFreshBalance(request, balance, now)) {
     await refreshReviewBalance(client, deps, opened, request, balance, (fresh) =>
-      reviewModal(request, deps.now?.() ?? new Date(), metadata, fresh, freeze, signing),
+      reviewModal(request, deps.now?.() ?? new Date(), metadata, fresh, freeze, signing, shown),
     );
   }
 }

@@ -95,7 +95,8 @@ async function approveOne(
     }
     const result = await deps.engine.approve(id, user, { round, figuresDigest: seen.figures });
     if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
-    return { id, approved: false, text: refusalText(result.reason, result.request, result.limit) };
+    const shown = (r: ApprovalRequest) => deps.engine.approvalsShown(r);
+    return { id, approved: false, text: refusalText(result.reason, result.request, result.limit, shown) };
   } catch (error) {
     if (error instanceof StaleRoundError) {
       return {
@@ -170,7 +171,9 @@ async function openReviewAll(client: WebClient, deps: ApprovalSlackDeps, click: 
   const balances = await storedReviewBalances(deps, requests);
   const signed = await mustSignOf(deps, requests, click.user);
   const render = (shown: typeof balances, at: Date) =>
-    reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown, signed);
+    reviewAllModal(waiting, at, deps.environmentLabel, metadata, freeze, shown, signed, (r) =>
+      deps.engine.approvalsShown(r),
+    );
   const view = render(balances, now);
   const opened = await openBound(client, bindDeps(deps, now), {
     triggerId,

@@ -18,8 +18,10 @@ export interface DelegatePlace {
 
 /**
  * The copy for `approver`: once they have approved (this round), it waits for others and has no
- * buttons. A delegate's copy (`place`) says in whose place they approve, and until when; `freeze`, when
- * sends are frozen, puts its banner on it as on the channel's message.
+ * buttons; once approved and until it is claimed for sending, an approver's own copy (`ownRight`)
+ * carries Reject. A delegate's copy (`place`) says in whose place they approve, and until when;
+ * `freeze`, when sends are frozen, puts its banner on it as on the channel's message. `needed`: how
+ * many approvals it needs, from the engine (absent: its stored count).
  */
 export function approvalDm(
   request: ApprovalRequest,
@@ -27,17 +29,25 @@ export function approvalDm(
   approver?: string,
   place?: DelegatePlace,
   freeze?: Freeze,
+  ownRight = false,
+  needed?: number,
 ): SlackMessage {
   const mine = request.approvals.find((a) => a.user === approver || a.onBehalfOf === approver);
-  const message = approvalMessage(request, now, { cancel: false, approve: !mine }, freeze);
+  // Approved and not yet sent, it can still be stopped by an approver in their own right (`ownRight`),
+  // even one who approved it; never in a delegate's place.
+  const stoppable = request.state === 'approved' && ownRight;
+  const approve = request.state === 'approved' ? stoppable : !mine;
+  const shown = needed === undefined ? undefined : () => needed;
+  const message = approvalMessage(request, now, { cancel: false, approve }, freeze, shown);
   const title = escapeMrkdwn(requestTitle(request));
   const inPlace =
     mine?.user === approver && mine?.onBehalfOf ? ` in ${mentionUser(mine.onBehalfOf)}'s place` : '';
   const standIn = place
     ? ` (you approve in ${mentionUser(place.delegator)}'s place until ${escapeMrkdwn(lagosTime(place.until))})`
     : '';
-  const lead =
-    request.state !== 'pending'
+  const lead = stoppable
+    ? `${title}: ${stateWords(request)}, not sent yet. You can still reject it here to stop it before it is sent.`
+    : request.state !== 'pending'
       ? `${title}: ${stateWords(request)}. Nothing is waiting for you here any more.`
       : mine
         ? `You approved ${title}${inPlace}; it waits for more approvals.`

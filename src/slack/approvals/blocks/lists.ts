@@ -1,15 +1,11 @@
 // `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
 import type { KnownBlock } from '@slack/types';
-import {
-  type ApprovalRequest,
-  approvalsShown,
-  type LimitFigures,
-  type Refusal,
-} from '../../../approvals/index.js';
+import type { ApprovalRequest, LimitFigures, Refusal } from '../../../approvals/index.js';
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import { requestTitle, stateWords } from '../../ui/words.js';
+import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
 import { dailyLimitText } from './limits.js';
 import { isPasskeyRefusal, passkeyRefusalText } from './passkey-refusals.js';
@@ -25,7 +21,13 @@ const IN_HAND: ReadonlySet<ApprovalRequest['state']> = new Set([
   'outcome-unknown',
 ]);
 
-export function pendingList(requests: ApprovalRequest[], now: Date, environment: string): SlackMessage {
+/** `shown`: how many approvals each request needs, from the engine. */
+export function pendingList(
+  requests: ApprovalRequest[],
+  now: Date,
+  environment: string,
+  shown: ApprovalsShown = FILED_COUNT,
+): SlackMessage {
   if (requests.length === 0) {
     return {
       text: `No open approval requests. · ${escapeMrkdwn(environment)}`,
@@ -37,7 +39,7 @@ export function pendingList(requests: ApprovalRequest[], now: Date, environment:
       r.state === 'pending' ? `expires ${relative(r.expiresAt, now)}` : `filed ${relative(r.createdAt, now)}`;
     const purpose = purposeText(r);
     const why = purpose ? ` · for: ${purpose}` : '';
-    return `• *${escapeMrkdwn(requestTitle(r))}*${why}${checkMarks(r)} — ${stateWords(r)} · ${r.approvals.length} of ${approvalsShown(r)} approvals · by ${mentionUser(r.requester)} · ${when}`;
+    return `• *${escapeMrkdwn(requestTitle(r))}*${why}${checkMarks(r)} — ${stateWords(r)} · ${r.approvals.length} of ${shown(r)} approvals · by ${mentionUser(r.requester)} · ${when}`;
   });
   const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
   const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;
@@ -55,9 +57,15 @@ function checkMarks(request: ApprovalRequest): string {
 
 /**
  * Why a click did nothing, said privately to the person who clicked. Made only of the bot's own words,
- * ids and amounts, so it reads the same as plain text and as mrkdwn. `limit`: a daily-limit refusal's figures.
+ * ids and amounts, so it reads the same as plain text and as mrkdwn. `limit`: a daily-limit refusal's figures;
+ * `shown`: how many approvals the request needs, from the engine.
  */
-export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: LimitFigures): string {
+export function refusalText(
+  reason: Refusal,
+  request?: ApprovalRequest,
+  limit?: LimitFigures,
+  shown: ApprovalsShown = FILED_COUNT,
+): string {
   const title = request ? requestTitle(request) : 'This request';
   if (isPasskeyRefusal(reason)) return passkeyRefusalText(reason, title);
   switch (reason) {
@@ -69,19 +77,25 @@ export function refusalText(reason: Refusal, request?: ApprovalRequest, limit?: 
         ? `You are not an approver for ${title}, so nothing changed. Ask one of its approvers (\`/cngn policy\` lists them).`
         : `You are not an approver for cNGN requests, so nothing changed. Ask a treasury approver.`;
     case 'already-approved':
-      return `You already approved ${title}; it needs ${request ? approvalsShown(request) : 'more'} distinct approvals.`;
+      return `You already approved ${title}; it needs ${request ? shown(request) : 'more'} distinct approvals.`;
     case 'not-requester':
       return `Only the requester can cancel ${title}.`;
     case 'expired':
       return `${title} expired before it was approved; nothing was sent. File it again if it is still needed.`;
     case 'not-pending':
       return notPendingText(title, request);
+    case 'already-sending':
+      return `${title} was already claimed for sending (${request ? stateWords(request) : 'in hand'}): too late to reject or cancel it, so nothing changed.`;
+    case 'delegate-after-approval':
+      return `${title} is already approved: only an approver in their own right can stop it now, not a delegate, so nothing changed. Ask one of its approvers (\`/cngn policy\` lists them).`;
     case 'checking':
       return `A final approval of ${title} is being checked against the service right now; nothing changed.`;
     case 'recheck-failed':
       return `The figures of ${title} could not be checked again with the service, so it was not approved. Try again shortly.`;
     case 'not-unknown':
       return `${title} is ${request ? stateWords(request) : 'closed'}, not waiting for a person's check; only a request whose outcome is unknown can be resolved by hand. Nothing changed.`;
+    case 'settled-by-the-bot':
+      return `${title} took effect in the bot's own store or not at all, so the bot settles it itself from what its store holds, shortly; it cannot be resolved by hand. Nothing changed.`;
     case 'not-found':
       return 'That approval request no longer exists.';
     case 'delegate':
@@ -115,7 +129,8 @@ function requesterText(title: string, request?: ApprovalRequest): string {
   if (request?.state === 'outcome-unknown') {
     return `You filed ${title}, so you cannot record its outcome: another approver must check it with the service and resolve it.`;
   }
-  return `You filed ${title}, so you cannot approve or reject it: another approver must.${!request || request.state === 'pending' ? ' (You can cancel it.)' : ''}`;
+  const cancellable = !request || request.state === 'pending' || request.state === 'approved';
+  return `You filed ${title}, so you cannot approve or reject it: another approver must.${cancellable ? ' (You can cancel it.)' : ''}`;
 }
 
 /** A click on a request no longer waiting: already in hand, or closed. */

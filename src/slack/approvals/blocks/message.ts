@@ -5,7 +5,6 @@ import type { Button, KnownBlock } from '@slack/types';
 import { isLive } from '../../../access/index.js';
 import {
   type ApprovalRequest,
-  approvalsShown,
   CONFLICT_ACTION,
   delegationOf,
   ENDED_NOTE_START,
@@ -26,6 +25,7 @@ import {
 import type { SlackMessage } from '../../types.js';
 import { freezeBanner, unfreezeFields } from '../../ui/freeze.js';
 import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from '../../ui/words.js';
+import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { checksBlocks } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { purposeBlocks } from './purpose.js';
@@ -196,9 +196,9 @@ export function approverWords(approval: { user: string; onBehalfOf?: string | un
   return `${mentionUser(approval.user)}${behalf}`;
 }
 
-function approvalsLine(request: ApprovalRequest): string {
+function approvalsLine(request: ApprovalRequest, shown: ApprovalsShown): string {
   const who = request.approvals.map(approverWords).join(', ');
-  return `${request.approvals.length} of ${approvalsShown(request)}${who ? ` (${who})` : ''}`;
+  return `${request.approvals.length} of ${shown(request)}${who ? ` (${who})` : ''}`;
 }
 
 function outcomeLines(request: ApprovalRequest): string[] {
@@ -228,14 +228,18 @@ export function readButtonValue(value: string | undefined): { id: string; round:
 }
 
 /** Amount, destination, people, expiry: the figures an approver checks. */
-export function figuresSection(request: ApprovalRequest, now: Date): KnownBlock {
+export function figuresSection(
+  request: ApprovalRequest,
+  now: Date,
+  shown: ApprovalsShown = FILED_COUNT,
+): KnownBlock {
   return {
     type: 'section',
     fields: [
       ...(request.amount ? [field('Amount', escapeMrkdwn(naira(request.amount)))] : []),
       ...destinationFields(request),
       field('Requested by', mentionUser(request.requester)),
-      field('Approvals', approvalsLine(request)),
+      field('Approvals', approvalsLine(request, shown)),
       field(
         request.state === 'pending' ? 'Expires' : 'Filed',
         request.state === 'pending'
@@ -248,14 +252,18 @@ export function figuresSection(request: ApprovalRequest, now: Date): KnownBlock 
 }
 
 /** Said privately to someone who clicked a message showing an earlier round of the request. */
-export function staleRoundNotice(request: ApprovalRequest, now: Date): SlackMessage {
+export function staleRoundNotice(
+  request: ApprovalRequest,
+  now: Date,
+  shown: ApprovalsShown = FILED_COUNT,
+): SlackMessage {
   const why = request.reason ? ` (${escapeMrkdwn(request.reason)})` : '';
   const text = `${escapeMrkdwn(requestTitle(request))} changed since the message you clicked was shown${why}. Your click changed nothing. Here are the new figures; approve or reject from the updated request message if they are right.`;
   return {
     text,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text } },
-      figuresSection(request, now),
+      figuresSection(request, now, shown),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
     ],
@@ -272,13 +280,14 @@ export interface MessageButtons {
 
 /**
  * `freeze`: the freeze of sends in place when rendered; an open request then carries its banner (its
- * own unfreeze request says what it lifts instead).
+ * own unfreeze request says what it lifts instead). `shown`: how many approvals it needs, from the engine.
  */
 export function approvalMessage(
   request: ApprovalRequest,
   now: Date,
   buttons: MessageButtons = {},
   freeze?: Freeze,
+  shown: ApprovalsShown = FILED_COUNT,
 ): SlackMessage {
   const blocks: KnownBlock[] = [
     {
@@ -296,7 +305,7 @@ export function approvalMessage(
       ? [freezeBanner(freeze)]
       : []),
     ...conflictBlocks(request),
-    figuresSection(request, now),
+    figuresSection(request, now, shown),
     ...purposeBlocks(request),
     ...hiddenCharactersNotice(request),
     ...sameRequestNotice(request, now),
@@ -317,7 +326,9 @@ export function approvalMessage(
           // Extend is the requester's, beside Cancel: not on approvers' DM copies.
           ...(buttons.cancel !== false ? extendButtons(request) : []),
         ]
-      : [];
+      : request.state === 'approved'
+        ? stopButtons(request, buttons)
+        : [];
   if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
   return {
     text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request, freeze).replace(/^:[a-z_]+: /, '')}`,
@@ -443,6 +454,14 @@ export function approvalButtons(request: ApprovalRequest, buttons: MessageButton
     });
   }
   return out;
+}
+
+/**
+ * An approved request not yet claimed for sending (held by a freeze, say) can still be stopped: Reject
+ * (the same reason modal as a waiting request's) and the requester's Cancel, no Approve.
+ */
+function stopButtons(request: ApprovalRequest, buttons: MessageButtons = {}): Button[] {
+  return approvalButtons(request, buttons).filter((button) => button.action_id !== APPROVE_ACTION);
 }
 
 const plain = (text: string) => ({ type: 'plain_text' as const, text });

@@ -7,6 +7,7 @@ import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/i
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
 import { requestTitle } from '../../ui/words.js';
+import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { checksBlocks, shortfallText } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approvalButtonValue, figuresSection, hiddenCharactersNotice } from './message.js';
@@ -54,7 +55,8 @@ function leftOut(short: BalanceCheck | undefined, mustSign: boolean, now: Date):
  * `balances`: each withdrawal's or redemption's balance as read when the list opened, or again once
  * open (actions/review-all.ts), as the single review shows it. One the balance does not cover says
  * why in place of its box: it cannot be ticked (the engine refuses its approval anyway). `signed`:
- * the ids of requests that must be signed with a passkey, likewise left out of the boxes.
+ * the ids of requests that must be signed with a passkey, likewise left out of the boxes. `needed`: how
+ * many approvals each needs, from the engine.
  */
 export function reviewAllModal(
   waiting: readonly ApprovalRequest[],
@@ -64,6 +66,7 @@ export function reviewAllModal(
   freeze?: Freeze,
   balances: Readonly<Record<string, ReviewBalance>> = {},
   signed: ReadonlySet<string> = new Set(),
+  needed: ApprovalsShown = FILED_COUNT,
 ): ModalView {
   const shown = waiting.slice(0, REVIEW_ALL_MAX);
   const short = (request: ApprovalRequest) => {
@@ -88,7 +91,7 @@ export function reviewAllModal(
         type: 'section',
         text: { type: 'mrkdwn', text: `*${escapeMrkdwn(requestTitle(request))}*  ·  \`${request.id}\`` },
       },
-      figuresSection(request, now),
+      figuresSection(request, now, needed),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
       ...sameRequestNotice(request, now),

@@ -5,16 +5,12 @@
 // stands in place of the submit (docs/passkeys.md). Pure: request and time in, Block Kit out; every outside value is
 // escaped where it enters mrkdwn.
 import type { KnownBlock, ModalView } from '@slack/types';
-import {
-  type ApprovalRequest,
-  approvalsShown,
-  type BalanceCheck,
-  type Freeze,
-} from '../../../approvals/index.js';
+import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
 import { KIND_TITLE, requestTitle } from '../../ui/words.js';
+import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
 import { tierBasisNotice } from './limits.js';
 import { approverWords, destinationFields, figuresSection, hiddenCharactersNotice } from './message.js';
@@ -140,10 +136,10 @@ function feesLine(request: ApprovalRequest): string {
   return '*Fees*\nnone quoted for this request';
 }
 
-function approvalsSoFar(request: ApprovalRequest): string {
-  if (request.approvals.length === 0) return `none yet (${approvalsShown(request)} needed)`;
+function approvalsSoFar(request: ApprovalRequest, needed: number): string {
+  if (request.approvals.length === 0) return `none yet (${needed} needed)`;
   const who = request.approvals.map((a) => `${approverWords(a)} at ${lagosTime(a.at)}`).join(', ');
-  return `${request.approvals.length} of ${approvalsShown(request)}: ${who}`;
+  return `${request.approvals.length} of ${needed}: ${who}`;
 }
 
 /** The balance as read when the review opened (withdrawals and redemptions). */
@@ -154,13 +150,13 @@ export interface ReviewBalance {
 }
 
 /** Who filed the request, when, how many approvals it has and when it expires. */
-function whoAndWhenSection(request: ApprovalRequest, now: Date): KnownBlock {
+function whoAndWhenSection(request: ApprovalRequest, now: Date, needed: number): KnownBlock {
   return {
     type: 'section',
     fields: [
       { type: 'mrkdwn', text: `*Requested by*\n${mentionUser(request.requester)}` },
       { type: 'mrkdwn', text: `*Filed*\n${lagosTime(request.createdAt)}` },
-      { type: 'mrkdwn', text: `*Approvals so far*\n${approvalsSoFar(request)}` },
+      { type: 'mrkdwn', text: `*Approvals so far*\n${approvalsSoFar(request, needed)}` },
       {
         type: 'mrkdwn',
         text: `*Expires*\n${lagosTime(request.expiresAt)}\n(${relative(request.expiresAt, now)})`,
@@ -204,7 +200,8 @@ function figureBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
 
 /**
  * `signing`: the request must be signed by this approver (actions/review-signing.ts): no submit, the
- * signing link (or why there is none) first thing after the figures.
+ * signing link (or why there is none) first thing after the figures. `shown`: how many approvals it
+ * needs, from the engine.
  */
 export function reviewModal(
   request: ApprovalRequest,
@@ -213,6 +210,7 @@ export function reviewModal(
   balance: ReviewBalance = {},
   freeze?: Freeze,
   signing?: ReviewSigning,
+  shown: ApprovalsShown = FILED_COUNT,
 ): ModalView {
   const short = balance.check && !balance.check.enough ? balance.check : undefined;
   const lead = leadText(request, Boolean(short), signing);
@@ -239,7 +237,7 @@ export function reviewModal(
       withoutLookAlike: true,
     }),
   );
-  blocks.push({ type: 'divider' }, whoAndWhenSection(request, now));
+  blocks.push({ type: 'divider' }, whoAndWhenSection(request, now, shown(request)));
   blocks.push(...tierBasisNotice(request), ...sentBackNotice(request));
   return {
     type: 'modal',
@@ -256,13 +254,18 @@ export function reviewModal(
  * What replaces the review modal when its submission is refused: the reason, and when the request
  * is still open in a new round, its figures as they are now. Nothing to submit: nothing was approved.
  */
-export function reviewRefusedView(reason: string, request?: ApprovalRequest, now?: Date): ModalView {
+export function reviewRefusedView(
+  reason: string,
+  request?: ApprovalRequest,
+  now?: Date,
+  shown: ApprovalsShown = FILED_COUNT,
+): ModalView {
   const blocks: KnownBlock[] = [section(`:no_entry: ${reason}`)];
   if (request && now && request.state === 'pending') {
     blocks.push(
       { type: 'divider' },
       section(`*Now:* ${escapeMrkdwn(requestTitle(request))}`),
-      figuresSection(request, now),
+      figuresSection(request, now, shown),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
     );

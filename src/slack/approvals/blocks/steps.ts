@@ -4,7 +4,6 @@
 
 import type { ApprovalRequest } from '../../../approvals/index.js';
 import {
-  approvalsShown,
   CONFLICT_ACTION,
   CONFLICT_RESOLVED,
   ENDED_NOTE_START,
@@ -35,16 +34,9 @@ export function stepText(request: ApprovalRequest): string {
   const step = request.history.at(-1);
   if (!step) return escapeMrkdwn(requestTitle(request));
   const by = step.actor ? ` by ${approverWords({ user: step.actor, onBehalfOf: step.onBehalfOf })}` : '';
-  if (step.action === 'check-interrupted') {
-    return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
-  }
-  // Its note is the whole sentence ("Waiting for one more approval: the approval tiers were raised…").
-  if (step.action === TIERS_RAISED_ACTION && step.note) return escapeMrkdwn(step.note);
-  if (step.action === WITHDRAWN_ACTION && !step.actor)
-    return byTheBot('Cancelled by the bot', step.note, WITHDRAWN_NOTE_START);
-  if (step.action === REVOKED_ACTION && !step.actor)
-    return byTheBot('Delegation ended by the bot', step.note, ENDED_NOTE_START);
   const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
+  const whole = wholeSentence(request, step, by, note);
+  if (whole !== undefined) return whole;
   const left = step.leftPool ? ` (${mentionUser(step.leftPool)} left the pool)` : '';
   const words: Record<string, string> = {
     filed: 'Filed',
@@ -74,6 +66,36 @@ export function stepText(request: ApprovalRequest): string {
   };
   const said = OWN_STORE_STEP_WORDS[request.kind]?.[step.action] ?? words[step.action];
   return `${said ?? escapeMrkdwn(step.action)}${by}${note}${left}`;
+}
+
+/** The steps said in a sentence of their own rather than as a word with who and why; undefined otherwise. */
+function wholeSentence(
+  request: ApprovalRequest,
+  step: ApprovalRequest['history'][number],
+  by: string,
+  note: string,
+): string | undefined {
+  if (step.action === 'check-interrupted') {
+    return `The final approval${by} was interrupted while re-checking the figures (the bot restarted); nothing was approved: approve again`;
+  }
+  // Its note is the whole sentence ("Waiting for one more approval: the approval tiers were raised…").
+  if (step.action === TIERS_RAISED_ACTION && step.note) return escapeMrkdwn(step.note);
+  if (step.action === WITHDRAWN_ACTION && !step.actor)
+    return byTheBot('Cancelled by the bot', step.note, WITHDRAWN_NOTE_START);
+  if (step.action === REVOKED_ACTION && !step.actor)
+    return byTheBot('Delegation ended by the bot', step.note, ENDED_NOTE_START);
+  if (stoppedAfterApproval(request)) {
+    const what = step.action === 'rejected' ? 'Rejected' : 'Cancelled';
+    return `${what}${by} after approval, before sending: it will not be sent${note}`;
+  }
+  return undefined;
+}
+
+/** Its newest step rejected or cancelled it from approved: a person stopped it before its one call. */
+function stoppedAfterApproval(request: ApprovalRequest): boolean {
+  const step = request.history.at(-1);
+  if (step?.action !== 'rejected' && step?.action !== 'cancelled') return false;
+  return request.history.at(-2)?.state === 'approved';
 }
 
 /**
@@ -143,7 +165,8 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
         : `Your request ${title} failed: ${reason}.`;
     }
     case 'expired':
-      if (request.approvals.length >= approvalsShown(request)) {
+      // Approved when it expired (a freeze held it), whatever the tiers ask now.
+      if (request.history.at(-2)?.state === 'approved') {
         return `Your request ${title} was approved, but held by a freeze of sends until it expired. Expiry is final: nothing was sent. File it again if it is still needed.`;
       }
       return `Your request ${title} expired before it had enough approvals. Expiry is final: nothing was sent, and it can no longer be approved or extended. File it again if it is still needed.`;

@@ -9,7 +9,7 @@ import { REVIEW_ALL_MIN, reviewAllButton } from '../blocks/review-all.js';
 async function pendingCommand(deps: ApprovalSlackDeps, user: string) {
   const now = (deps.now ?? (() => new Date()))();
   const requests = await deps.engine.openRequests();
-  const list = pendingList(requests, now, deps.environmentLabel);
+  const list = pendingList(requests, now, deps.environmentLabel, (r) => deps.engine.approvalsShown(r));
   const waiting = await deps.engine.waitingFor(user, now, requests);
   if (waiting.length < REVIEW_ALL_MIN) return list;
   return {

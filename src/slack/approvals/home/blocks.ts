@@ -9,12 +9,7 @@ import {
   type RequestKind,
   type SigningRule,
 } from '../../../access/index.js';
-import {
-  type ApprovalRequest,
-  approvalsShown,
-  type Freeze,
-  type LimitUse,
-} from '../../../approvals/index.js';
+import type { ApprovalRequest, Freeze, LimitUse } from '../../../approvals/index.js';
 import type { RateBudget } from '../../../cngn/limiter.js';
 import type { BalanceEntry } from '../../../cngn/schemas.js';
 import {
@@ -31,6 +26,7 @@ import type { RecentAlert } from '../../../webhooks/recent.js';
 import { delegationLines } from '../../ui/delegations.js';
 import { freezeBanner } from '../../ui/freeze.js';
 import { requestTitle, stateWords } from '../../ui/words.js';
+import { type ApprovalsShown, FILED_COUNT } from '../blocks/approvals-shown.js';
 import { checksBlocks } from '../blocks/checks.js';
 import { tierBasisNotice, windowWords } from '../blocks/limits.js';
 import { approvalButtons, destinationFields, hiddenCharactersNotice } from '../blocks/message.js';
@@ -48,6 +44,8 @@ export interface HomeData {
   environment: ApprovalRequest['environment'];
   /** Requests this person may approve now. */
   waiting: ApprovalRequest[];
+  /** How many approvals each request needs, from the engine (absent: its stored count). */
+  approvalsShown?: ApprovalsShown | undefined;
   /** Their own recent requests, newest first, with a link to each request's message when known. */
   mine: Array<{ request: ApprovalRequest; link?: string | undefined }>;
   balance?: { entries: BalanceEntry[]; asOf: Date } | undefined;
@@ -105,12 +103,12 @@ function ago(at: string, now: Date): string {
 }
 
 /** One request waiting for this person: its figures, countdown and the buttons. */
-function waitingBlocks(request: ApprovalRequest, now: Date): KnownBlock[] {
+function waitingBlocks(request: ApprovalRequest, now: Date, shown: ApprovalsShown): KnownBlock[] {
   const fields = [
     ...(request.amount ? [field('Amount', escapeMrkdwn(naira(request.amount)))] : []),
     ...destinationFields(request),
     field('Requested by', mentionUser(request.requester)),
-    field('Approvals', `${request.approvals.length} of ${approvalsShown(request)}`),
+    field('Approvals', `${request.approvals.length} of ${shown(request)}`),
     field('Expires', lagosTime(request.expiresAt)),
   ].slice(0, 10);
   return [
@@ -173,12 +171,17 @@ function alertLine(alert: RecentAlert, now: Date): string {
  * The waiting requests that fit in `budget` blocks, in order, then `…and N more` pointing to
  * /cngn pending for the rest (its one block kept free whenever a request is left out).
  */
-function waitingSection(waiting: ApprovalRequest[], now: Date, budget: number): KnownBlock[] {
+function waitingSection(
+  waiting: ApprovalRequest[],
+  now: Date,
+  budget: number,
+  approvalsShown: ApprovalsShown,
+): KnownBlock[] {
   if (waiting.length === 0) return [context('Nothing waits for your approval.')];
   const out: KnownBlock[] = [];
   let shown = 0;
   for (const request of waiting.slice(0, HOME_WAITING_SHOWN)) {
-    const blocks = waitingBlocks(request, now);
+    const blocks = waitingBlocks(request, now, approvalsShown);
     const last = shown === waiting.length - 1;
     if (out.length + blocks.length + (last ? 0 : 1) > budget) break;
     out.push(...blocks);
@@ -223,7 +226,8 @@ export function homeView(data: HomeData): HomeView {
   );
   rest.push(context(`Updated ${lagosTimeOfDay(now, now)}`));
 
-  blocks.push(...waitingSection(data.waiting, now, HOME_MAX_BLOCKS - blocks.length - rest.length));
+  const budget = HOME_MAX_BLOCKS - blocks.length - rest.length;
+  blocks.push(...waitingSection(data.waiting, now, budget, data.approvalsShown ?? FILED_COUNT));
   blocks.push(...rest);
   return { type: 'home', blocks };
 }

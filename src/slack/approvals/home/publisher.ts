@@ -211,6 +211,7 @@ export class HomePublisher {
       now,
       environment: api.environment,
       waiting,
+      approvalsShown: (request) => engine.approvalsShown(request),
       mine,
       balance: await api.lastBalance().catch(() => undefined),
       budget: await api.budget().catch(() => undefined),

@@ -31,6 +31,7 @@ import {
 } from '../actions/click.js';
 import { answerPlace, channelFits } from '../actions/click-answer.js';
 import { readBinding } from '../actions/review-binding.js';
+import type { ApprovalsShown } from '../blocks/approvals-shown.js';
 import { refusalText } from '../blocks/lists.js';
 import { changedWhileOpen, REVIEW_VIEW, reviewRefusedView, SLACK_CHANNEL_ID } from '../blocks/review.js';
 
@@ -111,7 +112,8 @@ function onReviewSubmitted(deps: ApprovalSlackDeps): (args: ReviewArgs) => Promi
       afterMicrotasks(undefined),
     ]);
     if (settled && !settled.result.ok) {
-      const text = refusalText(settled.result.reason, settled.result.request, settled.result.limit);
+      const { reason, request, limit } = settled.result;
+      const text = refusalText(reason, request, limit, shownBy(deps));
       return ack(update(reviewRefusedView(text)));
     }
     // Accepted: the modal closes. A final approval being re-checked is said privately.
@@ -177,7 +179,7 @@ async function checkAgainstShown(
       named: meta.id,
     });
     const current = shown ? await currentRequest(deps, shown.id) : undefined;
-    return { refused: reviewRefusedView(NOT_SHOWN, current, now()) };
+    return { refused: reviewRefusedView(NOT_SHOWN, current, now(), shownBy(deps)) };
   }
   const refused = checkRefusal(deps, meta, check, shown.figures, now);
   return refused ? { refused } : { shown };
@@ -200,14 +202,19 @@ function checkRefusal(
   }
   if (check && !check.ok) {
     return 'stale' in check
-      ? reviewRefusedView(changedWhileOpen(check.stale), check.stale, now())
-      : reviewRefusedView(refusalText(check.refusal, check.request));
+      ? reviewRefusedView(changedWhileOpen(check.stale), check.stale, now(), shownBy(deps))
+      : reviewRefusedView(refusalText(check.refusal, check.request, undefined, shownBy(deps)));
   }
   if (check?.ok && figuresDigest(check.request) !== figures) {
     deps.log?.warn('review submission: the figures changed since it opened', { requestId: meta.id });
-    return reviewRefusedView(changedWhileOpen(check.request), check.request, now());
+    return reviewRefusedView(changedWhileOpen(check.request), check.request, now(), shownBy(deps));
   }
   return undefined;
+}
+
+/** How many approvals a request shown in the modal needs: the engine's count under its tiers. */
+function shownBy(deps: ApprovalSlackDeps): ApprovalsShown {
+  return (request) => deps.engine.approvalsShown(request);
 }
 
 /** An approval that failed before it was recorded: a changed round, or an error that may or may not stand. */
@@ -219,7 +226,7 @@ function failedView(
 ): ModalView {
   if (taken.error instanceof StaleRoundError) {
     const fresh = taken.error.request;
-    return reviewRefusedView(changedWhileOpen(fresh), fresh, now());
+    return reviewRefusedView(changedWhileOpen(fresh), fresh, now(), shownBy(deps));
   }
   deps.log?.warn('review submission not recorded', { requestId, error: String(taken.error) });
   // An error after the write started: the approval may stand, so never say nothing changed.
@@ -236,7 +243,8 @@ async function answerLate(
 ): Promise<void> {
   // The modal said the click may not have been recorded: now say what became of it, a failure too.
   const text = await work.then(
-    (after) => (after.ok ? RECORDED_LATE : refusalText(after.reason, after.request, after.limit)),
+    (after) =>
+      after.ok ? RECORDED_LATE : refusalText(after.reason, after.request, after.limit, shownBy(deps)),
     (error: unknown) => failedText(deps, error),
   );
   const place = await answerPlace(client, { channel: where.channel, user: where.user });

@@ -1,0 +1,59 @@
+// The buttons an approved request not yet claimed for sending carries: Reject and the requester's Cancel
+// on its message, Reject on an approver's own DM copy and never on a delegate's; none once claimed.
+import { describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../../src/approvals/types.js';
+import { approvalDm } from '../../../src/slack/approvals/blocks/dm.js';
+import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
+import type { SlackMessage } from '../../../src/slack/types.js';
+
+const NOW = new Date('2026-11-23T08:00:00.000Z');
+
+const approved = (over: Partial<ApprovalRequest> = {}): ApprovalRequest =>
+  ({
+    id: 'AR-0123456789',
+    kind: 'withdraw',
+    environment: 'live',
+    amount: '1500.50',
+    payload: {
+      amount: '1500.50',
+      address: '0x52908400098527886E0F7030069857D2E4169EE7',
+      networkId: 'base',
+      shouldSaveAddress: false,
+    },
+    display: { networkName: 'Base' },
+    purpose: 'Supplier payout INV-2231',
+    requester: 'UREQ',
+    approvals: [{ user: 'UA', at: '2026-11-23T07:59:00.000Z' }],
+    requiredApprovals: 1,
+    state: 'approved',
+    createdAt: '2026-11-23T07:00:00.000Z',
+    expiresAt: '2026-11-24T07:00:00.000Z',
+    round: 0,
+    history: [{ at: '2026-11-23T07:59:00.000Z', state: 'approved', action: 'approved', actor: 'UA' }],
+    ...over,
+  }) as ApprovalRequest;
+
+const buttons = (message: SlackMessage): string[] =>
+  [...JSON.stringify(message.blocks).matchAll(/"action_id":"([^"]+)"/g)].map((m) => m[1] ?? '');
+
+describe('an approved request not yet claimed', () => {
+  it('shows Reject and Cancel on its message, and no Approve', () => {
+    expect(buttons(approvalMessage(approved(), NOW))).toEqual(['approval.reject', 'approval.cancel']);
+    expect(buttons(approvalMessage(approved(), NOW, { approve: false }))).toEqual(['approval.cancel']);
+  });
+
+  it("shows Reject on an approver's own DM copy, even the one who approved it, and not on a delegate's", () => {
+    const own = approvalDm(approved(), NOW, 'UA', undefined, undefined, true);
+    expect(buttons(own)).toEqual(['approval.reject']);
+    expect(own.text).toContain('You can still reject it here');
+    const delegate = approvalDm(approved(), NOW, 'UDELEGATE', undefined, undefined, false);
+    expect(buttons(delegate)).toEqual([]);
+    expect(delegate.text).toContain('Nothing is waiting for you here any more');
+  });
+
+  it('shows no button once claimed for sending', () => {
+    const executing = approved({ state: 'executing' });
+    expect(buttons(approvalMessage(executing, NOW))).toEqual([]);
+    expect(buttons(approvalDm(executing, NOW, 'UA', undefined, undefined, true))).toEqual([]);
+  });
+});

@@ -1,0 +1,201 @@
+// A deliverer whose claim on an alert lapsed (a long wait on Slack, a paused process) while another
+// replica claimed it lets go only of its own claim: releasing, marking delivered, setting aside or
+// closing a digest never frees the other's, so no third deliverer can post the same alert again.
+import { describe, expect } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { createStore, type Store } from '../../src/store/index.js';
+import type { AlertSink, SinkAnswer } from '../../src/webhooks/alert-sink.js';
+import { DeadLetterDesk } from '../../src/webhooks/dead-letters.js';
+import { Deliverer } from '../../src/webhooks/deliverer.js';
+import { Outbox } from '../../src/webhooks/outbox.js';
+import type { OutboxEntry } from '../../src/webhooks/types.js';
+import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
+
+const ID = 'a1b2c3';
+const CLAIM = `webhooks:outbox:claim:${ID}`;
+
+async function enqueued(outbox: Outbox): Promise<OutboxEntry> {
+  const event = { event: 'deposit.completed', data: { transactionId: 'T-1', trx_ref: 'R-1' } };
+  await outbox.enqueue({ id: ID, origin: 'webhook', environment: 'sandbox', event });
+  const entry = await outbox.get(ID);
+  if (!entry) throw new Error('not enqueued');
+  return entry;
+}
+
+/** A sink whose posts are recorded, each answered with what `answer` gives once it resolves. */
+function recordingSink(answer: () => Promise<SinkAnswer>): AlertSink & { posted: string[] } {
+  const posted: string[] = [];
+  const post: AlertSink['post'] = async (message) => {
+    posted.push(message.channel);
+    return answer();
+  };
+  return { posted, post, update: post };
+}
+
+function deliverer(store: Store, sink: AlertSink, options: { leaseMs: number; sleep?: () => Promise<void> }) {
+  return new Deliverer({
+    outbox: new Outbox(store),
+    store,
+    sink,
+    render: () => ({ text: 'alert', blocks: [] }),
+    route: () => 'CALERTS',
+    rescanMs: 3_600_000,
+    ...options,
+  });
+}
+
+/** A promise and the function that resolves it. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+for (const kind of STORE_KINDS) {
+  describe.skipIf(!kind.up)(`a lapsed claim on ${kind.name}`, () => {
+    test.override('storeKind', kind.name);
+
+    test("is not freed by its former holder's release, delivery or set-aside, nor a digest's", async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`lapsed-claim-${kind.name}`);
+      const [former, holder] = [new Outbox(a), new Outbox(b)];
+      const entry = await enqueued(former);
+      // The former holder's lease ran out and the holder took the entry since.
+      expect(await holder.claim(ID, 'holder', 60_000)).toBe(true);
+      await former.release(ID, 'former');
+      expect(await former.claim(ID, 'third', 60_000)).toBe(false);
+      await former.markDelivered(entry, '1.0', 'CALERTS', 'former');
+      expect(await former.claim(ID, 'third', 60_000)).toBe(false);
+      await former.moveToDeadLetters(entry, 'CALERTS', 'refused', 1, 'former');
+      expect(await former.claim(ID, 'third', 60_000)).toBe(false);
+      await holder.release(ID, 'holder');
+      expect(await former.claim(ID, 'third', 60_000)).toBe(true);
+
+      expect(await holder.claimDigest('d-1', 'holder', 60_000)).toBe(true);
+      await former.releaseDigest('d-1', 'former');
+      await former.closeDigest('d-1', 'former');
+      expect(await former.claimDigest('d-1', 'third', 60_000)).toBe(false);
+      await holder.closeDigest('d-1', 'holder');
+      expect(await former.claimDigest('d-1', 'third', 60_000)).toBe(true);
+    });
+  });
+}
+
+for (const kind of STORE_KINDS.filter((k) => k.shared)) {
+  describe.skipIf(!kind.up)(`deliverers on ${kind.name}`, () => {
+    test.override('storeKind', kind.name);
+
+    test('post an alert once when the first one’s lease lapsed during its post and Slack then refused it', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`lapsed-delivery-${kind.name}`);
+      await enqueued(new Outbox(a));
+      // The first deliverer's post hangs until Slack rate-limits it; its lease runs out meanwhile.
+      const firstAt = signal();
+      const refuse = signal();
+      const firstSink = recordingSink(async () => {
+        firstAt.resolve();
+        await refuse.promise;
+        return { ok: false, failure: { kind: 'rate-limited', delayMs: 1_000 } };
+      });
+      const firstWaits = signal();
+      const first = deliverer(a, firstSink, {
+        leaseMs: 1,
+        sleep: () => {
+          firstWaits.resolve();
+          return new Promise(() => {});
+        },
+      });
+      await first.start();
+      await firstAt.promise;
+      await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
+      // A second replica claims the alert and is posting it.
+      const secondAt = signal();
+      const accept = signal();
+      const secondSink = recordingSink(async () => {
+        secondAt.resolve();
+        await accept.promise;
+        return { ok: true, ts: '1.0' };
+      });
+      const second = deliverer(b, secondSink, { leaseMs: 60_000 });
+      await second.start();
+      await secondAt.promise;
+      // Slack refuses the first one's post; it lets go of its claim and waits to try again.
+      refuse.resolve();
+      await firstWaits.promise;
+      // A third replica looks: the alert is still claimed by the second.
+      const claimTried = signal();
+      const watched = new Proxy(a, {
+        get: (target, property) => {
+          if (property !== 'setIfAbsent') {
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (key: string, value: unknown, ttlMs?: number) => {
+            const won = await target.setIfAbsent(key, value, ttlMs);
+            if (key === CLAIM) claimTried.resolve();
+            return won;
+          };
+        },
+      });
+      const thirdSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
+      const third = deliverer(watched, thirdSink, { leaseMs: 60_000 });
+      await third.start();
+      await claimTried.promise;
+      await third.stop(); // a post that claim allowed is finished first
+      accept.resolve();
+      await expect.poll(() => new Outbox(a).pendingCount(), { timeout: 10_000 }).toBe(0);
+      await Promise.all([first.stop(), second.stop()]);
+      expect([firstSink.posted, secondSink.posted, thirdSink.posted]).toEqual([['CALERTS'], ['CALERTS'], []]);
+    });
+  });
+}
+
+test('a re-post of a dead letter whose claim lapsed and was taken by another leaves that claim taken', async ({
+  defer,
+}) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  const outbox = new Outbox(store);
+  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
+  // Slack answers each channel's re-post once its gate opens (the third's is open).
+  const gates = new Map([
+    [
+      'C-FIRST',
+      { at: signal(), open: signal(), answer: { ok: false, failure: { kind: 'permanent', reason: 'x' } } },
+    ],
+    ['C-SECOND', { at: signal(), open: signal(), answer: { ok: true, ts: '2.0' } }],
+  ]);
+  const posted: string[] = [];
+  const post: AlertSink['post'] = async ({ channel }) => {
+    posted.push(channel);
+    const gate = gates.get(channel);
+    if (!gate) return { ok: true, ts: '3.0' };
+    gate.at.resolve();
+    await gate.open.promise;
+    return gate.answer as SinkAnswer;
+  };
+  const desk = new DeadLetterDesk({
+    outbox,
+    store,
+    sink: { post, update: post },
+    render: () => ({ text: 'alert', blocks: [] }),
+    environment: 'sandbox',
+    log: silentLogger,
+  });
+  const [first, second] = [gates.get('C-FIRST')!, gates.get('C-SECOND')!];
+  const firstRepost = desk.repost(ID, 'C-FIRST', 'U-ONE');
+  await first.at.promise;
+  // The first re-post's lease runs out while Slack keeps it waiting; a second one claims the letter.
+  await store.delete(`webhooks:dead-letters:repost-claim:${ID}`);
+  const secondRepost = desk.repost(ID, 'C-SECOND', 'U-ONE');
+  await second.at.promise;
+  // Slack refuses the first: it lets go, but the letter is still the second one's.
+  first.open.resolve();
+  expect((await firstRepost).ok).toBe(false);
+  expect(await desk.repost(ID, 'C-THIRD', 'U-TWO')).toMatchObject({ ok: false, reason: 'busy' });
+  second.open.resolve();
+  expect(await secondRepost).toMatchObject({ ok: true, channel: 'C-SECOND' });
+  expect(posted).toEqual(['C-FIRST', 'C-SECOND']);
+});
