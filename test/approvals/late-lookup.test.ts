@@ -19,17 +19,17 @@ import {
   APPROVER_A,
   APPROVER_B,
   Clock,
-  DEST,
   type EngineFixture,
+  type EngineFixtureOptions,
+  engineOn,
   REQUESTER,
   engineTest as test,
-  twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { slowWithdrawals } from '../support/slow-withdrawals.js';
+import { ONE_SHORT_PAGE, withdrawCalls, withdrawDirectly } from './lookup-support.js';
 
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 const listReads = (fx: EngineFixture) => fx.sandbox.count('GET', '/v1/api/transactions');
 
 /** Approved, and not sent: the process that approved it stopped before it could send. */
@@ -40,26 +40,52 @@ async function approved(fx: EngineFixture, draft: RequestDraft): Promise<Approva
   return result.request;
 }
 
-/** The withdrawal made once already, as a process that is gone (or a lost timeline) made it. */
-async function withdrawnBefore(fx: EngineFixture, networkId: string, amount: string): Promise<string> {
-  const made = await fx.client.withdraw({ amount: Money.parseDecimal(amount), address: DEST, networkId });
-  return made.trxRef;
-}
-
-async function sweep(fx: EngineFixture): Promise<void> {
+/** A sweep, `laterMs` on. */
+async function sweep(fx: EngineFixture, laterMs = 0): Promise<void> {
+  fx.clock.advance(laterMs);
   await fx.engine.tick();
   await fx.engine.idle();
+}
+
+/** A sweep once the claim lease has passed: an approval is late. */
+const sweepPastTheLease = (fx: EngineFixture) => sweep(fx, CLAIM_LEASE_MS + 1_000);
+
+/**
+ * A late approval of `amount` on `networkId`: approved, then the withdrawals `made` made outside the bot
+ * (their references), then a sweep past the claim lease. What the request is after it.
+ */
+async function lateAfter(fx: EngineFixture, networkId: string, amount: string, made: string[]) {
+  const request = await approved(fx, withdrawalDraft(networkId, amount));
+  const references: string[] = [];
+  for (const each of made) references.push((await withdrawDirectly(fx, networkId, each)).trxRef);
+  await sweepPastTheLease(fx);
+  return { request, references, after: await fx.engine.get(request.id) };
+}
+
+/**
+ * On an engine that reads one short page of the list, a late approval of `amount` after the withdrawals
+ * `before`: it is left to a person, the list too long to read back to its approval.
+ */
+async function leftAfterAShortRead(
+  startEngine: (options: EngineFixtureOptions) => Promise<EngineFixture>,
+  amount: string,
+  before: string[],
+): Promise<void> {
+  const { fx, networkId } = await engineOn(startEngine, ONE_SHORT_PAGE);
+  const { after } = await lateAfter(fx, networkId, amount, before);
+  expect(after?.state).toBe('outcome-unknown');
+  expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
+    'too long to read back',
+  );
+  expect(withdrawCalls(fx)).toBe(3);
 }
 
 test('settles a late approval found in the transaction list, without a second withdrawal', async ({
   fx,
   networkId,
 }) => {
-  const request = await approved(fx, withdrawalDraft(networkId, '1234.50'));
-  const reference = await withdrawnBefore(fx, networkId, '1234.50');
-  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep(fx);
-  const after = await fx.engine.get(request.id);
+  const { request, references, after } = await lateAfter(fx, networkId, '1234.50', ['1234.50']);
+  const [reference] = references;
   expect(after?.state).toBe('sent');
   expect(after?.outcome?.reference).toBe(reference);
   expect(after?.history.at(-1)).toMatchObject({ action: LOOKED_UP_BEFORE_SENDING, state: 'sent' });
@@ -68,8 +94,7 @@ test('settles a late approval found in the transaction list, without a second wi
   expect(withdrawCalls(fx)).toBe(1);
   // It is then followed like any sent request, and a webhook for it finds it by its reference.
   await fx.sandbox.settleAll();
-  fx.clock.advance(61_000);
-  await sweep(fx);
+  await sweep(fx, 61_000);
   expect((await fx.engine.get(request.id))?.state).toBe('completed');
   expect(withdrawCalls(fx)).toBe(1);
 });
@@ -78,13 +103,9 @@ test('counts a request settled by the lookup from when the service made it, not 
   fx,
   networkId,
 }) => {
-  const request = await approved(fx, withdrawalDraft(networkId, '1234.60'));
-  const reference = await withdrawnBefore(fx, networkId, '1234.60');
-  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep(fx);
-  const after = await fx.engine.get(request.id);
+  const { references, after } = await lateAfter(fx, networkId, '1234.60', ['1234.60']);
   expect(after?.state).toBe('sent');
-  const made = fx.sandbox.transaction(reference)?.createdAt;
+  const made = fx.sandbox.transaction(String(references[0]))?.createdAt;
   expect(made).toBeDefined();
   expect(after?.outcome?.sentAt).toBe(new Date(made ?? '').toISOString());
 });
@@ -127,8 +148,7 @@ test('sends nothing while the lookup cannot be made, says so once, and looks aga
   expect(said[0]?.note).toContain('nothing was sent');
   expect(listReads(fx)).toBe(reads + 1);
   expect(withdrawCalls(fx)).toBe(0);
-  fx.clock.advance(61_000);
-  await sweep(fx);
+  await sweep(fx, 61_000);
   expect((await fx.engine.get(request.id))?.state).toBe('sent');
   expect(withdrawCalls(fx)).toBe(1);
 });
@@ -137,12 +157,7 @@ test('leaves a late approval with two matching transactions to a person, sending
   fx,
   networkId,
 }) => {
-  const request = await approved(fx, withdrawalDraft(networkId, '5678.90'));
-  await withdrawnBefore(fx, networkId, '5678.90');
-  await withdrawnBefore(fx, networkId, '5678.90');
-  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep(fx);
-  const after = await fx.engine.get(request.id);
+  const { request, after } = await lateAfter(fx, networkId, '5678.90', ['5678.90', '5678.90']);
   expect(after?.state).toBe('outcome-unknown');
   const looked = after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING);
   expect(looked?.note).toContain('2 transactions since its approval match');
@@ -163,18 +178,15 @@ describe('a request left to a person by the lookup, and the same payment made ag
    */
   async function paidAgainAfterParked(
     fx: EngineFixture,
+    networkId: string,
     defer: (fn: () => unknown) => void,
     laterMs: number,
   ) {
     time.clock = fx.clock;
     defer(() => delete time.clock);
-    const [networkId] = await twoNetworks(fx.client);
-    const parked = await approved(fx, withdrawalDraft(networkId, '5678.91'));
-    await withdrawnBefore(fx, networkId, '5678.91');
-    await withdrawnBefore(fx, networkId, '5678.91');
-    fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-    await sweep(fx);
-    expect((await fx.engine.get(parked.id))?.state).toBe('outcome-unknown');
+    const late = await lateAfter(fx, networkId, '5678.91', ['5678.91', '5678.91']);
+    const parked = late.request;
+    expect(late.after?.state).toBe('outcome-unknown');
     fx.clock.advance(laterMs);
     fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
     const next = await fileDraft(fx.engine, withdrawalDraft(networkId, '5678.91'));
@@ -188,9 +200,10 @@ describe('a request left to a person by the lookup, and the same payment made ag
 
   test('takes the one made a day later for its own: the parked request is no rival to it', async ({
     fx,
+    networkId,
     defer,
   }) => {
-    const { parked, after } = await paidAgainAfterParked(fx, defer, 24 * 60 * 60_000);
+    const { parked, after } = await paidAgainAfterParked(fx, networkId, defer, 24 * 60 * 60_000);
     expect(after?.history.find((h) => h.action === 'ambiguous-match')?.note ?? '').not.toContain(parked.id);
     expect(after?.state).toBe('sent');
     expect(after?.history.map((h) => h.action)).toContain('reconciled');
@@ -199,10 +212,11 @@ describe('a request left to a person by the lookup, and the same payment made ag
 
   test('leaves one made within the match window to a person: the parked request may have made it', async ({
     fx,
+    networkId,
     defer,
   }) => {
     // The parked request's call, if any, came before it was parked: a transaction 10 min on may be its.
-    const { parked, after } = await paidAgainAfterParked(fx, defer, 10 * 60_000);
+    const { parked, after } = await paidAgainAfterParked(fx, networkId, defer, 10 * 60_000);
     expect(after?.state).toBe('outcome-unknown');
     expect(after?.history.find((h) => h.action === 'ambiguous-match')?.note).toContain(parked.id);
   });
@@ -211,18 +225,7 @@ describe('a request left to a person by the lookup, and the same payment made ag
 test('leaves a late approval to a person when the list is too long to read back to its approval', async ({
   startEngine,
 }) => {
-  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
-  const [networkId] = await twoNetworks(fx.client);
-  const request = await approved(fx, withdrawalDraft(networkId, '6789.10'));
-  for (const amount of ['11', '12', '13']) await withdrawnBefore(fx, networkId, amount);
-  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep(fx);
-  const after = await fx.engine.get(request.id);
-  expect(after?.state).toBe('outcome-unknown');
-  expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
-    'too long to read back',
-  );
-  expect(withdrawCalls(fx)).toBe(3);
+  await leftAfterAShortRead(startEngine, '6789.10', ['11', '12', '13']);
 });
 
 test('completes a late whitelist addition whose address is already on the whitelist, adding nothing', async ({
@@ -236,8 +239,7 @@ test('completes a late whitelist addition whose address is already on the whitel
     display: {},
     requester: REQUESTER,
   });
-  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep(fx);
+  await sweepPastTheLease(fx);
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('completed');
   expect(after?.history.at(-1)?.note).toContain('already on the whitelist');
@@ -348,17 +350,6 @@ test('leaves a late approval to a person when its one match may be the same paym
 test('leaves a late approval to a person when its one match is in a list read only part of the way back', async ({
   startEngine,
 }) => {
-  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
-  const [networkId] = await twoNetworks(fx.client);
-  const request = await approved(fx, withdrawalDraft(networkId, '1357.90'));
   // Only the newest two fit on the page read: the older one of the same payment is not seen.
-  for (const amount of ['1357.90', '11', '1357.90']) await withdrawnBefore(fx, networkId, amount);
-  fx.clock.advance(CLAIM_LEASE_MS + 1_000);
-  await sweep(fx);
-  const after = await fx.engine.get(request.id);
-  expect(after?.state).toBe('outcome-unknown');
-  expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
-    'too long to read back',
-  );
-  expect(withdrawCalls(fx)).toBe(3);
+  await leftAfterAShortRead(startEngine, '1357.90', ['1357.90', '11', '1357.90']);
 });

@@ -6,13 +6,13 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
-import { Money } from '../../src/format/money.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
   DEST,
   type EngineFixture,
+  engineOn,
   REQUESTER,
   engineTest as test,
   twoNetworks,
@@ -21,8 +21,7 @@ import {
 import { fileDraft } from '../support/filing.js';
 import { slowWithdrawals } from '../support/slow-withdrawals.js';
 import { CrashingStore } from './crashing-store.js';
-
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
+import { ONE_SHORT_PAGE, withdrawCalls, withdrawDirectly } from './lookup-support.js';
 
 /** A withdrawal whose answer never arrived: the sandbox acted on it, or (`refused`) it did not. */
 async function unknownWithdrawal(
@@ -40,10 +39,6 @@ async function unknownWithdrawal(
   if (after?.state !== 'outcome-unknown') throw new Error(`not outcome-unknown: ${after?.state}`);
   return after;
 }
-
-/** Another withdrawal made outside the bot. */
-const withdrawDirectly = (fx: EngineFixture, networkId: string, amount: string, address = DEST) =>
-  fx.client.withdraw({ amount: Money.parseDecimal(amount), address, networkId });
 
 const notices = async (fx: EngineFixture, id: string, action: string) =>
   ((await fx.engine.get(id))?.history ?? []).filter((h) => h.action === action);
@@ -273,8 +268,7 @@ test(`writes the conflict mark with the answer naming another request's referenc
 test('does not settle on the one match of a transaction list read only part of the way back', async ({
   startEngine,
 }) => {
-  const fx = await startEngine({ engine: { reconcilePageSize: 2, reconcilePages: 1 } });
-  const [networkId] = await twoNetworks(fx.client);
+  const { fx, networkId } = await engineOn(startEngine, ONE_SHORT_PAGE);
   // The same payment made just before the lost one, then another: only two fit on the page read.
   await withdrawDirectly(fx, networkId, '8765.40');
   const request = await unknownWithdrawal(fx, networkId, '8765.40');

@@ -12,18 +12,20 @@ import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { STALE_APPROVAL_MS } from '../../src/approvals/executor.js';
 import type { ApprovalEngine, ApprovalRequest } from '../../src/approvals/index.js';
-import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { FILING_SEAL_BROKEN } from '../../src/approvals/request-seal.js';
 import { EVIDENCE_FAILED } from '../../src/approvals/signed-approvals.js';
 import { transition } from '../../src/approvals/state-machine.js';
 import type { Store } from '../../src/store/index.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
+import type { SoftwareAuthenticator } from '../support/authenticator.js';
 import {
   APPROVER_A,
   APPROVER_B,
+  type EngineFixture,
+  type EngineFixtureOptions,
+  engineOn,
   OUTSIDER,
   REQUESTER,
-  twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -31,6 +33,13 @@ import {
   assertedByHand,
   delegateForA,
   deviceFor,
+  expectSigned,
+  expectUnsent,
+  failedBeforeSending,
+  filedForTwo,
+  fileNeedingOne,
+  fileNeedingTwo,
+  rewrite,
   signAndApprove,
   signFor,
   signing,
@@ -55,16 +64,61 @@ async function markApprovedThenExecute(
   await fx.engine.idle();
 }
 
-/** Someone with write access to the store rewrites the request as `change` says. */
-async function rewrite(
-  store: Store,
-  id: string,
-  change: (stored: ApprovalRequest) => ApprovalRequest,
+/** Request `id` failed with `reason` before anything was sent, and says so as its last step. */
+async function expectFailedBeforeSending(fx: EngineFixture, id: string, reason: string): Promise<void> {
+  const failed = await expectUnsent(fx, id, failedBeforeSending(reason));
+  expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: reason });
+}
+
+/** Every request needs two approvals, signed. */
+const TWO_SIGNED = { tiers: '0:2', engine: { signing } };
+/** The answer to an approval that counts, the request still waiting for another. */
+const PENDING = { ok: true, request: { state: 'pending' } };
+/** A request sent back to its approvers for a delegation no longer in effect. */
+const SENT_BACK = { state: 'pending', round: 1, approvals: [], reason: DELEGATION_GONE };
+
+/**
+ * A signs the withdrawal filed by `filedForTwo`, `meanwhile` runs, then B signs: the signatures are
+ * checked again at the send, and nothing is sent.
+ */
+async function signedAroundThenRefused(
+  fx: EngineFixture,
+  networkId: string,
+  meanwhile: (request: ApprovalRequest, deviceA: SoftwareAuthenticator) => Promise<void>,
 ): Promise<void> {
-  const repo = new ApprovalRepository(store, 'sandbox');
-  const stored = await repo.get(id);
-  if (!stored) throw new Error('not stored');
-  expect(await repo.saveIf(stored, change(stored))).toBe(true);
+  const { request, deviceA, deviceB } = await filedForTwo(fx, networkId);
+  await expectSigned(fx.engine, request.id, APPROVER_A, deviceA);
+  await meanwhile(request, deviceA);
+  await expectSigned(fx.engine, request.id, APPROVER_B, deviceB);
+  await fx.engine.idle();
+  await expectUnsent(fx, request.id, { state: 'failed', outcome: { reason: EVIDENCE_FAILED } });
+}
+
+/**
+ * On an engine where every request needs two signed approvals, A's delegation to the outsider in effect
+ * (`delegateForA`), and a withdrawal filed.
+ */
+async function delegatedRequest(startEngine: (options: EngineFixtureOptions) => Promise<EngineFixture>) {
+  const { fx, networkId } = await engineOn(startEngine, TWO_SIGNED);
+  const devices = await delegateForA(fx.engine);
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+  return { fx, request, ...devices };
+}
+
+/**
+ * `user`'s assertion made by hand (`assertedByHand`) written into the store as their approval (in
+ * `onBehalfOf`'s place, if any), then the executor run on the request.
+ */
+async function writtenByHandThenExecuted(
+  fx: EngineFixture,
+  request: ApprovalRequest,
+  user: string,
+  device: SoftwareAuthenticator,
+  onBehalfOf?: string,
+): Promise<void> {
+  const evidence = await assertedByHand(fx.engine, request, user, device);
+  const written = await writeApprovalThenExecute(fx, request.id, user, evidence, onBehalfOf);
+  expect(written.state).toBe('approved');
 }
 
 describe('signed approvals', () => {
@@ -78,185 +132,104 @@ describe('signed approvals', () => {
     });
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
     await writeApprovalThenExecute(fx, request.id, APPROVER_A);
-    const failed = await fx.engine.get(request.id);
-    expect(failed).toMatchObject({
-      state: 'failed',
-      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
-    });
-    expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: EVIDENCE_FAILED });
+    await expectFailedBeforeSending(fx, request.id, EVIDENCE_FAILED);
     expect(told).toContain(`failed:${EVIDENCE_FAILED}`);
     expect((await fx.engine.audit(5)).map((e) => e.action)).toContain('failed');
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('figures changed in the store after an approver signed: nothing is sent', async ({
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
-    const deviceA = await deviceFor(fx.engine, APPROVER_A);
-    const deviceB = await deviceFor(fx.engine, APPROVER_B);
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA)).result).toMatchObject({
-      ok: true,
-    });
     // Someone with write access to the store changes where the money goes; B then signs what is there.
-    const repo = new ApprovalRepository(fx.store, 'sandbox');
-    const signed = await repo.get(request.id);
-    if (signed?.kind !== 'withdraw') throw new Error('not stored');
-    const address = '0x000000000000000000000000000000000000dEaD';
-    const changed = { ...signed, payload: { ...signed.payload, address } };
-    expect(await repo.saveIf(signed, changed)).toBe(true);
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
-      ok: true,
+    await signedAroundThenRefused(fx, networkId, async (request) => {
+      await rewrite(fx.store, request.id, (signed) => {
+        if (signed.kind !== 'withdraw') throw new Error('not stored');
+        const address = '0x000000000000000000000000000000000000dEaD';
+        return { ...signed, payload: { ...signed.payload, address } };
+      });
     });
-    await fx.engine.idle();
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: EVIDENCE_FAILED },
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('an approval signed with a passkey revoked before the send (a lost device) sends nothing', async ({
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
-    const deviceA = await deviceFor(fx.engine, APPROVER_A);
-    const deviceB = await deviceFor(fx.engine, APPROVER_B);
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA)).result).toMatchObject({
-      ok: true,
+    await signedAroundThenRefused(fx, networkId, async (_request, deviceA) => {
+      const book = fx.engine.passkeys.signatures().book;
+      expect(await book.revoke(deviceA.passkey().credentialId, APPROVER_A, new Date())).toBe(true);
     });
-    const book = fx.engine.passkeys.signatures().book;
-    expect(await book.revoke(deviceA.passkey().credentialId, APPROVER_A, new Date())).toBe(true);
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
-      ok: true,
-    });
-    await fx.engine.idle();
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: EVIDENCE_FAILED },
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('another approver’s assertion copied into the store as a second approval sends nothing', async ({
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
-    const deviceA = await deviceFor(fx.engine, APPROVER_A);
-    await deviceFor(fx.engine, APPROVER_B);
-    const signed = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
-    expect(signed.result).toMatchObject({ ok: true, request: { state: 'pending' } });
+    const { request, deviceA } = await filedForTwo(fx, networkId);
+    const signed = await expectSigned(fx.engine, request.id, APPROVER_A, deviceA, PENDING);
     const forged = await writeApprovalThenExecute(fx, request.id, APPROVER_B, signed.evidence);
     expect(forged.state).toBe('approved');
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: EVIDENCE_FAILED },
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await expectUnsent(fx, request.id, { state: 'failed', outcome: { reason: EVIDENCE_FAILED } });
   });
 
   test('an approval copied in the store as a second approval by the same approver sends nothing', async ({
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
-    expect(request.requiredApprovals).toBe(2);
-    const deviceA = await deviceFor(fx.engine, APPROVER_A);
-    const signed = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
-    expect(signed.result).toMatchObject({ ok: true, request: { state: 'pending' } });
+    const request = await fileNeedingTwo(fx.engine, networkId);
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    const signed = await expectSigned(fx.engine, request.id, APPROVER_A, device, PENDING);
     // The same approver, the same assertion and nonce: each copy verifies on its own.
     const copied = await writeApprovalThenExecute(fx, request.id, APPROVER_A, signed.evidence);
     expect(copied.state).toBe('approved');
-    const failed = await fx.engine.get(request.id);
-    expect(failed).toMatchObject({
-      state: 'failed',
-      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
-    });
-    expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: EVIDENCE_FAILED });
+    await expectFailedBeforeSending(fx, request.id, EVIDENCE_FAILED);
     expect((await fx.engine.audit(5)).map((e) => e.action)).toContain('failed');
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('the count of approvals lowered in the store: one signature does not send what its tier asks two for', async ({
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
-    expect(request.requiredApprovals).toBe(2);
+    const request = await fileNeedingTwo(fx.engine, networkId);
     await lowerCount(fx.store, request.id);
     // B signs believing they are the first of two; the engine counts with the tiers too and waits.
     const deviceB = await deviceFor(fx.engine, APPROVER_B);
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
-      ok: true,
-      request: { state: 'pending' },
-    });
+    await expectSigned(fx.engine, request.id, APPROVER_B, deviceB, PENDING);
     // The store writer marks it approved as well: the executor's own count sends nothing.
     await markApprovedThenExecute(fx, request.id);
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await expectUnsent(fx, request.id, failedBeforeSending(TOO_FEW_APPROVALS));
   });
 
   test('the count of approvals lowered in the store, signing off: one click does not send it either', async ({
     startEngine,
   }) => {
-    const fx = await startEngine({});
-    const [networkId] = await twoNetworks(fx.client);
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
-    expect(request.requiredApprovals).toBe(2);
+    const { fx, networkId } = await engineOn(startEngine, {});
+    const request = await fileNeedingTwo(fx.engine, networkId);
     await lowerCount(fx.store, request.id);
-    expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject({
-      ok: true,
-      request: { state: 'pending' },
-    });
+    expect(await approveAsSeen(fx.engine, request.id, APPROVER_B)).toMatchObject(PENDING);
     await markApprovedThenExecute(fx, request.id);
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: TOO_FEW_APPROVALS, nothingSent: true },
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await expectUnsent(fx, request.id, failedBeforeSending(TOO_FEW_APPROVALS));
   });
 
   test('the requester’s own signed approval written into the store sends nothing', async ({
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    expect(request).toMatchObject({ requester: REQUESTER, requiredApprovals: 1 });
+    const request = await fileNeedingOne(fx.engine, networkId);
     // The requester's own registered passkey, over the request's bytes and a nonce the book issued:
     // the signing page would give the requester no challenge, so it is made as the page would.
-    const device = await deviceFor(fx.engine, REQUESTER);
-    const evidence = await assertedByHand(fx.engine, request, REQUESTER, device);
-    const own = await writeApprovalThenExecute(fx, request.id, REQUESTER, evidence);
-    expect(own.state).toBe('approved');
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
-    });
+    await writtenByHandThenExecuted(fx, request, REQUESTER, await deviceFor(fx.engine, REQUESTER));
+    await expectUnsent(fx, request.id, failedBeforeSending(EVIDENCE_FAILED));
     expect((await fx.engine.audit(5)).map((e) => e.action)).toContain('failed');
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('a delegate’s signed approval in an approver’s place, with another approver’s, is sent', async ({
     startEngine,
   }) => {
-    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
-    const [networkId] = await twoNetworks(fx.client);
-    const { deviceB, deviceO } = await delegateForA(fx.engine);
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const { fx, request, deviceB, deviceO } = await delegatedRequest(startEngine);
     expect(request.requiredApprovals).toBe(2);
-    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
-      ok: true,
-      request: { state: 'pending' },
-    });
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
-      ok: true,
-    });
+    await expectSigned(fx.engine, request.id, OUTSIDER, deviceO, PENDING);
+    await expectSigned(fx.engine, request.id, APPROVER_B, deviceB);
     await fx.engine.idle();
     const sent = await fx.engine.get(request.id);
     expect(sent?.state).toBe('sent');
@@ -270,76 +243,38 @@ describe('signed approvals', () => {
   test('an approval in an approver’s place written into the store with no delegation from them sends nothing', async ({
     startEngine,
   }) => {
-    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
-    const [networkId] = await twoNetworks(fx.client);
+    const { fx, networkId } = await engineOn(startEngine, TWO_SIGNED);
     await deviceFor(fx.engine, APPROVER_A);
     const deviceB = await deviceFor(fx.engine, APPROVER_B);
     const deviceO = await deviceFor(fx.engine, OUTSIDER);
     const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
-      ok: true,
-      request: { state: 'pending' },
-    });
+    await expectSigned(fx.engine, request.id, APPROVER_B, deviceB, PENDING);
     // The outsider's own sealed passkey signs; the store writer says it was given in A's place.
-    const evidence = await assertedByHand(fx.engine, request, OUTSIDER, deviceO);
-    const written = await writeApprovalThenExecute(fx, request.id, OUTSIDER, evidence, APPROVER_A);
-    expect(written.state).toBe('approved');
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'pending',
-      round: 1,
-      approvals: [],
-      reason: DELEGATION_GONE,
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await writtenByHandThenExecuted(fx, request, OUTSIDER, deviceO, APPROVER_A);
+    await expectUnsent(fx, request.id, SENT_BACK);
   });
 
   test('a delegate’s approval whose delegation was revoked before the send goes back to the approvers', async ({
     startEngine,
   }) => {
-    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
-    const [networkId] = await twoNetworks(fx.client);
-    const { deviceB, deviceO } = await delegateForA(fx.engine);
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
-      ok: true,
-      request: { state: 'pending' },
-    });
+    const { fx, request, deviceB, deviceO } = await delegatedRequest(startEngine);
+    await expectSigned(fx.engine, request.id, OUTSIDER, deviceO, PENDING);
     expect(await fx.engine.revokeDelegations(APPROVER_A, OUTSIDER)).toHaveLength(1);
-    expect((await signAndApprove(fx.engine, request.id, APPROVER_B, deviceB)).result).toMatchObject({
-      ok: true,
-    });
+    await expectSigned(fx.engine, request.id, APPROVER_B, deviceB);
     await fx.engine.idle();
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'pending',
-      round: 1,
-      approvals: [],
-      reason: DELEGATION_GONE,
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await expectUnsent(fx, request.id, SENT_BACK);
   });
 
   test('an approver’s own signed approval written into the store beside their delegate’s sends nothing', async ({
     startEngine,
   }) => {
-    const fx = await startEngine({ tiers: '0:2', engine: { signing } });
-    const [networkId] = await twoNetworks(fx.client);
-    const { deviceA, deviceO } = await delegateForA(fx.engine);
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const { fx, request, deviceA, deviceO } = await delegatedRequest(startEngine);
     expect(request.requiredApprovals).toBe(2);
-    expect((await signAndApprove(fx.engine, request.id, OUTSIDER, deviceO)).result).toMatchObject({
-      ok: true,
-      request: { state: 'pending' },
-    });
+    await expectSigned(fx.engine, request.id, OUTSIDER, deviceO, PENDING);
     // A's own assertion, over the request's bytes and a nonce the book issued: it verifies on its own,
     // but A already counts through the delegate (the engine would refuse A's click as already approved).
-    const evidence = await assertedByHand(fx.engine, request, APPROVER_A, deviceA);
-    const own = await writeApprovalThenExecute(fx, request.id, APPROVER_A, evidence);
-    expect(own.state).toBe('approved');
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: EVIDENCE_FAILED, nothingSent: true },
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await writtenByHandThenExecuted(fx, request, APPROVER_A, deviceA);
+    await expectUnsent(fx, request.id, failedBeforeSending(EVIDENCE_FAILED));
   });
 });
 
@@ -348,21 +283,16 @@ describe('the filing seal', () => {
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-    expect(request).toMatchObject({ requester: REQUESTER, requiredApprovals: 1 });
+    const request = await fileNeedingOne(fx.engine, networkId);
     await rewrite(fx.store, request.id, (stored) => ({ ...stored, requester: OUTSIDER }));
     // The requester, an approver with a passkey, is now offered a challenge and signs their own request.
     const device = await deviceFor(fx.engine, REQUESTER);
-    const own = await signAndApprove(fx.engine, request.id, REQUESTER, device);
-    expect(own.result).toMatchObject({ ok: true, request: { state: 'approved' } });
-    await fx.engine.idle();
-    const failed = await fx.engine.get(request.id);
-    expect(failed).toMatchObject({
-      state: 'failed',
-      outcome: { reason: FILING_SEAL_BROKEN, nothingSent: true },
+    await expectSigned(fx.engine, request.id, REQUESTER, device, {
+      ok: true,
+      request: { state: 'approved' },
     });
-    expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: FILING_SEAL_BROKEN });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await fx.engine.idle();
+    await expectFailedBeforeSending(fx, request.id, FILING_SEAL_BROKEN);
   });
 
   test('a count the limit window raised to three, lowered in the store to two: nothing is sent', async ({
@@ -370,8 +300,7 @@ describe('the filing seal', () => {
   }) => {
     const limits = { windowMs: 24 * 3_600_000 };
     const tiers = '0:1,1000000:2,2000000:3';
-    const fx = await startEngine({ tiers, engine: { signing, limits } });
-    const [networkId] = await twoNetworks(fx.client);
+    const { fx, networkId } = await engineOn(startEngine, { tiers, engine: { signing, limits } });
     const byOutsider = (amount: string) => ({ ...withdrawalDraft(networkId, amount), requester: OUTSIDER });
     await fileDraft(fx.engine, byOutsider('1200000'));
     const request = await fileDraft(fx.engine, byOutsider('900000'));
@@ -382,11 +311,7 @@ describe('the filing seal', () => {
       expect(result).toMatchObject({ ok: true });
     }
     await fx.engine.idle();
-    expect(await fx.engine.get(request.id)).toMatchObject({
-      state: 'failed',
-      outcome: { reason: FILING_SEAL_BROKEN, nothingSent: true },
-    });
-    expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+    await expectUnsent(fx, request.id, failedBeforeSending(FILING_SEAL_BROKEN));
   });
 
   test('a settlement whose account name changed before its late send goes back, and is sent once signed again', async ({

@@ -12,7 +12,7 @@ import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import { APPROVER_A, APPROVER_B, REQUESTER, twoNetworks, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { deviceFor, place, signAndApprove, signFor, signing, test } from './signed-support.js';
+import { deviceFor, filedForTwo, place, signAndApprove, signFor, signing, test } from './signed-support.js';
 
 describe('signed approvals', () => {
   test('a click is refused where a signature is needed; a signed approval is recorded and sent', async ({
@@ -94,9 +94,7 @@ describe('signed approvals', () => {
     fx,
     networkId,
   }) => {
-    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
-    const deviceA = await deviceFor(fx.engine, APPROVER_A);
-    const deviceB = await deviceFor(fx.engine, APPROVER_B);
+    const { request, deviceA, deviceB } = await filedForTwo(fx, networkId);
     const wrong = await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA, {
       origin: 'https://x.example',
     });

@@ -13,7 +13,17 @@ import { withApproval } from '../../src/approvals/state-machine.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
-import { APPROVER_A, APPROVER_B, engineTest, OUTSIDER, REQUESTER, twoNetworks } from '../support/engine.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  engineOn,
+  engineTest,
+  OUTSIDER,
+  REQUESTER,
+  withdrawalDraft,
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 import { StoreControls } from '../support/store-controls.js';
 
 export const place = { rpId: 'desk.example.com', origin: 'https://desk.example.com' };
@@ -25,21 +35,48 @@ export const test = engineTest
     const controls = new StoreControls();
     const store = await createStore('memory://');
     defer(() => store.close());
-    const fx = await startEngine({
+    const { fx, networkId } = await engineOn(startEngine, {
       store: controls.wrap(store),
       ...(tiers ? { tiers } : {}),
       engine: { signing },
     });
-    const [networkId] = await twoNetworks(fx.client);
     const device = await deviceFor(fx.engine, APPROVER_B);
     return { controls, fx, networkId, device };
   });
+
+/** A request that failed with `reason` before anything was sent, as `expectUnsent` expects it. */
+export const failedBeforeSending = (reason: string) => ({
+  state: 'failed',
+  outcome: { reason, nothingSent: true },
+});
 
 /** A registered passkey for `user`, in the engine's book. */
 export async function deviceFor(engine: ApprovalEngine, user: string): Promise<SoftwareAuthenticator> {
   const device = new SoftwareAuthenticator({ user, ...place });
   await engine.passkeys.signatures().book.add(device.passkey());
   return device;
+}
+
+/** A withdrawal filed on `networkId` whose tier asks two approvals for it. */
+export async function fileNeedingTwo(engine: ApprovalEngine, networkId: string): Promise<ApprovalRequest> {
+  const request = await fileDraft(engine, withdrawalDraft(networkId, '1500000'));
+  expect(request.requiredApprovals).toBe(2);
+  return request;
+}
+
+/** A withdrawal filed on `networkId` by the requester, whose tier asks one approval for it. */
+export async function fileNeedingOne(engine: ApprovalEngine, networkId: string): Promise<ApprovalRequest> {
+  const request = await fileDraft(engine, withdrawalDraft(networkId, '5000'));
+  expect(request).toMatchObject({ requester: REQUESTER, requiredApprovals: 1 });
+  return request;
+}
+
+/** A withdrawal that needs two approvals, filed on `networkId`, and passkeys for A and B. */
+export async function filedForTwo(fx: { engine: ApprovalEngine }, networkId: string) {
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500000'));
+  const deviceA = await deviceFor(fx.engine, APPROVER_A);
+  const deviceB = await deviceFor(fx.engine, APPROVER_B);
+  return { request, deviceA, deviceB };
 }
 
 /**
@@ -92,6 +129,43 @@ export async function signAndApprove(
   if (!request) throw new Error('no request');
   const evidence = await signFor(engine, request, user, device, bad);
   return { evidence, result: await engine.approve(id, user, { ...seenOf(request), evidence }) };
+}
+
+/** `user` signs request `id` with `device` and approves, and the engine answers as `expected`. */
+export async function expectSigned(
+  engine: ApprovalEngine,
+  id: string,
+  user: string,
+  device: SoftwareAuthenticator,
+  expected: object = { ok: true },
+) {
+  const signed = await signAndApprove(engine, id, user, device);
+  expect(signed.result).toMatchObject(expected);
+  return signed;
+}
+
+/** Request `id` is as `expected` says, and no withdrawal reached the service: what it is. */
+export async function expectUnsent(
+  fx: Pick<EngineFixture, 'engine' | 'sandbox'>,
+  id: string,
+  expected: object,
+): Promise<ApprovalRequest | undefined> {
+  const request = await fx.engine.get(id);
+  expect(request).toMatchObject(expected);
+  expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  return request;
+}
+
+/** Someone with write access to the store rewrites the request as `change` says. */
+export async function rewrite(
+  store: Store,
+  id: string,
+  change: (stored: ApprovalRequest) => ApprovalRequest,
+): Promise<void> {
+  const repo = new ApprovalRepository(store, 'sandbox');
+  const stored = await repo.get(id);
+  if (!stored) throw new Error('not stored');
+  expect(await repo.saveIf(stored, change(stored))).toBe(true);
 }
 
 /**

@@ -213,6 +213,22 @@ export function verifiesCleanly(folder: string, key: string, options?: { standal
   return lines;
 }
 
+/** The verifier fails the archive (with `standalone`, the script too): exit 1, exactly the `expected` problems. */
+export function failsWith(
+  folder: string,
+  key: string,
+  expected: unknown[],
+  options?: { standalone: boolean },
+): void {
+  const { status, lines } = verify(folder, key, options);
+  expect(problems(lines)).toEqual(expected);
+  expect(status).toBe(1);
+}
+
+/** `user`'s completed passkey registration among `entries`, if any. */
+export const registrationOf = (entries: AuditEntry[], user: string) =>
+  entries.find((e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user);
+
 /** Each of the request's entries changed by `change` (its signatures are on every step after approval). */
 export const onRequest =
   (id: string, change: (entry: AuditEntry) => AuditEntry) =>
@@ -227,9 +243,7 @@ export const onRequest =
 export const registeredAfterApproving =
   (id: string, user: string, steps: readonly string[] = ['executing', 'completed']) =>
   (entries: AuditEntry[]) => {
-    const registration = entries.find(
-      (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
-    )?.requestId;
+    const registration = registrationOf(entries, user)?.requestId;
     const moved = entries.filter((e) => e.requestId === registration && steps.includes(e.action));
     expect(moved.map((e) => e.action)).toEqual(steps);
     const rest = entries.filter((e) => !moved.includes(e));
@@ -256,7 +270,7 @@ export const approvedAgain = (id: string, user: string) => (entries: AuditEntry[
 export const filedBy = (id: string, user: string) =>
   onRequest(id, (entry) => (entry.action === 'filed' ? { ...entry, actor: user } : entry));
 
-type Assertion = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
+export type Assertion = NonNullable<NonNullable<AuditEntry['figures']>['signatures']>[number];
 
 export function withSignatures(entry: AuditEntry, change: (s: Assertion) => Partial<Assertion>) {
   const signatures = entry.figures?.signatures;

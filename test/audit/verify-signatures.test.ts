@@ -13,14 +13,64 @@ import { flipByte, rewriteSegment } from '../support/audit-archive.js';
 import { SLACK_ENV } from '../support/config-env.js';
 import { APPROVER_A, APPROVER_B, REQUESTER } from '../support/engine.js';
 import {
+  type Assertion,
+  failsWith,
   filedBy,
   onRequest,
   problems,
+  registrationOf,
   test,
   unsigned,
   verifiesCleanly,
   withSignatures,
 } from './signed-archives.js';
+
+/** How the verifier names the signed archive's withdrawal in a problem. */
+const sentAbout = ({ withdrawal, sentSeq }: { withdrawal: string; sentSeq: number }) =>
+  `request ${withdrawal} (withdraw, sent at seq ${sentSeq})`;
+
+/** The problem of passkey registration `id` approved by a click of `user`'s when a signature was needed. */
+const clickedRegistration = (id: string, user: string) =>
+  expect.stringMatching(
+    new RegExp(
+      `request ${id} \\(passkey, sent at seq \\d+\\): ${user}'s approval has no passkey signature, though two approvers had held passkeys or ${user} held one then$`,
+    ),
+  );
+
+/**
+ * A store edit: A counted once more among request `id`'s approvals, with the assertion `again` makes
+ * from the entry and A's first (none: the entry is left as it is).
+ */
+const countedAgainByA = (id: string, again: (first: Assertion, entry: AuditEntry) => Assertion | undefined) =>
+  onRequest(id, (entry) => {
+    const figures = entry.figures;
+    const [signature] = figures?.signatures ?? [];
+    const second = signature && again(signature, entry);
+    if (!figures || !signature || !second) return entry;
+    const approvals = [...figures.approvals, APPROVER_A];
+    return { ...entry, figures: { ...figures, approvals, signatures: [signature, second] } };
+  });
+
+/**
+ * A store edit: the passkey `registration` registered revoked by its owner `user` just before request
+ * `id` was filed, at the time of its filing.
+ */
+function revokedBefore(
+  entries: AuditEntry[],
+  id: string,
+  registration: AuditEntry | undefined,
+  user: string,
+): AuditEntry[] {
+  const filed = entries.findIndex((e) => e.requestId === id);
+  const revoked: AuditEntry = {
+    ...(registration as AuditEntry),
+    at: (entries[filed] as AuditEntry).at,
+    action: 'passkey-revoked',
+    actor: user,
+    note: 'revoked by its owner',
+  };
+  return [...entries.slice(0, filed), revoked, ...entries.slice(filed)];
+}
 
 describe('the verifier’s check of passkey-signed approvals', () => {
   test('passes an archive of signed approvals made through the engine, the standalone script saying the same', async ({
@@ -36,24 +86,16 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   }) => {
     const { folder, withdrawal, signer } = signed;
     const why = `${APPROVER_A}'s signature does not verify with the public key its passkey was registered with`;
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
+    const flipSignature = onRequest(withdrawal, (e) =>
+      withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) })),
     );
-    let result = verify(folder, signer.publicKey, { standalone: true });
-    expect(problems(result.lines)).toEqual([
-      expect.stringMatching(
-        new RegExp(`^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${why}$`),
-      ),
-    ]);
-    expect(result.status).toBe(1);
+    rewriteSegment(folder, signer, flipSignature);
+    const line = new RegExp(
+      `^PROBLEM sandbox/\\S+: request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${why}$`,
+    );
+    failsWith(folder, signer.publicKey, [expect.stringMatching(line)], { standalone: true });
     // Back to the signature as made; now the authenticator data's counter byte.
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (e) => withSignatures(e, (s) => ({ signature: flipByte(s.signature, 5) }))),
-    );
+    rewriteSegment(folder, signer, flipSignature);
     expect(verify(folder, signer.publicKey).status).toBe(0);
     rewriteSegment(
       folder,
@@ -62,7 +104,7 @@ describe('the verifier’s check of passkey-signed approvals', () => {
         withSignatures(e, (s) => ({ authenticatorData: flipByte(s.authenticatorData) })),
       ),
     );
-    result = verify(folder, signer.publicKey);
+    const result = verify(folder, signer.publicKey);
     expect(problems(result.lines)).toEqual([
       expect.stringContaining(`request ${withdrawal} (withdraw, sent at seq`),
     ]);
@@ -92,23 +134,13 @@ describe('the verifier’s check of passkey-signed approvals', () => {
   });
 
   test('fails when an approval the rule needed signed has none (a store edit)', async ({ signed }) => {
-    const { folder, withdrawal, sentSeq, signer } = signed;
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (entry) => {
-        if (!entry.figures) return entry;
-        const { signatures: _gone, round: _round, ...figures } = entry.figures;
-        return { ...entry, figures };
-      }),
-    );
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([
+    const { folder, withdrawal, signer } = signed;
+    rewriteSegment(folder, signer, onRequest(withdrawal, unsigned));
+    failsWith(folder, signer.publicKey, [
       expect.stringContaining(
-        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A}'s approval has no passkey signature, though the signing rule then needed one`,
+        `${sentAbout(signed)}: ${APPROVER_A}'s approval has no passkey signature, though the signing rule then needed one`,
       ),
     ]);
-    expect(status).toBe(1);
   });
 
   test('fails when the passkey was revoked before the approval', async ({ signed }) => {
@@ -120,26 +152,15 @@ describe('the verifier’s check of passkey-signed approvals', () => {
           e.state === 'completed' &&
           e.figures?.payload.credentialId === deviceA.credentialId,
       );
-      const filed = entries.findIndex((e) => e.requestId === withdrawal);
-      const before = entries[filed] as AuditEntry;
-      const revoked: AuditEntry = {
-        ...(registration as AuditEntry),
-        at: before.at,
-        action: 'passkey-revoked',
-        actor: APPROVER_A,
-        note: 'revoked by its owner',
-      };
-      return [...entries.slice(0, filed), revoked, ...entries.slice(filed)];
+      return revokedBefore(entries, withdrawal, registration, APPROVER_A);
     });
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([
+    failsWith(folder, signer.publicKey, [
       expect.stringMatching(
         new RegExp(
           `request ${withdrawal} \\(withdraw, sent at seq \\d+\\): ${APPROVER_A}'s signature is by passkey \\S+, revoked at \\S+, before the request was sent$`,
         ),
       ),
     ]);
-    expect(status).toBe(1);
   });
 
   test('fails a clicked registration once two approvers had held passkeys, revoked since or not (a store edit)', async ({
@@ -148,32 +169,16 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     const { folder, signer } = signed;
     let id = '';
     rewriteSegment(folder, signer, (entries) => {
-      const registrationOf = (user: string) =>
-        entries.find(
-          (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === user,
-        );
-      id = registrationOf(REQUESTER)?.requestId ?? '';
-      const filed = entries.findIndex((e) => e.requestId === id);
+      id = registrationOf(entries, REQUESTER)?.requestId ?? '';
       // B's passkey revoked before the requester's registration: only A holds one, but two had.
-      const revoked: AuditEntry = {
-        ...(registrationOf(APPROVER_B) as AuditEntry),
-        at: (entries[filed] as AuditEntry).at,
-        action: 'passkey-revoked',
-        actor: APPROVER_B,
-        note: 'revoked by its owner',
-      };
-      const clicked = entries.map((e) => (e.requestId === id ? unsigned(e) : e));
-      return [...clicked.slice(0, filed), revoked, ...clicked.slice(filed)];
+      return revokedBefore(
+        onRequest(id, unsigned)(entries),
+        id,
+        registrationOf(entries, APPROVER_B),
+        APPROVER_B,
+      );
     });
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `request ${id} \\(passkey, sent at seq \\d+\\): ${APPROVER_B}'s approval has no passkey signature, though two approvers had held passkeys or ${APPROVER_B} held one then$`,
-        ),
-      ),
-    ]);
-    expect(status).toBe(1);
+    failsWith(folder, signer.publicKey, [clickedRegistration(id, APPROVER_B)]);
   });
 
   test('fails a registration clicked by an approver who held a passkey, while only one did (a store edit)', async ({
@@ -182,25 +187,14 @@ describe('the verifier’s check of passkey-signed approvals', () => {
     const { folder, signer } = signed;
     let id = '';
     rewriteSegment(folder, signer, (entries) => {
-      const registration = entries.find(
-        (e) => e.kind === 'passkey' && e.state === 'completed' && e.figures?.payload.user === APPROVER_B,
-      );
-      id = registration?.requestId ?? '';
-      return entries.map((e) => (e.requestId === id ? unsigned(e) : e));
+      id = registrationOf(entries, APPROVER_B)?.requestId ?? '';
+      return onRequest(id, unsigned)(entries);
     });
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `request ${id} \\(passkey, sent at seq \\d+\\): ${APPROVER_A}'s approval has no passkey signature, though two approvers had held passkeys or ${APPROVER_A} held one then$`,
-        ),
-      ),
-    ]);
-    expect(status).toBe(1);
+    failsWith(folder, signer.publicKey, [clickedRegistration(id, APPROVER_A)]);
   });
 
   test('fails when the figures sent differ from those signed', async ({ signed }) => {
-    const { folder, withdrawal, sentSeq, signer } = signed;
+    const { folder, withdrawal, signer } = signed;
     rewriteSegment(
       folder,
       signer,
@@ -210,61 +204,43 @@ describe('the verifier’s check of passkey-signed approvals', () => {
         return { ...entry, amount: '5001.00', figures: { ...entry.figures, payload } };
       }),
     );
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([
+    failsWith(folder, signer.publicKey, [
       expect.stringContaining(
-        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A}'s signature is over other figures than the chain recorded for the request (its challenge differs)`,
+        `${sentAbout(signed)}: ${APPROVER_A}'s signature is over other figures than the chain recorded for the request (its challenge differs)`,
       ),
     ]);
-    expect(status).toBe(1);
   });
 
   test('fails an approval duplicated with its signature (a store edit)', async ({ signed }) => {
-    const { folder, withdrawal, sentSeq, signer } = signed;
+    const { folder, withdrawal, signer } = signed;
     rewriteSegment(
       folder,
       signer,
-      onRequest(withdrawal, (entry) => {
-        const figures = entry.figures;
-        const [signature] = figures?.signatures ?? [];
-        if (!figures || !signature) return entry;
-        const approvals = [...figures.approvals, APPROVER_A];
-        return { ...entry, figures: { ...figures, approvals, signatures: [signature, signature] } };
-      }),
+      countedAgainByA(withdrawal, (first) => first),
     );
-    const { status, lines } = verify(folder, signer.publicKey);
-    const about = `request ${withdrawal} (withdraw, sent at seq ${sentSeq})`;
-    expect(problems(lines)).toEqual([
+    const about = sentAbout(signed);
+    failsWith(folder, signer.publicKey, [
       expect.stringContaining(`${about}: ${APPROVER_A} is counted more than once among its approvals`),
       expect.stringContaining(
         `${about}: ${APPROVER_A}'s signature repeats the nonce of ${APPROVER_A}'s (one assertion counted twice)`,
       ),
     ]);
-    expect(status).toBe(1);
   });
 
   test('fails two approvals signed with one passkey, each with its own nonce (a store edit)', async ({
     signed,
   }) => {
-    const { folder, withdrawal, sentSeq, deviceA, signer } = signed;
+    const { folder, withdrawal, deviceA, signer } = signed;
     // A second assertion by A's passkey over the same figures under another nonce: it verifies on its own.
-    rewriteSegment(
-      folder,
-      signer,
-      onRequest(withdrawal, (entry) => {
-        const figures = entry.figures;
-        const [signature] = figures?.signatures ?? [];
-        const bytes = entrySignedBytes(entry);
-        if (!figures || !signature || !bytes) return entry;
-        const nonce = `${signature.nonce}-again`;
-        const again = { user: APPROVER_A, ...deviceA.assert(signedChallenge(bytes, nonce), nonce) };
-        const approvals = [...figures.approvals, APPROVER_A];
-        return { ...entry, figures: { ...figures, approvals, signatures: [signature, again] } };
-      }),
-    );
-    const { status, lines } = verify(folder, signer.publicKey);
-    const about = `request ${withdrawal} (withdraw, sent at seq ${sentSeq})`;
-    expect(problems(lines)).toEqual([
+    const underAnotherNonce = (first: Assertion, entry: AuditEntry) => {
+      const bytes = entrySignedBytes(entry);
+      if (!bytes) return undefined;
+      const nonce = `${first.nonce}-again`;
+      return { user: APPROVER_A, ...deviceA.assert(signedChallenge(bytes, nonce), nonce) };
+    };
+    rewriteSegment(folder, signer, countedAgainByA(withdrawal, underAnotherNonce));
+    const about = sentAbout(signed);
+    failsWith(folder, signer.publicKey, [
       expect.stringContaining(`${about}: ${APPROVER_A} is counted more than once among its approvals`),
       expect.stringMatching(
         new RegExp(
@@ -272,26 +248,23 @@ describe('the verifier’s check of passkey-signed approvals', () => {
         ),
       ),
     ]);
-    expect(status).toBe(1);
   });
 
   test('fails an approval by the request’s requester (a store edit)', async ({ signed }) => {
-    const { folder, withdrawal, sentSeq, signer } = signed;
+    const { folder, withdrawal, signer } = signed;
     // As if A had filed the withdrawal A then approved.
     rewriteSegment(folder, signer, filedBy(withdrawal, APPROVER_A));
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([
+    failsWith(folder, signer.publicKey, [
       expect.stringContaining(
-        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): ${APPROVER_A} filed it and is counted among its approvals`,
+        `${sentAbout(signed)}: ${APPROVER_A} filed it and is counted among its approvals`,
       ),
     ]);
-    expect(status).toBe(1);
   });
 
   test('fails a request sent with fewer approvers than it needed when filed (a store edit)', async ({
     signed,
   }) => {
-    const { folder, withdrawal, sentSeq, signer } = signed;
+    const { folder, withdrawal, signer } = signed;
     // Filed needing two; the count lowered to one in the store afterwards (the signed figures do not hold it).
     rewriteSegment(
       folder,
@@ -302,13 +275,11 @@ describe('the verifier’s check of passkey-signed approvals', () => {
           : entry,
       ),
     );
-    const { status, lines } = verify(folder, signer.publicKey);
-    expect(problems(lines)).toEqual([
+    failsWith(folder, signer.publicKey, [
       expect.stringContaining(
-        `request ${withdrawal} (withdraw, sent at seq ${sentSeq}): sent with 1 distinct approver, though it needed 2 when filed (1 on the entry that sent it)`,
+        `${sentAbout(signed)}: sent with 1 distinct approver, though it needed 2 when filed (1 on the entry that sent it)`,
       ),
     ]);
-    expect(status).toBe(1);
   });
 
   test.for([

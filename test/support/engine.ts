@@ -200,6 +200,16 @@ export async function twoNetworks(client: CngnClient): Promise<[string, string]>
   return [networks[0]?.id ?? '', networks[1]?.id ?? ''];
 }
 
+/** An engine started with `options` by a test's `startEngine`, and the first network it lists. */
+export async function engineOn(
+  startEngine: (options: EngineFixtureOptions) => Promise<EngineFixture>,
+  options: EngineFixtureOptions,
+): Promise<{ fx: EngineFixture; networkId: string }> {
+  const fx = await startEngine(options);
+  const [networkId] = await twoNetworks(fx.client);
+  return { fx, networkId };
+}
+
 export const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 /** A withdrawal of `amount` to DEST on `networkId`, filed by REQUESTER, not saving the address. */

@@ -3,6 +3,7 @@
 // are on it, so no test waits for a real timer); sources that fail or hang; a store whose chosen reads
 // and writes wait at a door; and what the report channel received.
 import { LogLevel, WebClient } from '@slack/web-api';
+import { expect } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { parseReportSchedule } from '../../src/reports/schedule.js';
 import { type RunTiming, ScheduledReports } from '../../src/slack/reports/scheduled.js';
@@ -74,6 +75,21 @@ export function replica(
   return Object.assign(reports, { timer, client });
 }
 
+/**
+ * `dying` looks for the run (`atStart`: as at its start) and is stopped with no grace once `reached` (its
+ * build asked for, a Slack call held, a store call at a gate): its look ends 'stopped'.
+ */
+export async function stoppedMidway(
+  dying: ReturnType<typeof replica>,
+  reached: Promise<unknown>,
+  atStart = false,
+): Promise<void> {
+  const claimed = dying.check(atStart);
+  await reached;
+  await dying.stop();
+  expect(await claimed).toBe('stopped');
+}
+
 /** The schedule as set on 1 November, unless `setAt` is null (never set: the first start sets it). */
 export async function scheduleSet(store: Store, setAt: string | null = '2026-11-01T00:00:00Z') {
   if (setAt) await store.set('report-schedule', { schedule: 'daily 08:00', since: setAt });
@@ -86,6 +102,19 @@ export interface PairOptions {
   scheduleSetAt?: string | null;
 }
 
+/** Two replicas of the schedule on one store kind and one clock: `scheduledTest`'s `scheduledPair`. */
+export type ScheduledPair = (
+  name: string,
+  at: string,
+  options?: PairOptions,
+) => Promise<{
+  a: Store;
+  b: Store;
+  clock: { now: Date };
+  first: ReturnType<typeof replica>;
+  second: ReturnType<typeof replica>;
+}>;
+
 /**
  * The stores fixtures plus `slack`, a fake Slack holding the report channel, and `scheduledPair(name,
  * at)`: two replicas of the schedule on the test's store kind (`first` on one handle, `second` on the
@@ -97,8 +126,8 @@ export const scheduledTest = storesTest
     defer(() => slack.stop());
     return slack;
   })
-  .extend('scheduledPair', async ({ replicas, slack, defer }) => {
-    return async (name: string, at: string, options: PairOptions = {}) => {
+  .extend('scheduledPair', async ({ replicas, slack, defer }): Promise<ScheduledPair> => {
+    return async (name, at, options = {}) => {
       const { a, b } = await replicas(name);
       await scheduleSet(a, options.scheduleSetAt);
       const clock = { now: new Date(at) };
@@ -140,6 +169,38 @@ export function hangingSource() {
     return build(period, options);
   };
   return { source, building, finish };
+}
+
+/**
+ * A pair from `scheduledPair` whose first replica (`dying`) hangs in its build (`hanging`), and whose
+ * second (`other`) builds from `source`.
+ */
+export async function pairWithHangingFirst(
+  scheduledPair: ScheduledPair,
+  name: string,
+  at: string,
+  options: PairOptions = {},
+) {
+  const hanging = hangingSource();
+  const source = fixedReportSource();
+  const pair = await scheduledPair(name, at, { ...options, sources: [hanging.source, source] });
+  return { ...pair, dying: pair.first, other: pair.second, hanging, source };
+}
+
+/**
+ * A pair from `scheduledPair` whose first replica (`dying`) was stopped midway (`stoppedMidway`) with its
+ * summary held on its way to Slack, the chart posted; `other` is the second.
+ */
+export async function diedPostingSummary(
+  scheduledPair: ScheduledPair,
+  slack: FakeSlack,
+  name: string,
+  at: string,
+  options: PairOptions = {},
+) {
+  const pair = await scheduledPair(name, at, options);
+  await stoppedMidway(pair.first, slack.hold('chat.postMessage').arrived);
+  return { ...pair, dying: pair.first, other: pair.second };
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
+  type ApprovalAppOptions,
   approve,
   fileWithdrawal,
   REQUESTER,
@@ -45,6 +46,35 @@ async function report(
 }
 
 const get = async (app: ApprovalApp, id: string) => (await app.engine.get(id)) as ApprovalRequest;
+
+type StartApp = (options?: ApprovalAppOptions) => Promise<ApprovalApp>;
+
+/** A bot started with `options` and a withdrawal of ₦1,600 sent on it (`sentWithdrawal`). */
+async function sentOn(startApp: StartApp, options: ApprovalAppOptions) {
+  const app = await startApp(options);
+  return { app, ...(await sentWithdrawal(app, '1600')) };
+}
+
+/** A bot taking the service's webhooks, and a withdrawal of ₦1,600 sent on it. */
+const sentWithWebhooks = (startApp: StartApp) => sentOn(startApp, { withWebhooks: true });
+
+/** The ₦1,600 withdrawal `reference` reported completed, and the request `id` completed from it. */
+async function completedByWebhook(app: ApprovalApp, id: string, reference: string): Promise<void> {
+  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
+  await waitUntil(async () => (await get(app, id)).state === 'completed', 'completed');
+}
+
+/** The ₦1,600 withdrawal `reference` reported failed for `reason`. */
+const failedByWebhook = (app: ApprovalApp, reference: string, reason: string) =>
+  report(app, 'transaction.failed', reference, { amount: '1600.00', status: 'failed', reason });
+
+/** Request `id` is still sent, with no `action` (completed, by default) in its history: what it is. */
+async function expectStillSent(app: ApprovalApp, id: string, action = 'completed'): Promise<ApprovalRequest> {
+  const request = await get(app, id);
+  expect(request.state).toBe('sent');
+  expect(request.history.map((step) => step.action)).not.toContain(action);
+  return request;
+}
 
 /** The bot's clock, moved on by hand so a status check falls due without waiting. */
 function movableClock(): { now: () => Date; advance(ms: number): void } {
@@ -99,15 +129,9 @@ async function expectFlagged(app: ApprovalApp, id: string, words: RegExp): Promi
 test('flags a failure reported after the completion, and the request no longer reads as plainly completed', async ({
   startApp,
 }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
-  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
-  await waitUntil(async () => (await get(app, id)).state === 'completed', 'completed');
-  await report(app, 'transaction.failed', reference, {
-    amount: '1600.00',
-    status: 'failed',
-    reason: 'Provider failed to process payout',
-  });
+  const { app, id, reference } = await sentWithWebhooks(startApp);
+  await completedByWebhook(app, id, reference);
+  await failedByWebhook(app, reference, 'Provider failed to process payout');
   await expectFlagged(
     app,
     id,
@@ -134,13 +158,8 @@ test('flags a failure reported after the completion, and the request no longer r
 });
 
 test('flags a completion reported after the failure', async ({ startApp }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
-  await report(app, 'transaction.failed', reference, {
-    amount: '1600.00',
-    status: 'failed',
-    reason: 'Declined',
-  });
+  const { app, id, reference } = await sentWithWebhooks(startApp);
+  await failedByWebhook(app, reference, 'Declined');
   await waitUntil(async () => (await get(app, id)).state === 'failed', 'failed');
   await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
   await expectFlagged(
@@ -155,17 +174,14 @@ test('does not complete a request from a completion of another amount, and flags
   startApp,
 }) => {
   const clock = movableClock();
-  const app = await startApp({ withWebhooks: true, now: clock.now });
-  const { id, reference } = await sentWithdrawal(app, '1600');
+  const { app, id, reference } = await sentOn(startApp, { withWebhooks: true, now: clock.now });
   await report(app, 'withdrawal.completed', reference, { amount: '999999.00' });
   await expectFlagged(
     app,
     id,
     /withdrawal\.completed reports ₦999,999\.00, but the request was for ₦1,600\.00/,
   );
-  const request = await get(app, id);
-  expect(request.state).toBe('sent');
-  expect(request.history.map((step) => step.action)).not.toContain('completed');
+  await expectStillSent(app, id);
   // The service's own record says the request's ₦1,600.00 completed (its event is lost): the status
   // checks that follow agree with the request, yet settle nothing while the mark waits for a person.
   app.sandbox.setWebhookUrl(undefined);
@@ -182,17 +198,14 @@ test('flags a status check that finds another amount completed, with no webhook 
   startApp,
 }) => {
   const clock = movableClock();
-  const app = await startApp({ now: clock.now });
-  const { id, reference } = await sentWithdrawal(app, '1600');
+  const { app, id, reference } = await sentOn(startApp, { now: clock.now });
   app.sandbox.misstateAmount(reference, '999999.00');
   await app.sandbox.settleAll();
   await pollTwice(app, clock);
   await expectFlagged(app, id, /the status check reports ₦999,999\.00, but the request was for ₦1,600\.00/);
-  const request = await get(app, id);
-  expect(request.state).toBe('sent');
+  const request = await expectStillSent(app, id);
   // Checked again, the same answer is the same conflict, not a second one.
   expect(request.conflicts).toHaveLength(1);
-  expect(request.history.map((step) => step.action)).not.toContain('completed');
   expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });
 
@@ -200,8 +213,7 @@ test('completes from a status check that finds the request’s amount written wi
   startApp,
 }) => {
   const clock = movableClock();
-  const app = await startApp({ now: clock.now });
-  const { id, reference } = await sentWithdrawal(app, '1600');
+  const { app, id, reference } = await sentOn(startApp, { now: clock.now });
   await app.sandbox.settleAll();
   app.sandbox.misstateAmount(reference, '1600.000000');
   await pollTwice(app, clock);
@@ -211,34 +223,27 @@ test('completes from a status check that finds the request’s amount written wi
 });
 
 test('flags a completion whose own status says failed, and settles nothing', async ({ startApp }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
+  const { app, id, reference } = await sentWithWebhooks(startApp);
   await report(app, 'withdrawal.completed', reference, {
     status: 'failed',
     reason: 'Provider failed',
     amount: '1600.00',
   });
   await expectFlagged(app, id, /withdrawal\.completed gives its own status as failed \(Provider failed\)/);
-  const request = await get(app, id);
-  expect(request.state).toBe('sent');
-  expect(request.history.map((step) => step.action)).not.toContain('completed');
+  await expectStillSent(app, id);
 });
 
 test('flags a failure whose own status says completed, and does not call the request failed', async ({
   startApp,
 }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
+  const { app, id, reference } = await sentWithWebhooks(startApp);
   await report(app, 'transaction.failed', reference, { status: 'completed', amount: '1600.00' });
   await expectFlagged(app, id, /transaction\.failed gives its own status as completed/);
-  const request = await get(app, id);
-  expect(request.state).toBe('sent');
-  expect(request.history.map((step) => step.action)).not.toContain('failed');
+  await expectStillSent(app, id, 'failed');
 });
 
 test('settles nothing from a completion whose amount is present but no amount', async ({ startApp }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
+  const { app, id, reference } = await sentWithWebhooks(startApp);
   for (const amount of [{ value: '1600.00' }, null, ['1600.00']]) {
     await report(app, 'withdrawal.completed', reference, {
       transactionId: `tx-${JSON.stringify(amount)}`,
@@ -247,9 +252,7 @@ test('settles nothing from a completion whose amount is present but no amount', 
     });
   }
   await app.approvals?.presenter?.idle();
-  const request = await get(app, id);
-  expect(request.state).toBe('sent');
-  expect(request.history.map((step) => step.action)).not.toContain('completed');
+  await expectStillSent(app, id);
   // Each is posted for a person to look at, naming the amount it could not read.
   const alerts = app.slack
     .callsTo('chat.postMessage')
@@ -259,10 +262,8 @@ test('settles nothing from a completion whose amount is present but no amount', 
 });
 
 test('settles as before when the reports agree: no conflict, no alert', async ({ startApp }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
-  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
-  await waitUntil(async () => (await get(app, id)).state === 'completed', 'completed');
+  const { app, id, reference } = await sentWithWebhooks(startApp);
+  await completedByWebhook(app, id, reference);
   // The same completion, said again by another delivery, agrees with it.
   await report(app, 'withdrawal.completed', reference, { amount: '1600', transactionId: 'tx-other' });
   await app.approvals?.presenter?.idle();
@@ -276,15 +277,9 @@ test('settles as before when the reports agree: no conflict, no alert', async ({
 test('clears the mark on the record when an approver resolves it as checked with the service', async ({
   startApp,
 }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
-  await report(app, 'withdrawal.completed', reference, { amount: '1600.00' });
-  await waitUntil(async () => (await get(app, id)).state === 'completed', 'completed');
-  await report(app, 'transaction.failed', reference, {
-    amount: '1600.00',
-    status: 'failed',
-    reason: 'Reversed',
-  });
+  const { app, id, reference } = await sentWithWebhooks(startApp);
+  await completedByWebhook(app, id, reference);
+  await failedByWebhook(app, reference, 'Reversed');
   await expectFlagged(app, id, /then transaction\.failed reported it failed: Reversed/);
 
   const answer = JSON.stringify(
@@ -321,8 +316,7 @@ test('clears the mark on the record when an approver resolves it as checked with
 test('clears the mark of a completion of another amount when the approver finds the request’s amount completed', async ({
   startApp,
 }) => {
-  const app = await startApp({ withWebhooks: true });
-  const { id, reference } = await sentWithdrawal(app, '1600');
+  const { app, id, reference } = await sentWithWebhooks(startApp);
   await report(app, 'withdrawal.completed', reference, { amount: '999999.00' });
   await expectFlagged(app, id, /reports ₦999,999\.00, but the request was for ₦1,600\.00/);
   // The requester may not settle their own request.

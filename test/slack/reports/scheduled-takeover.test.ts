@@ -5,17 +5,21 @@
 // after its stop. A failed build is tried again; only the last failure is told, a run left with parts
 // missing says which, and an earlier period's unfinished run is told once.
 import { describe, expect, vi } from 'vitest';
+import type { FakeSlack } from '../../support/fake-slack.js';
 import { fixedReportSource } from '../../support/report-source.js';
 import {
+  diedPostingSummary,
   failingSource,
   fileKinds,
   gated,
   hangingSource,
+  pairWithHangingFirst,
   partsOf,
   plus,
   RUN_KEY,
   replica,
   scheduleSet,
+  stoppedMidway,
   summaries,
   TIMING,
   scheduledTest as test,
@@ -25,6 +29,13 @@ import { STORE_KINDS } from '../../support/shared-stores.js';
 
 const TAKEN_OVER = '(posted late: the bot posting it stopped before it was done)';
 
+/** The channel was told, once, that the 25 November report came without its summary and CSV, and why. */
+function expectToldInPart(slack: FakeSlack, why: string): void {
+  expect(told(slack)).toEqual([
+    `Your report for Wednesday 25 November 2026 came only in part: the summary and the CSV did not come; ${why}.`,
+  ]);
+}
+
 for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`the scheduled report taken over or failing on ${kind.name}`, () => {
     test.override('storeKind', kind.name);
@@ -33,20 +44,11 @@ for (const kind of STORE_KINDS) {
       scheduledPair,
       slack,
     }) => {
-      const hanging = hangingSource();
-      const source = fixedReportSource();
-      // 10:00 in Lagos
-      const {
-        clock,
-        first: dying,
-        second: other,
-      } = await scheduledPair(`report-died-${kind.name}`, '2026-11-26T09:00:00Z', {
-        sources: [hanging.source, source],
-      });
-      const claimed = dying.check(true);
-      await hanging.building;
-      await dying.stop(); // as if killed: its build never comes back, its lease is not renewed
-      expect(await claimed).toBe('stopped');
+      const lagosTen = '2026-11-26T09:00:00Z';
+      const died = await pairWithHangingFirst(scheduledPair, `report-died-${kind.name}`, lagosTen);
+      const { clock, dying, other, hanging, source } = died;
+      // As if killed: its build never comes back, its lease is not renewed.
+      await stoppedMidway(dying, hanging.building, true);
       // The other finds the lease live, and its timer looks again a moment after it runs out.
       await other.start();
       expect(summaries(slack)).toHaveLength(0);
@@ -69,11 +71,7 @@ for (const kind of STORE_KINDS) {
         `report-takeover-${kind.name}`,
         '2026-11-26T07:00:01Z',
       );
-      const dying = replica(slack, a, clock, hanging.source);
-      const claimed = dying.check();
-      await hanging.building;
-      await dying.stop();
-      expect(await claimed).toBe('stopped');
+      await stoppedMidway(replica(slack, a, clock, hanging.source), hanging.building);
       clock.now = plus(clock.now, TIMING.leaseMs);
       const outcomes = await Promise.all([first.check(), second.check()]);
       expect(outcomes.filter((o) => o === 'posted')).toHaveLength(1);
@@ -89,18 +87,14 @@ for (const kind of STORE_KINDS) {
       slack,
     }) => {
       const source = fixedReportSource();
-      const {
-        clock,
-        first: dying,
-        second: other,
-      } = await scheduledPair(`report-chart-${kind.name}`, '2026-11-26T07:00:01Z', {
-        sources: [undefined, source],
-      });
-      const held = slack.hold('chat.postMessage'); // its summary never reaches Slack
-      const claimed = dying.check();
-      await held.arrived;
-      await dying.stop();
-      expect(await claimed).toBe('stopped');
+      // Its summary never reaches Slack.
+      const { clock, other } = await diedPostingSummary(
+        scheduledPair,
+        slack,
+        `report-chart-${kind.name}`,
+        '2026-11-26T07:00:01Z',
+        { sources: [undefined, source] },
+      );
       expect(fileKinds(slack)).toEqual(['png']);
       // Before the lease runs out nobody takes it; after, the next look posts the rest, late.
       expect(await other.check()).toBe('already-claimed');
@@ -151,11 +145,7 @@ for (const kind of STORE_KINDS) {
           key === RUN_KEY && partsOf(next).length === 0 && (next as { attempts: number }).attempts === 0,
       );
       const clock = { now: new Date('2026-11-26T07:00:01Z') };
-      const stopping = replica(slack, gate.store, clock);
-      const claimed = stopping.check();
-      await reading.arrived;
-      await stopping.stop(); // no grace: it stops waiting at once
-      expect(await claimed).toBe('stopped');
+      await stoppedMidway(replica(slack, gate.store, clock), reading.arrived); // no grace: it stops waiting at once
       // Its read comes back after the stop: it takes the run, then gives it back without posting.
       await reading.open();
       await released.arrived;
@@ -194,10 +184,7 @@ for (const kind of STORE_KINDS) {
           sources: [stopping],
         },
       );
-      const claimed = first.check();
-      await building;
-      await first.stop();
-      expect(await claimed).toBe('stopped');
+      await stoppedMidway(first, building);
       fail();
       await vi.waitFor(async () =>
         expect(await a.get(RUN_KEY)).toMatchObject({
@@ -229,10 +216,7 @@ for (const kind of STORE_KINDS) {
       const stopping = replica(slack, gate.store, clock);
       defer(() => stopping.stop());
       const posts = vi.spyOn(stopping.client.chat, 'postMessage');
-      const claimed = stopping.check();
-      await renewing.arrived;
-      await stopping.stop();
-      expect(await claimed).toBe('stopped');
+      await stoppedMidway(stopping, renewing.arrived);
       await renewing.open();
       await new Promise((resolve) => setImmediate(resolve));
       expect(posts).not.toHaveBeenCalled();
@@ -297,20 +281,13 @@ for (const kind of STORE_KINDS) {
       scheduledPair,
       slack,
     }) => {
-      const hanging = hangingSource();
-      const source = fixedReportSource();
-      const {
-        clock,
-        first: dying,
-        second: other,
-      } = await scheduledPair(`report-exhausted-${kind.name}`, '2026-11-26T07:00:01Z', {
-        sources: [hanging.source, source],
-        timing: { ...TIMING, maxAttempts: 1 },
-      });
-      const claimed = dying.check();
-      await hanging.building;
-      await dying.stop();
-      expect(await claimed).toBe('stopped');
+      const { clock, dying, other, hanging, source } = await pairWithHangingFirst(
+        scheduledPair,
+        `report-exhausted-${kind.name}`,
+        '2026-11-26T07:00:01Z',
+        { timing: { ...TIMING, maxAttempts: 1 } },
+      );
+      await stoppedMidway(dying, hanging.building);
       clock.now = plus(clock.now, TIMING.leaseMs);
       expect(await other.check()).toBe('failed');
       expect(told(slack)).toEqual([
@@ -325,23 +302,18 @@ for (const kind of STORE_KINDS) {
       scheduledPair,
       slack,
     }) => {
-      const {
-        clock,
-        first: dying,
-        second: other,
-      } = await scheduledPair(`report-partial-${kind.name}`, '2026-11-26T07:00:01Z', {
-        timing: { ...TIMING, maxAttempts: 1 },
-      });
-      const held = slack.hold('chat.postMessage');
-      const claimed = dying.check();
-      await held.arrived;
-      await dying.stop();
-      expect(await claimed).toBe('stopped');
+      const partial = `report-partial-${kind.name}`;
+      const options = { timing: { ...TIMING, maxAttempts: 1 } };
+      const { clock, other } = await diedPostingSummary(
+        scheduledPair,
+        slack,
+        partial,
+        '2026-11-26T07:00:01Z',
+        options,
+      );
       clock.now = plus(clock.now, TIMING.leaseMs);
       expect(await other.check()).toBe('failed');
-      expect(told(slack)).toEqual([
-        'Your report for Wednesday 25 November 2026 came only in part: the summary and the CSV did not come; it was started once and never finished.',
-      ]);
+      expectToldInPart(slack, 'it was started once and never finished');
     });
 
     test('a replica stopped while posting the summary leaves only the CSV, posted late by the next, saying it stopped', async ({
@@ -353,10 +325,7 @@ for (const kind of STORE_KINDS) {
         '2026-11-26T07:00:01Z',
       );
       const held = slack.hold('chat.postMessage');
-      const claimed = first.check();
-      await held.arrived;
-      await first.stop(); // its summary is in flight when the stop stops waiting
-      expect(await claimed).toBe('stopped');
+      await stoppedMidway(first, held.arrived); // its summary is in flight when the stop stops waiting
       held.release();
       await vi.waitFor(async () =>
         expect(await a.get(RUN_KEY)).toMatchObject({
@@ -390,9 +359,7 @@ for (const kind of STORE_KINDS) {
         parts: ['chart'],
       });
       expect(await first.check()).toBe('failed');
-      expect(told(slack)).toEqual([
-        'Your report for Wednesday 25 November 2026 came only in part: the summary and the CSV did not come; its last attempt failed.',
-      ]);
+      expectToldInPart(slack, 'its last attempt failed');
     });
 
     test('a run left midway after its last part is closed as posted, with nothing told', async ({
@@ -425,23 +392,18 @@ for (const kind of STORE_KINDS) {
       scheduledPair,
       slack,
     }) => {
-      const {
-        clock,
-        first: dying,
-        second: other,
-      } = await scheduledPair(`report-earlier-${kind.name}`, '2026-11-26T07:00:01Z');
-      const held = slack.hold('chat.postMessage');
-      const claimed = dying.check();
-      await held.arrived;
-      await dying.stop();
-      expect(await claimed).toBe('stopped');
+      const earlier = `report-earlier-${kind.name}`;
+      const { clock, other } = await diedPostingSummary(
+        scheduledPair,
+        slack,
+        earlier,
+        '2026-11-26T07:00:01Z',
+      );
       // Nobody looked again until the next day's 08:00.
       clock.now = new Date('2026-11-27T07:00:01Z');
       expect(await other.check()).toBe('posted');
       expect(await other.check()).toBe('already-done');
-      expect(told(slack)).toEqual([
-        'Your report for Wednesday 25 November 2026 came only in part: the summary and the CSV did not come; it was left unfinished, and the next report is due.',
-      ]);
+      expectToldInPart(slack, 'it was left unfinished, and the next report is due');
       expect(summaries(slack)).toHaveLength(1);
       expect(summaries(slack)[0]).toContain('Thursday 26 November 2026');
     });

@@ -106,132 +106,142 @@ function homeOn(
   return { home, published, offered };
 }
 
-const test = engineTest;
-
-test('publishes everyone one change concerns from one read of the open requests', async ({
-  fx,
-  networkId,
-}) => {
-  const reads = new OpenReads();
-  let asked: string[] = [];
-  const { home, published, offered } = homeOn(fx, reads, async (user) => {
-    asked.push(user);
-    return true;
-  });
-  const people = [APPROVER_A, APPROVER_B, REQUESTER];
-  for (const user of people) await home.homeOpened(user);
-  await home.idle();
-  [reads.calls, asked, published.length] = [0, [], 0];
-  reads.held = true;
-  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
-  // Each publish asks mayAct, then reads the open requests without waiting on anything else.
-  await waitUntil(() => people.every((user) => asked.includes(user)));
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(reads.calls).toBe(1);
-  reads.release();
-  await home.idle();
-  expect(published.map((p) => p.user_id).sort()).toEqual([...people].sort());
-  expect(offered(APPROVER_A)).toEqual([`${request.id}:0`]);
-  expect(offered(APPROVER_B)).toEqual([`${request.id}:0`]);
-});
-
-test('reads again for a Home asked for after a read began, so it shows a request filed meanwhile', async ({
-  fx,
-  networkId,
-}) => {
-  const reads = new OpenReads();
-  const { home, offered } = homeOn(fx, reads, async () => true);
-  await home.homeOpened(APPROVER_A);
-  await home.idle();
-  reads.held = true;
-  await home.everyoneChanged(); // A's Home is published again: its read begins, and waits.
-  await waitUntil(() => reads.calls === 2);
-  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2500'));
-  await home.homeOpened(APPROVER_B);
-  await new Promise((resolve) => setImmediate(resolve));
-  expect(reads.calls).toBe(3);
-  reads.release();
-  await home.idle();
-  expect(offered(APPROVER_B)).toEqual([`${filed.id}:0`]);
-  // A's Home, read before it was filed, is published once more for the change.
-  expect(offered(APPROVER_A)).toEqual([`${filed.id}:0`]);
-});
-
-test('a change while a Home waits for its debounce is not answered from a read that began before it', async ({
-  fx,
-  networkId,
-}) => {
+/** A publisher as `homeOn` makes it whose mayAct says yes to everyone, noting each person it was asked about. */
+function homeAsking(fx: EngineFixture, debounceMs = 1) {
   const reads = new OpenReads();
   const asked: string[] = [];
-  // A debounce long enough for the steps below to happen while A's publish waits for it (they take
-  // milliseconds); a machine slower than that would let the publish go first, and the test pass anyway.
-  const { home, offered } = homeOn(
+  const made = homeOn(
     fx,
     reads,
     async (user) => {
       asked.push(user);
       return true;
     },
-    1_000,
+    debounceMs,
   );
-  await home.homeOpened(APPROVER_A);
+  return { ...made, reads, asked };
+}
+
+/** `people` open Home and it is published to each; then the shared reads are held. */
+async function openedThenHeld(
+  { home, reads }: { home: HomePublisher; reads: OpenReads },
+  people: string[],
+): Promise<void> {
+  for (const user of people) await home.homeOpened(user);
   await home.idle();
   reads.held = true;
+}
+
+/** The held reads answered, and what they held published. */
+async function released({ home, reads }: { home: HomePublisher; reads: OpenReads }): Promise<void> {
+  reads.release();
+  await home.idle();
+}
+
+/** Each of `users` is offered request `id`'s first round, and nothing else, on their last Home. */
+function expectOffered(offered: (user: string) => unknown[], id: string, ...users: string[]): void {
+  for (const user of users) expect(offered(user)).toEqual([`${id}:0`]);
+}
+
+/** One turn of the event loop, for the work a publish starts at once. */
+const aTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Roles where only `readers` hold the reader role (any other role is held by everyone). */
+function readerRoles(readers: Set<string>): Roles {
+  return {
+    holds: async (user, need) => need.role !== 'reader' || readers.has(user),
+    holders: async () => ({ everyone: false, users: [...readers], groups: [] }),
+  };
+}
+
+const test = engineTest;
+
+test('publishes everyone one change concerns from one read of the open requests', async ({
+  fx,
+  networkId,
+}) => {
+  const h = homeAsking(fx);
+  const { reads, asked, published, offered } = h;
+  const people = [APPROVER_A, APPROVER_B, REQUESTER];
+  await openedThenHeld(h, people);
+  [reads.calls, asked.length, published.length] = [0, 0, 0];
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500'));
+  // Each publish asks mayAct, then reads the open requests without waiting on anything else.
+  await waitUntil(() => people.every((user) => asked.includes(user)));
+  await aTurn();
+  expect(reads.calls).toBe(1);
+  await released(h);
+  expect(published.map((p) => p.user_id).sort()).toEqual([...people].sort());
+  expectOffered(offered, request.id, APPROVER_A, APPROVER_B);
+});
+
+test('reads again for a Home asked for after a read began, so it shows a request filed meanwhile', async ({
+  fx,
+  networkId,
+}) => {
+  const h = homeAsking(fx);
+  const { home, reads, offered } = h;
+  await openedThenHeld(h, [APPROVER_A]);
+  await home.everyoneChanged(); // A's Home is published again: its read begins, and waits.
+  await waitUntil(() => reads.calls === 2);
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2500'));
+  await home.homeOpened(APPROVER_B);
+  await aTurn();
+  expect(reads.calls).toBe(3);
+  await released(h);
+  // B's Home shows it, and so does A's: read before it was filed, it is published once more for the change.
+  expectOffered(offered, filed.id, APPROVER_B, APPROVER_A);
+});
+
+test('a change while a Home waits for its debounce is not answered from a read that began before it', async ({
+  fx,
+  networkId,
+}) => {
+  // A debounce long enough for the steps below to happen while A's publish waits for it (they take
+  // milliseconds); a machine slower than that would let the publish go first, and the test pass anyway.
+  const h = homeAsking(fx, 1_000);
+  const { home, reads, asked, offered } = h;
+  await openedThenHeld(h, [APPROVER_A]);
   await home.everyoneChanged(); // A's Home waits for its debounce.
   await home.homeOpened(APPROVER_B); // B's Home is published now: its read begins, and waits.
   await waitUntil(() => reads.calls === 2);
   const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '3500')); // asks for A's Home again
   await waitUntil(() => asked.filter((user) => user === APPROVER_A).length === 2);
-  await new Promise((resolve) => setImmediate(resolve));
+  await aTurn();
   // A's publish, asked for after B's read began, reads for itself.
   expect(reads.calls).toBe(3);
-  reads.release();
-  await home.idle();
-  expect(offered(APPROVER_A)).toEqual([`${filed.id}:0`]);
+  await released(h);
+  expectOffered(offered, filed.id, APPROVER_A);
 });
 
 test('publishes three Homes for one change from one read of each shared thing', async ({ fx, networkId }) => {
-  const reads = new OpenReads();
-  const asked: string[] = [];
-  const { home, published } = homeOn(fx, reads, async (user) => {
-    asked.push(user);
-    return true;
-  });
+  const h = homeAsking(fx);
+  const { reads, asked, published } = h;
   const people = [APPROVER_A, APPROVER_B, REQUESTER];
-  for (const user of people) await home.homeOpened(user);
-  await home.idle();
+  await openedThenHeld(h, people);
   [reads.counts, asked.length, published.length] = [new Map(), 0, 0];
-  reads.held = true;
   await fileDraft(fx.engine, withdrawalDraft(networkId, '4500'));
   await waitUntil(() => people.every((user) => asked.includes(user)));
-  await new Promise((resolve) => setImmediate(resolve));
-  reads.release();
-  await home.idle();
+  await aTurn();
+  await released(h);
   expect(published.map((p) => p.user_id).sort()).toEqual([...people].sort());
   expect(reads.each()).toEqual([1, 1, 1, 1, 1]);
 });
 
 test('reads the delegations again for a Home asked for after their read began', async ({ fx }) => {
-  const reads = new OpenReads();
-  const asked: string[] = [];
-  const { home, published } = homeOn(fx, reads, async (user) => {
-    asked.push(user);
-    return true;
-  });
-  for (const user of [APPROVER_A, APPROVER_B]) await home.homeOpened(user);
-  await home.idle();
+  const h = homeAsking(fx);
+  const { home, reads, asked, published } = h;
+  await openedThenHeld(h, [APPROVER_A, APPROVER_B]);
   [reads.counts, asked.length, published.length] = [new Map(), 0, 0];
-  reads.held = true;
   await home.everyoneChanged(); // A's and B's Homes: one read of the delegations begins, and waits.
   await waitUntil(() => asked.length === 2);
-  await new Promise((resolve) => setImmediate(resolve));
+  await aTurn();
   expect(reads.counts.get('delegations')).toBe(1);
   await home.homeOpened(REQUESTER); // asked for after that read began: it may miss a change since
   await waitUntil(() => asked.length === 3);
-  await new Promise((resolve) => setImmediate(resolve));
+  await aTurn();
   expect(reads.counts.get('delegations')).toBe(2);
-  reads.release();
-  await home.idle();
+  await released(h);
   expect(published.map((p) => p.user_id).sort()).toEqual([APPROVER_A, APPROVER_B, REQUESTER].sort());
   expect(reads.each()).toEqual([2, 2, 2, 2, 2]);
 });
@@ -241,10 +251,7 @@ test('stops publishing to someone who no longer reads the treasury, and takes th
   networkId,
 }) => {
   const readers = new Set([REQUESTER, APPROVER_A, APPROVER_B]);
-  const roles: Roles = {
-    holds: async (user, need) => need.role !== 'reader' || readers.has(user),
-    holders: async () => ({ everyone: false, users: [...readers], groups: [] }),
-  };
+  const roles = readerRoles(readers);
   const { home, published } = homeOn(fx, new OpenReads(), async () => true, 1, roles);
   await home.homeOpened(REQUESTER);
   await home.idle();
@@ -272,10 +279,7 @@ test('publishes again to someone who reads once more and opens Home on another r
   networkId,
 }) => {
   const readers = new Set([REQUESTER, APPROVER_A, APPROVER_B]);
-  const roles: Roles = {
-    holds: async (user, need) => need.role !== 'reader' || readers.has(user),
-    holders: async () => ({ everyone: false, users: [...readers], groups: [] }),
-  };
+  const roles = readerRoles(readers);
   // Two replicas on one store: the requester opened Home on each while a reader.
   const one = homeOn(fx, new OpenReads(), async () => true, 1, roles);
   const two = homeOn(fx, new OpenReads(), async () => true, 1, roles);
