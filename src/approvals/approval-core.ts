@@ -6,7 +6,7 @@ import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import { type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
+import { type CancelOptions, type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
 import { DelegationBook, delegationsLockName } from './delegation-requests.js';
 import { PaidDestinations } from './destinations.js';
@@ -423,8 +423,8 @@ export class ApprovalCore implements CoreSections, ClosingCore {
   }
 
   /** The requester's cancellation (see close-by-person.ts). */
-  cancel(id: string, user: string, click: ClickOptions = {}): Promise<ActionResult> {
-    return cancelRequest(this, id, user, click);
+  cancel(id: string, user: string, options: CancelOptions = {}): Promise<ActionResult> {
+    return cancelRequest(this, id, user, options);
   }
 
   /** Open requests (pending first, then those in flight), oldest first. */

@@ -13,6 +13,7 @@ import type {
 } from '../audit/index.js';
 import { ApprovalCore, type ApprovalListener } from './approval-core.js';
 import { approvalsShown } from './approvals-needed.js';
+import type { CancelOptions } from './close-by-person.js';
 import { endDelegationsOf, revokeDelegations } from './delegation-requests.js';
 import { type AuditExportAsk, type AuditSideOptions, EngineAudit } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
@@ -206,8 +207,9 @@ export class ApprovalEngine {
     return { core: this.core, policy: this.options.policy };
   }
 
-  cancel(id: string, user: string, click?: ClickOptions): Promise<ActionResult> {
-    return this.core.cancel(id, user, click);
+  /** The requester's cancellation; with `onlyWaiting`, only while it waits for approval. */
+  cancel(id: string, user: string, options?: CancelOptions): Promise<ActionResult> {
+    return this.core.cancel(id, user, options);
   }
 
   /** The requester's one Extend, by at most the original lifetime (default: all of it). */

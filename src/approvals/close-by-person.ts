@@ -82,18 +82,28 @@ export async function rejectRequest(
   );
 }
 
-/** The requester withdraws their own request, waiting for approval or approved and not yet claimed. */
+/** What a cancellation takes beyond a click's: `onlyWaiting`, refused ('not-pending') once approved. */
+export type CancelOptions = ClickOptions & { onlyWaiting?: boolean | undefined };
+
+/**
+ * The requester withdraws their own request, waiting for approval or approved and not yet claimed
+ * (only the first with `onlyWaiting`: the bot's own cancel of a request approvers could not see).
+ */
 export async function cancelRequest(
   core: ClosingCore,
   id: string,
   user: string,
-  click: ClickOptions,
+  options: CancelOptions,
 ): Promise<ActionResult> {
+  const { onlyWaiting, ...click } = options;
   return closeByPerson(
     core,
     id,
     user,
-    async (request) => (user === request.requester ? undefined : 'not-requester'),
+    async (request) => {
+      if (user !== request.requester) return 'not-requester';
+      return onlyWaiting && request.state !== 'pending' ? 'not-pending' : undefined;
+    },
     'cancelled',
     click,
   );

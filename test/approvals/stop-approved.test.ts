@@ -94,6 +94,12 @@ describe('an approved request a freeze holds', () => {
     await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
     const id = await approvedWithdrawal(fx, networkId);
     expect(await fx.engine.cancel(id, APPROVER_A)).toMatchObject({ ok: false, reason: 'not-requester' });
+    // The bot's own cancel of a request approvers could not see takes only one still waiting.
+    expect(await fx.engine.cancel(id, REQUESTER, { onlyWaiting: true })).toMatchObject({
+      ok: false,
+      reason: 'not-pending',
+    });
+    expect((await fx.engine.get(id))?.state).toBe('approved');
     expect(await fx.engine.cancel(id, REQUESTER)).toMatchObject({
       ok: true,
       request: { state: 'cancelled' },

@@ -55,6 +55,13 @@ const OWN_STORE_STATE_WORDS: Partial<Record<RequestKind, Partial<Record<RequestS
 /** Failed before anything reached the service, or refused by it before acting. */
 const FAILED_NOTHING_SENT = ':x: Failed — nothing sent';
 
+/** Kinds that take effect in the bot's own store: nothing of them is sent to the service. */
+export const IN_THE_BOT: ReadonlySet<RequestKind> = new Set<RequestKind>([
+  'delegation',
+  'unfreeze',
+  'passkey',
+]);
+
 /** The request's state in words, as its kind goes through it. */
 export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state' | 'outcome'>): string {
   const own = OWN_STORE_STATE_WORDS[request.kind]?.[request.state];

@@ -1,9 +1,12 @@
 // The buttons an approved request not yet claimed for sending carries: Reject and the requester's Cancel
-// on its message, Reject on an approver's own DM copy and never on a delegate's; none once claimed.
+// on its message, Reject on an approver's own DM copy and never on a delegate's; none once claimed. The
+// words once stopped, or too late, say what it was: a payment not sent, or something not put into effect.
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { approvalDm } from '../../../src/slack/approvals/blocks/dm.js';
+import { refusalText } from '../../../src/slack/approvals/blocks/lists.js';
 import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
+import { threadReply } from '../../../src/slack/approvals/blocks/steps.js';
 import type { SlackMessage } from '../../../src/slack/types.js';
 
 const NOW = new Date('2026-11-23T08:00:00.000Z');
@@ -55,5 +58,36 @@ describe('an approved request not yet claimed', () => {
     const executing = approved({ state: 'executing' });
     expect(buttons(approvalMessage(executing, NOW))).toEqual([]);
     expect(buttons(approvalDm(executing, NOW, 'UA', undefined, undefined, true))).toEqual([]);
+  });
+});
+
+describe('the words for a request stopped after approval', () => {
+  const rejectedAfter = (kind: ApprovalRequest['kind']) => {
+    const request = approved({ kind });
+    return {
+      ...request,
+      state: 'rejected',
+      history: [
+        ...request.history,
+        { at: '2026-11-23T08:00:00.000Z', state: 'rejected', action: 'rejected', actor: 'UB', note: 'no' },
+      ],
+    } as ApprovalRequest;
+  };
+
+  it('say a payment will not be sent, and what takes effect in the bot (an unfreeze) will not take effect', () => {
+    expect(threadReply(rejectedAfter('withdraw'))).toContain(
+      'after approval, before sending: it will not be sent',
+    );
+    const unfreeze = threadReply(rejectedAfter('unfreeze'));
+    expect(unfreeze).toContain('after approval: it will not take effect');
+    expect(unfreeze).not.toContain('sent');
+  });
+
+  it('tell one too late that a payment was claimed for sending, and a delegation was being put into effect', () => {
+    const executing = (kind: ApprovalRequest['kind']) => approved({ kind, state: 'executing' });
+    expect(refusalText('already-sending', executing('withdraw'))).toContain('already claimed for sending');
+    expect(refusalText('already-sending', executing('delegation'))).toContain(
+      'already being put into effect',
+    );
   });
 });

@@ -41,6 +41,14 @@ export function approvalBuilders(text: string, add: Add): void {
       add(`review refused ${request.kind}`, reviewRefusedView(changedWhileOpen(request), request, NOW));
       for (const state of STATES)
         add(`approver DM ${request.kind} ${state}`, approvalDm({ ...request, state }, NOW));
+      const approved = atStep(request, 'approved', 'approved', text);
+      add(
+        `approver DM ${request.kind} stoppable`,
+        approvalDm(approved, NOW, 'UAPPROVERB', undefined, undefined, true),
+      );
+      for (const to of ['rejected', 'cancelled'] as const) {
+        add(`thread reply ${request.kind} ${to} after approval`, threadReply(atStep(approved, to, to, text)));
+      }
       add(
         `App Home ${request.kind}`,
         homeView({
@@ -72,6 +80,8 @@ export function approvalBuilders(text: string, add: Add): void {
         'recheck-failed',
         'not-unknown',
         'settled-by-the-bot',
+        'already-sending',
+        'delegate-after-approval',
         'not-found',
         'froze',
       ] as const) {

@@ -24,7 +24,8 @@ export async function unlessUnseen(
   const title = `*${escapeMrkdwn(requestTitle(request))}*`;
   const channel = mentionChannel(deps.approvalsChannel);
   try {
-    const cancelled = await deps.engine.cancel(request.id, requester);
+    // Only while it waits: one approved meanwhile (seen in App Home or a DM) is the approvers' now.
+    const cancelled = await deps.engine.cancel(request.id, requester, { onlyWaiting: true });
     if (cancelled.ok) {
       return noticeView(
         'Not filed',

@@ -4,7 +4,7 @@ import type { ApprovalRequest, LimitFigures, Refusal } from '../../../approvals/
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
-import { requestTitle, stateWords } from '../../ui/words.js';
+import { IN_THE_BOT, requestTitle, stateWords } from '../../ui/words.js';
 import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
 import { dailyLimitText } from './limits.js';
@@ -55,6 +55,12 @@ function checkMarks(request: ApprovalRequest): string {
   return marks.length > 0 ? ` · ${marks.join(' · ')}` : '';
 }
 
+/** A reject or cancel that came after the request was claimed for its one call (or put into effect). */
+function tooLateText(title: string, request: ApprovalRequest | undefined): string {
+  const taken = request && IN_THE_BOT.has(request.kind) ? 'being put into effect' : 'claimed for sending';
+  return `${title} was already ${taken} (${request ? stateWords(request) : 'in hand'}): too late to reject or cancel it, so nothing changed.`;
+}
+
 /**
  * Why a click did nothing, said privately to the person who clicked. Made only of the bot's own words,
  * ids and amounts, so it reads the same as plain text and as mrkdwn. `limit`: a daily-limit refusal's figures;
@@ -85,7 +91,7 @@ export function refusalText(
     case 'not-pending':
       return notPendingText(title, request);
     case 'already-sending':
-      return `${title} was already claimed for sending (${request ? stateWords(request) : 'in hand'}): too late to reject or cancel it, so nothing changed.`;
+      return tooLateText(title, request);
     case 'delegate-after-approval':
       return `${title} is already approved: only an approver in their own right can stop it now, not a delegate, so nothing changed. Ask one of its approvers (\`/cngn policy\` lists them).`;
     case 'checking':

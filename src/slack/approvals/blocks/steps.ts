@@ -19,7 +19,7 @@ import {
 import { lagosTime, naira } from '../../../format/display.js';
 import { escapeMrkdwn, escapeOwnSentence, mentionUser } from '../../../format/mrkdwn.js';
 import { UNFREEZE_STEP_WORDS, unfreezeNotice } from '../../ui/freeze.js';
-import { requestTitle } from '../../ui/words.js';
+import { IN_THE_BOT, requestTitle } from '../../ui/words.js';
 import { approverWords, whyTheBot } from './message.js';
 import { lifecycleThreadReply, requesterReminderNotice } from './reminders.js';
 
@@ -86,6 +86,7 @@ function wholeSentence(
     return byTheBot('Delegation ended by the bot', step.note, ENDED_NOTE_START);
   if (stoppedAfterApproval(request)) {
     const what = step.action === 'rejected' ? 'Rejected' : 'Cancelled';
+    if (IN_THE_BOT.has(request.kind)) return `${what}${by} after approval: it will not take effect${note}`;
     return `${what}${by} after approval, before sending: it will not be sent${note}`;
   }
   return undefined;
