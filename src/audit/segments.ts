@@ -18,6 +18,8 @@ export const MANIFEST_FILE = 'manifest.json';
 export const ENTRIES_FILE = 'entries.jsonl';
 /** Where a segment is written before it appears under its name (skipped when reading). */
 export const INCOMING_DIR = '.incoming';
+/** Each segment's first seq, claimed by its writer before the rename (skipped when reading). */
+export const CLAIMS_DIR = '.claims';
 
 interface SegmentHead {
   seq: number;
