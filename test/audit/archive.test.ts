@@ -254,3 +254,33 @@ describe('audit retention', () => {
     },
   );
 });
+
+describe('the audit check against the retention cut', () => {
+  auditTest(
+    'notices entries removed by retention that no verified segment holds',
+    async ({ replicas, auditReplica }) => {
+      const { a } = await replicas('audit-cut-uncovered');
+      const now = new Date('2026-06-01T00:00:00.000Z');
+      const replica = auditReplica(a, { retentionMs: 30 * DAY, now: () => now });
+      for (let n = 0; n < 3; n++) {
+        await replica.log.append('sandbox', {
+          ...auditDraft(n),
+          at: new Date(Date.UTC(2026, 0, 1, 9, n)).toISOString(),
+        });
+      }
+      await replica.keeper.archiveNow('schedule'); // writes seq 0..2, then retention removes them
+      expect(await replica.keeper.check()).toMatchObject({ ok: true, chain: { cut: { seq: 2 } } });
+      // The segment's entries damaged: it verifies no more, and the store no longer holds seq 0..2.
+      const folder = replica.keeper.archive?.folder ?? '';
+      const damaged = join(folder, segmentsIn(folder)[0] ?? '', ENTRIES_FILE);
+      chmodSync(damaged, 0o600);
+      writeFileSync(damaged, readFileSync(damaged, 'utf8').replace('1001.00', '1.00'));
+      const check = await replica.keeper.check();
+      expect(check.ok).toBe(false);
+      expect(check.problems.map((p) => p.kind)).toEqual(['archive-invalid', 'archive-cut-unheld']);
+      expect(check.problems[1]?.text).toBe(
+        'retention removed the entries up to seq 2 from the store, but no verified segment of the archive holds them: they are nowhere',
+      );
+    },
+  );
+});
