@@ -58,7 +58,7 @@ const recordKey = (environment: ServiceEnvironment) => `approvals:audit-archived
 const lockName = (environment: ServiceEnvironment) => `approvals:audit-archive:${environment}`;
 /** Only the bot's user reads the archive: segments hold payout payloads and purposes. */
 const FOLDER_MODE = 0o700;
-const FILE_MODE = 0o444;
+const FILE_MODE = 0o400;
 /** A claim's name: the first seq, as segment names begin with it. */
 const claimName = (firstSeq: number) => String(firstSeq).padStart(10, '0');
 
@@ -293,7 +293,7 @@ export class AuditArchive {
     // What a writer that stopped part-way left (only the lock holder writes, so none is under way).
     await rm(incoming, { recursive: true, force: true });
     const staging = join(incoming, randomUUID());
-    await mkdir(staging, { recursive: true });
+    await mkdir(staging, { recursive: true, mode: FOLDER_MODE });
     await writeOnce(join(staging, ENTRIES_FILE), entries);
     await writeOnce(join(staging, MANIFEST_FILE), manifest);
     crashPoint('audit-segment-staged');

@@ -12,9 +12,9 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { ENTRIES_FILE, INCOMING_DIR, MANIFEST_FILE } from '../../src/audit/segments.js';
+import { CLAIMS_DIR, ENTRIES_FILE, INCOMING_DIR, MANIFEST_FILE } from '../../src/audit/segments.js';
 import { type AuditReplica, auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -89,11 +89,15 @@ describe('an archive segment', () => {
       expect(second).toMatchObject({ written: true, firstSeq: 2, lastSeq: 2, count: 1 });
       const folder = replica.keeper.archive?.folder ?? '';
       const [older, newer] = segmentsIn(folder);
+      // Segments hold payout payloads and purposes: the bot's user alone reads them, as its signing key.
+      const mode = (path: string) => statSync(path).mode & 0o777;
       for (const name of [older, newer]) {
+        expect(mode(join(folder, name ?? ''))).toBe(0o700);
         for (const file of [ENTRIES_FILE, MANIFEST_FILE]) {
-          expect(statSync(join(folder, name ?? '', file)).mode & 0o777).toBe(0o444);
+          expect(mode(join(folder, name ?? '', file))).toBe(0o400);
         }
       }
+      expect([folder, dirname(folder), join(folder, CLAIMS_DIR)].map(mode)).toEqual([0o700, 0o700, 0o700]);
       const manifest = (name: string | undefined) =>
         JSON.parse(readFileSync(join(folder, name ?? '', MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
       expect(manifest(older)).toMatchObject({
