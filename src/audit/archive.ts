@@ -25,6 +25,7 @@ import {
   manifestText,
   readSegment,
   SEGMENT_FORMAT,
+  type SegmentChecks,
   type SegmentManifest,
   segmentName,
   verifySegments,
@@ -65,6 +66,8 @@ const claimName = (firstSeq: number) => String(firstSeq).padStart(10, '0');
 export class AuditArchive {
   /** This environment's folder of the archive. */
   readonly folder: string;
+  /** Each segment's check, by its files' content: a read checks only what is new or changed. */
+  private readonly checks: SegmentChecks = new Map();
 
   constructor(
     private readonly options: {
@@ -82,7 +85,13 @@ export class AuditArchive {
   /** Check this environment's segments against the bot's own key. */
   read(): ArchiveReport {
     const segments = this.segmentNames().map((name) => readSegment(join(this.folder, name)));
-    return verifySegments(this.options.environment, segments, [this.options.signer.publicKey]);
+    return verifySegments(
+      this.options.environment,
+      segments,
+      [this.options.signer.publicKey],
+      false,
+      this.checks,
+    );
   }
 
   /**

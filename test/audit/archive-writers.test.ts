@@ -1,12 +1,12 @@
 // Two archive writers on one folder whose lock lapsed between them (a Redis failover, a writer stalled
 // past the lock's lease): the first seq of each segment is claimed in the folder itself, so the one that
 // read the folder before the other wrote stops, and the next round continues from the folder.
-import { mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { AuditArchive, type VerifiedChain } from '../../src/audit/archive.js';
 import { AuditLog } from '../../src/audit/log.js';
-import { CLAIMS_DIR } from '../../src/audit/segments.js';
+import { CLAIMS_DIR, ENTRIES_FILE } from '../../src/audit/segments.js';
 import type { Store } from '../../src/store/index.js';
 import { auditTest as test } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
@@ -108,4 +108,32 @@ test('a claim a writer stopped before its rename left is refused, then cleared a
   expect(await archive.clearIncoming()).toBe(true);
   expect(readdirSync(join(archive.folder, CLAIMS_DIR))).toEqual(['0000000000']);
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 2 });
+});
+
+test('a segment checked once is still caught when its file changes afterwards, at the same size', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-checked-once');
+  const archive = new AuditArchive({
+    store: a,
+    dir: join(auditDir, 'archive'),
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+  });
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  await archive.write('schedule', chainOf(log));
+  const first = archive.read();
+  expect(archive.read()).toEqual(first);
+  const [name] = readdirSync(archive.folder).filter((n) => !n.startsWith('.'));
+  const file = join(archive.folder, name ?? '', ENTRIES_FILE);
+  chmodSync(file, 0o600);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('1001.00', '1009.00'));
+  expect(archive.read().problems.map((p) => p.text)).toContain(
+    `${ENTRIES_FILE} is not the file its manifest signed (its SHA-256 differs): it was changed`,
+  );
+  expect(archive.read().verified.size).toBe(0);
 });
