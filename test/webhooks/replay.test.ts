@@ -1,0 +1,114 @@
+// A signed delivery recorded on the way can be sent again with its signature intact (the service signs
+// the body only, with no replay header): once the records that dedupe it have expired, its signed time
+// is what tells it apart.
+import { describe, expect } from 'vitest';
+import type { WebhookEvent } from '../../src/cngn/schemas.js';
+import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest as test } from '../support/webhooks.js';
+
+const DAY_MS = 86_400_000;
+
+/** A subscriber (approvals, the recent alerts) that counts what it was told of. */
+function counting(): { seen: string[]; subscriber: (event: WebhookEvent) => Promise<void> } {
+  const seen: string[] = [];
+  return {
+    seen,
+    subscriber: async (event) => {
+      seen.push(`${event.event} ${event.data.trx_ref}`);
+    },
+  };
+}
+
+/** A body signed `ageMs` before `now` (both of its times). */
+function signedAgo(now: number, ageMs: number, data: Record<string, unknown>) {
+  const at = new Date(now - ageMs).toISOString();
+  const body = webhookBody('deposit.completed', { ...data, occurredAt: at });
+  return { ...body, timestamp: at };
+}
+
+describe('a delivery signed too long ago to be new', () => {
+  test('is kept and answered 200, but posted only as a warning for a person: no credit alert, no subscriber', async ({
+    startRig,
+  }) => {
+    const recorded = Date.now();
+    const body = webhookBody('deposit.completed', { trx_ref: 'REF-REPLAYED', amount: '2500.00' });
+    const first = counting();
+    const original = await startRig({ now: () => recorded, subscribers: [first.subscriber] });
+    expect((await original.send(body)).status).toBe(200);
+    const credited = await original.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-REPLAYED'),
+    );
+    expect(credited.body.text).toContain('Deposit credited');
+    await original.webhooks.pipeline.settled();
+    expect(first.seen).toEqual(['deposit.completed REF-REPLAYED']);
+
+    // Day 31: the records that deduped it have expired (a store of its own), the same bytes come again.
+    const later = counting();
+    const rig = await startRig({ now: () => recorded + 31 * DAY_MS, subscribers: [later.subscriber] });
+    const reply = await rig.send(body);
+    expect(reply.status).toBe(200);
+    expect(reply.body).not.toContain('duplicate');
+    const warning = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-REPLAYED'),
+    );
+    expect(warning.body.text).toContain('Stale or replayed delivery — a person should check');
+    expect(warning.body.text).not.toContain('Deposit credited');
+    expect(JSON.stringify(warning.body.blocks)).toContain('no request is updated by it');
+    // Stored (it is signed): a third copy is a duplicate, and nothing more is posted.
+    expect((await rig.send(body)).body).toContain('duplicate');
+    const placements = await rig.webhooks.placements(['REF-REPLAYED']);
+    expect(placements.map((p) => [p.event, p.state])).toEqual([['deposit.completed', 'posted']]);
+    await rig.webhooks.pipeline.settled();
+    expect(later.seen).toEqual([]);
+    expect(postsMentioning(rig.fake, 'REF-REPLAYED')).toHaveLength(1);
+  });
+
+  test('never goes into a digest, however many routine events wait', async ({ startRig }) => {
+    const now = Date.now();
+    const rig = await startRig({ now: () => now });
+    const bodies = [
+      ...Array.from({ length: 8 }, (_, i) =>
+        webhookBody('deposit.completed', { trx_ref: `REF-ROUTINE-${i}` }),
+      ),
+      signedAgo(now, 40 * DAY_MS, { trx_ref: 'REF-OLD-COPY' }),
+    ];
+    const replies = await Promise.all(bodies.map((body) => rig.send(body)));
+    expect(replies.map((r) => r.status)).toEqual(bodies.map(() => 200));
+    const warning = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-OLD-COPY'),
+    );
+    expect(warning.body.text).toContain('Stale or replayed delivery');
+    await waitUntil(async () => (await rig.webhooks.outbox.indexes()).pending.length === 0);
+    const carrying = [...rig.fake.callsTo('chat.postMessage'), ...rig.fake.callsTo('chat.update')].filter(
+      (c) => JSON.stringify(c.body).includes('REF-OLD-COPY'),
+    );
+    expect(carrying).toHaveLength(1);
+    expect(JSON.stringify(carrying[0]?.body)).not.toContain('REF-ROUTINE');
+  });
+
+  test('within the retention less a day, with no time at all, or dated ahead, is posted as usual', async ({
+    startRig,
+  }) => {
+    const now = Date.now();
+    const told = counting();
+    const rig = await startRig({ now: () => now, subscribers: [told.subscriber] });
+    const untimed = webhookBody('deposit.completed', { trx_ref: 'REF-UNTIMED', occurredAt: undefined });
+    delete untimed.timestamp;
+    const bodies = [
+      signedAgo(now, 28 * DAY_MS, { trx_ref: 'REF-28-DAYS' }),
+      untimed,
+      signedAgo(now, -2 * DAY_MS, { trx_ref: 'REF-AHEAD' }),
+    ];
+    for (const body of bodies) expect((await rig.send(body)).status).toBe(200);
+    for (const ref of ['REF-28-DAYS', 'REF-UNTIMED', 'REF-AHEAD']) {
+      const post = await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(ref));
+      expect(post.body.text).toContain('Deposit credited');
+    }
+    await rig.webhooks.pipeline.settled();
+    expect(told.seen.sort()).toEqual([
+      'deposit.completed REF-28-DAYS',
+      'deposit.completed REF-AHEAD',
+      'deposit.completed REF-UNTIMED',
+    ]);
+  });
+});
