@@ -208,6 +208,9 @@ export class Outbox {
       attempts,
       at,
       event: entry.event,
+      environment: entry.environment,
+      ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
+      ...(entry.stale ? { stale: true } : {}),
     });
     await this.store.set(entryKey(entry.id), dead, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);

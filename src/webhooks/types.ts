@@ -114,4 +114,11 @@ export interface DeadLetter {
   attempts: number;
   at: string;
   event: WebhookEvent;
+  /**
+   * What the alert was rendered with, kept here since the outbox entry expires before the letter does.
+   * Absent from letters written before they were recorded.
+   */
+  environment?: CngnEnvironment;
+  unreadable?: string[];
+  stale?: boolean;
 }

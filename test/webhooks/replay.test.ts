@@ -1,9 +1,11 @@
 // A signed delivery recorded on the way can be sent again with its signature intact (the service signs
 // the body only, with no replay header): once the records that dedupe it have expired, its signed time
-// is what tells it apart.
+// is what tells it apart. And a dead letter re-posted long after keeps the environment it was written in.
 import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { createStore } from '../../src/store/index.js';
+import type { DeadLetter } from '../../src/webhooks/index.js';
+import { FakeSlack } from '../support/fake-slack.js';
 import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
 
@@ -113,5 +115,96 @@ describe('a delivery signed too long ago to be new', () => {
       'deposit.completed REF-AHEAD',
       'deposit.completed REF-UNTIMED',
     ]);
+  });
+});
+
+describe('a dead letter re-posted after its outbox entry expired', () => {
+  const HASH = `0x${'ab'.repeat(32)}`;
+
+  test('shows the environment it was written in, not the current one', async ({ startRig, defer }) => {
+    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
+    defer(() => store.close());
+    const fake = await FakeSlack.start();
+    defer(() => fake.stop());
+    fake.on('chat.postMessage', (call) =>
+      call.body.channel === 'CALERTS' && JSON.stringify(call.body).includes('REF-OLD-SANDBOX')
+        ? { body: { ok: false, error: 'invalid_arguments' } }
+        : undefined,
+    );
+    const sandbox = await startRig({ store, fake, environment: 'sandbox' });
+    const body = webhookBody('withdrawal.completed', {
+      trx_ref: 'REF-OLD-SANDBOX',
+      trx_type: 'withdraw',
+      network: 'base',
+      base_trx_hash: HASH,
+    });
+    expect((await sandbox.send(body)).status).toBe(200);
+    await waitUntil(async () => (await sandbox.webhooks.outbox.deadLetters()).length === 1);
+    const [letter] = await sandbox.webhooks.outbox.deadLetters();
+    await sandbox.stop({ keepFake: true, keepStore: true });
+    // The outbox entry's retention ends before the letter's: gone, as it would be by then.
+    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+
+    const live = await startRig({ store, fake, environment: 'live' });
+    const result = await live.webhooks.deadLetters?.repost(String(letter?.id), 'CREPOST', 'UOPS');
+    expect(result).toMatchObject({ ok: true, channel: 'CREPOST' });
+    const reposted = JSON.stringify(
+      fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST')?.body,
+    );
+    expect(reposted).toContain('SANDBOX');
+    expect(reposted).not.toContain('LIVE');
+    expect(reposted).toContain(`https://sepolia.basescan.org/tx/${HASH}`);
+    expect(reposted).not.toContain('https://basescan.org/');
+    expect(reposted).not.toContain('environment not recorded');
+  });
+
+  test('of a possible replay is re-posted as one still, not as the event it names', async ({
+    startRig,
+    defer,
+  }) => {
+    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
+    defer(() => store.close());
+    const fake = await FakeSlack.start();
+    defer(() => fake.stop());
+    fake.on('chat.postMessage', (call) =>
+      call.body.channel === 'CALERTS' ? { body: { ok: false, error: 'invalid_arguments' } } : undefined,
+    );
+    const now = Date.now();
+    const first = await startRig({ store, fake, now: () => now });
+    expect((await first.send(signedAgo(now, 40 * DAY_MS, { trx_ref: 'REF-COPY-LETTER' }))).status).toBe(200);
+    await waitUntil(async () => (await first.webhooks.outbox.deadLetters()).length === 1);
+    const [letter] = await first.webhooks.outbox.deadLetters();
+    await first.stop({ keepFake: true, keepStore: true });
+    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+
+    const rig = await startRig({ store, fake, now: () => now });
+    expect(await rig.webhooks.deadLetters?.repost(String(letter?.id), 'CREPOST', 'UOPS')).toMatchObject({
+      ok: true,
+    });
+    const reposted = fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST');
+    expect(reposted?.body.text).toContain('Stale or replayed delivery — a person should check');
+    expect(reposted?.body.text).not.toContain('Deposit credited');
+  });
+
+  test('written before environments were recorded: shown in the current one, and the re-post says so', async ({
+    startRig,
+  }) => {
+    const rig = await startRig({ environment: 'live' });
+    const body = webhookBody('withdrawal.completed', { trx_ref: 'REF-UNRECORDED', trx_type: 'withdraw' });
+    const letter: DeadLetter = {
+      id: 'f00d-unrecorded',
+      channel: 'CALERTS',
+      reason: 'invalid_arguments',
+      attempts: 1,
+      at: new Date().toISOString(),
+      event: body as unknown as WebhookEvent,
+    };
+    await rig.store.appendToList('webhooks:outbox:dead-letters', letter);
+    expect(await rig.webhooks.deadLetters?.repost(letter.id, 'CREPOST', 'UOPS')).toMatchObject({ ok: true });
+    const reposted = JSON.stringify(
+      rig.fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST')?.body,
+    );
+    expect(reposted).toContain('LIVE');
+    expect(reposted).toContain('environment not recorded; shown as the current one');
   });
 });
