@@ -10,7 +10,7 @@ export interface AlertRendering {
   log: Logger;
 }
 
-/** The words a stale delivery's alert starts with, whatever renders it. */
+/** A stale delivery's plain-text alert when its builder fails says what the builder would have. */
 const STALE_DELIVERY = 'Stale or replayed delivery — a person should check:';
 
 export async function alertFor(entry: OutboxEntry, options: AlertRendering): Promise<AlertMessage> {
