@@ -34,7 +34,8 @@ const SECRET_TEXT = [
   /xapp-[A-Za-z0-9-]+/g,
   /cngn_(test|live)_[A-Za-z0-9_-]+/g,
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-  /Bearer\s+[A-Za-z0-9._-]+/g,
+  /Bearer\s+[A-Za-z0-9._~+/=-]+/g,
+  /Basic\s+[A-Za-z0-9+/=]+/g,
 ];
 
 // The user and password of a URL (`redis://user:pass@host`): after `//`, a user alone up to its `@`,
@@ -49,10 +50,37 @@ export function withoutUrlCredentials(text: string): string {
   return text.replace(URL_USERINFO, `//${REDACTED}@`);
 }
 
-function redactText(text: string, extraSecrets: readonly string[] = []): string {
-  let out = withoutUrlCredentials(text);
+/**
+ * The configured secrets as they may surface in text: as given, percent-encoded, base64 and base64url
+ * (a header, a query, a dump), each at least 6 characters, longest first, so that a form inside a
+ * longer one never leaves the rest of it behind.
+ */
+function secretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    const bytes = Buffer.from(secret, 'utf8');
+    for (const form of [
+      secret,
+      encodeURIComponent(secret),
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+    ]) {
+      if (form.length >= 6) forms.add(form);
+    }
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `text` with every configured secret (in each form of `forms`) taken out first, whole, then what
+ * looks like a credential: the patterns would cut a secret holding a `+`, `/` or `@` short and leave
+ * its tail for the exact pass to miss.
+ */
+function redactText(text: string, forms: readonly string[] = []): string {
+  let out = text;
+  for (const form of forms) out = out.split(form).join(REDACTED);
+  out = withoutUrlCredentials(out);
   for (const pattern of SECRET_TEXT) out = out.replace(pattern, REDACTED);
-  for (const secret of extraSecrets) if (secret.length >= 6) out = out.split(secret).join(REDACTED);
   return out;
 }
 
@@ -71,13 +99,11 @@ function boundedText(text: string, secrets: readonly string[]): string {
 function bounded(value: unknown, secrets: readonly string[], depth = 0): unknown {
   if (typeof value === 'string') return boundedText(value, secrets);
   if (value === null || typeof value !== 'object') return value;
+  const bytes = binaryLength(value);
+  if (bytes !== undefined) return `[binary ${bytes} bytes]`;
   if (depth > MAX_DEPTH) return '[truncated]';
   const shown = value instanceof Error ? serializedError(value) : value;
-  if (Array.isArray(shown)) {
-    const items = shown.slice(0, MAX_ITEMS).map((item) => bounded(item, secrets, depth + 1));
-    if (shown.length > MAX_ITEMS) items.push(`… (${shown.length - MAX_ITEMS} more items)`);
-    return items;
-  }
+  if (Array.isArray(shown)) return boundedList(shown, secrets, depth);
   if (!(value instanceof Error) && typeof (shown as { toJSON?: unknown }).toJSON === 'function') {
     try {
       return bounded((shown as { toJSON(): unknown }).toJSON(), secrets, depth);
@@ -91,6 +117,18 @@ function bounded(value: unknown, secrets: readonly string[], depth = 0): unknown
     out[key] = SECRET_FIELD.test(key) ? REDACTED : bounded(inner, secrets, depth + 1);
   }
   return out;
+}
+
+/** At most MAX_ITEMS items of a list, each bounded, and how many more there were. */
+function boundedList(list: unknown[], secrets: readonly string[], depth: number): unknown[] {
+  const items = list.slice(0, MAX_ITEMS).map((item) => bounded(item, secrets, depth + 1));
+  if (list.length > MAX_ITEMS) items.push(`… (${list.length - MAX_ITEMS} more items)`);
+  return items;
+}
+
+/** Bytes say nothing to a reader and may be a secret's (a Buffer's toJSON lists them one by one). */
+function binaryLength(value: object): number | undefined {
+  return ArrayBuffer.isView(value) || value instanceof ArrayBuffer ? value.byteLength : undefined;
 }
 
 /** pino's serializer (type, message, stack, causes, own fields), the stack naming the source files. */
@@ -144,7 +182,7 @@ function prettyLines(write: (line: string) => void): { write(line: string): void
 }
 
 export function createLogger(level: LogLevel = 'info', options: LoggerOptions = {}): Logger {
-  const secrets = options.secrets ?? [];
+  const secrets = secretForms(options.secrets ?? []);
   const { write } = options;
   // process.stderr writes synchronously on Linux (files, pipes, terminals): a line written just
   // before process.exit() is not lost, and lines keep their order with anything else on stderr.

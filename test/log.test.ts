@@ -94,6 +94,33 @@ describe('secrets', () => {
     for (const value of configured) expect(out).not.toContain(value);
   });
 
+  it('never writes a configured secret holding a + / or @ in part, nor its encoded forms', () => {
+    const key = 'cngn_live_AbC+dEf/123';
+    const password = 'p@ss w0rd';
+    const webhook = 'whsec+abc/def=ghi';
+    const { log, lines } = capture('debug', [key, password, webhook]);
+    log.error('refused', {
+      header: `key ${key}`,
+      url: `redis://:${password}@h`,
+      query: `?secret=${encodeURIComponent(webhook)}`,
+      dumped: Buffer.from(webhook).toString('base64'),
+      safe: Buffer.from(webhook).toString('base64url'),
+      basic: 'Authorization: Basic dTpwdw==',
+    });
+    const out = lines.join('\n');
+    for (const part of ['dEf/123', 'ss w0rd', 'abc/def', encodeURIComponent(webhook), 'dTpwdw==']) {
+      expect(out).not.toContain(part);
+    }
+    expect(out).not.toContain(Buffer.from(webhook).toString('base64').slice(0, 12));
+  });
+
+  it('writes bytes as their length, never one by one', () => {
+    const { log, lines, entries } = capture('debug');
+    log.warn('raw', { body: Buffer.from('whsec-raw-bytes'), view: new Uint8Array(3) });
+    expect(entries()[0]).toMatchObject({ body: '[binary 15 bytes]', view: '[binary 3 bytes]' });
+    expect(lines.join('\n')).not.toContain('119');
+  });
+
   it('never writes the user and password of a URL, even one Node could not parse (its `input`)', () => {
     const { log, lines, entries } = capture();
     const unparsed = Object.assign(new TypeError('Invalid URL'), {

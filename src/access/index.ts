@@ -13,6 +13,7 @@ export {
   needsSignature,
   type Passkey,
   parseSigningRule,
+  passkeyNameKey,
   type SigningRule,
 } from './passkeys.js';
 export { ApprovalPolicy, capProblem, countedPeople, type RefusalReason } from './policy.js';

@@ -86,3 +86,12 @@ export function heldAt(passkey: Passkey, at: Date): boolean {
   if (Date.parse(passkey.addedAt) > time) return false;
   return !passkey.revoked || Date.parse(passkey.revoked.at) > time;
 }
+
+/**
+ * A passkey's name as compared when someone names it (revocation): Unicode-normalised (NFKC), every run
+ * of whitespace of any kind one space, trimmed, lower case. A name filed with two spaces, a tab or a
+ * no-break space is then found by the words `/cngn passkey revoke` hears.
+ */
+export function passkeyNameKey(name: string): string {
+  return name.normalize('NFKC').replace(/\s+/gu, ' ').trim().toLowerCase();
+}

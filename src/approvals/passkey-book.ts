@@ -284,6 +284,19 @@ export class PasskeyBook {
     });
   }
 
+  /**
+   * True the first time `link` is refused for `reason` while its record is kept: the person is told,
+   * and a request's record holds it, once; a page reloaded or a post repeated is only logged and counted.
+   */
+  firstRefusal(link: string, reason: string): Promise<boolean> {
+    const hash = createHash('sha256').update(link, 'utf8').digest('hex');
+    return this.store.setIfAbsent(
+      `passkey-link-refused:${this.environment}:${hash}:${reason}`,
+      true,
+      LINK_KEPT_MS,
+    );
+  }
+
   private linkKey(link: string): string {
     return `passkey-link:${this.environment}:${link}`;
   }

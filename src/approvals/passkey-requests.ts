@@ -9,7 +9,7 @@ import type {
   RegistrationResponseJSON,
   VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
-import type { ApprovalPolicy, Passkey, SigningRule } from '../access/index.js';
+import { type ApprovalPolicy, type Passkey, passkeyNameKey, type SigningRule } from '../access/index.js';
 import { PASSKEY_ALGORITHMS, passkeyKeyFields } from '../format/passkey-key.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
@@ -271,7 +271,9 @@ export async function revokePasskey(
   if (by !== owner && !(await deps.policy.isApprover(by))) {
     return { ok: false, problem: "Only an approver can revoke someone else's passkey." };
   }
-  const ending = (await deps.book.heldBy(owner)).filter((p) => p.name === name.trim());
+  // Compared as words (passkeyNameKey): an odd space in the filed name must not keep a lost device counting.
+  const named = passkeyNameKey(name);
+  const ending = (await deps.book.heldBy(owner)).filter((p) => passkeyNameKey(p.name) === named);
   if (ending.length === 0)
     return { ok: false, problem: `No passkey named "${name.trim()}" counts for <@${owner}>.` };
   const note = by === owner ? 'revoked by its owner' : 'revoked by another approver';

@@ -106,7 +106,7 @@ export function tokenHash(token: string): string {
 /**
  * A link refused: an unknown one (or one for another page) on the page and in the log only, as no one
  * is known to tell; an expired or used one also privately to its user in Slack, and, for a sign link,
- * on the record of its request.
+ * on the record of its request, the first time only for each reason (firstRefusal).
  */
 async function refuseLink(deps: PageDeps, token: string, page: LinkFor['page'], found: LinkLookup) {
   const link = tokenHash(token);
@@ -125,9 +125,11 @@ async function refuseLink(deps: PageDeps, token: string, page: LinkFor['page'], 
     user: refused.user,
   });
   const plain = text.replace(/`/g, '');
-  if (refused.page === 'sign')
-    await deps.engine.passkeys.recordLinkRefusal(refused.requestId, refused.user, plain);
-  tellLater(deps, refused.user, text);
+  if (await deps.engine.passkeys.signatures().book.firstRefusal(token, why)) {
+    if (refused.page === 'sign')
+      await deps.engine.passkeys.recordLinkRefusal(refused.requestId, refused.user, plain);
+    tellLater(deps, refused.user, text);
+  }
   return new PageProblem(plain, 410);
 }
 
@@ -200,9 +202,11 @@ async function refuseBarred(deps: PageDeps, link: LinkFor, token: string) {
   const reason = why === 'unchecked' ? 'person-unchecked' : 'person-barred';
   deps.refused(reason);
   const text = why === 'unchecked' ? UNCHECKED : barredText(why);
-  if (link.page === 'sign')
+  const first = await deps.engine.passkeys.signatures().book.firstRefusal(token, reason);
+  if (first && link.page === 'sign')
     await deps.engine.passkeys.recordLinkRefusal(link.requestId, link.user, `${reason}: ${text}`);
-  throw refuse(deps, link.user, text, { page: link.page, link: tokenHash(token), reason: why });
+  const fields = { page: link.page, link: tokenHash(token), reason: why };
+  throw refuse(deps, link.user, text, fields, first);
 }
 
 /**
@@ -228,9 +232,10 @@ async function linkFor<P extends LinkFor['page']>(
 }
 
 /** A sentence for the page (Slack's code marks left out) that is also said to `user` in Slack, and logged. */
-function refuse(deps: PageDeps, user: string, text: string, fields: Record<string, unknown>) {
+/** A refusal logged, and told to `user` in Slack unless `tell` is false (told already for this link). */
+function refuse(deps: PageDeps, user: string, text: string, fields: Record<string, unknown>, tell = true) {
   deps.log.warn('a passkey page refused', { user, ...fields });
-  tellLater(deps, user, text);
+  if (tell) tellLater(deps, user, text);
   return new PageProblem(text.replace(/`/g, ''));
 }
 

@@ -55,7 +55,9 @@ export const registerFileInput = z.strictObject({
     .string()
     .trim()
     .min(1, 'name your passkey (such as "Bola\'s MacBook")')
-    .max(NAME_MAX, `a passkey's name is at most ${NAME_MAX} characters`),
+    .max(NAME_MAX, `a passkey's name is at most ${NAME_MAX} characters`)
+    // Kept as the words it is named by later (`/cngn passkey revoke` hears words, one space apart).
+    .transform((name) => name.replace(/\s+/gu, ' ')),
   expectedChallenge: base64url(200),
   response: registrationResponse,
 });

@@ -8,7 +8,7 @@
  * whole text when the password itself holds a `/` (both are given: redacting more is harmless).
  */
 export function urlPasswordForms(url: string): string[] {
-  const passwords: string[] = [];
+  const passwords = queryPasswords(url);
   try {
     const { password } = new URL(url);
     if (password) passwords.push(password);
@@ -30,6 +30,11 @@ export function urlPasswordForms(url: string): string[] {
     forms.add(decodedOrAsIs(password));
   }
   return [...forms];
+}
+
+/** PostgreSQL's driver also takes a password as a query parameter (`postgres://desk@db/desk?password=…`). */
+function queryPasswords(url: string): string[] {
+  return [...url.matchAll(/[?&]password=([^&#]*)/gi)].map(([, written]) => written ?? '');
 }
 
 /** A `%` that does not start an escape (`%zz`) leaves the text as written. */

@@ -282,6 +282,21 @@ describe('revoking a passkey', () => {
     expect(await engine.passkeys.revokePasskey(ADE, ADE, "Ade's MacBook")).toMatchObject({ ok: false });
   });
 
+  test.for([
+    ['two spaces', 'Ade’s  MacBook'],
+    ['an ideographic space', 'Ade’s\u3000MacBook'],
+    ['a no-break space', 'Ade’s\u00a0MacBook'],
+  ])(
+    'one filed with %s in its name is revoked by the words a command hears',
+    async ([, name], { engine }) => {
+      await registered(engine, ADE, CHIDI, name);
+      // `/cngn passkey revoke Ade’s  MacBook` reaches the engine as words joined by one space.
+      const revoked = await engine.passkeys.revokePasskey(DAYO, ADE, 'ade’s macbook');
+      expect(revoked).toMatchObject({ ok: true, revoked: [{ revoked: { by: DAYO } }] });
+      expect(await engine.passkeys.passkeysOf(ADE)).toEqual([]);
+    },
+  );
+
   test("another approver ends someone's (a lost device); a delegate or an outsider cannot", async ({
     engine,
   }) => {

@@ -175,14 +175,13 @@ describe('the sign page', () => {
     expect(again.json.problem).toBe(used);
     const reopened = await post(app, '/passkeys/api/sign/options', { token });
     expect(reopened.json.problem).toBe(used);
-    await waitUntil(() => toldPrivately(app, APPROVER_A).filter((t) => t === used).length === 2, 'both DMs');
+    // Told and recorded once for the link, however often it is tried again (a reload, a script).
     const refused = (await app.engine.audit(500)).filter(
       (e) => e.requestId === id && e.action === 'signing-link-refused',
     );
-    expect(refused).toMatchObject([
-      { actor: APPROVER_A, note: used },
-      { actor: APPROVER_A, note: used },
-    ]);
+    expect(refused).toMatchObject([{ actor: APPROVER_A, note: used }]);
+    await waitUntil(() => toldPrivately(app, APPROVER_A).some((t) => t === used), 'the DM');
+    expect(toldPrivately(app, APPROVER_A).filter((t) => t === used)).toHaveLength(1);
   });
 
   test('refuses an expired sign link: on the page, privately in Slack, on the record; logged without the token', async ({

@@ -9,6 +9,13 @@ describe('the password of a store URL', () => {
     expect(urlPasswordForms('redis://:plain-secret@db:6379')).toEqual(['plain-secret']);
   });
 
+  it('is also the password given as a query parameter (the PostgreSQL driver takes one there)', () => {
+    expect(urlPasswordForms('postgres://desk@db:5432/desk?sslmode=require&password=s%40cret')).toEqual([
+      's%40cret',
+      's@cret',
+    ]);
+  });
+
   it('is read from the text when the URL does not parse', () => {
     expect(() => new URL('redis://desk:s3cretpass@localhost:99999')).toThrow();
     expect(urlPasswordForms('redis://desk:s3cretpass@localhost:99999')).toEqual(['s3cretpass']);
