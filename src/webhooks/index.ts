@@ -69,6 +69,8 @@ export interface WebhooksOptions {
   /** How long storing a delivery may take before it is answered 503 (intake's default otherwise). */
   storeTimeoutMs?: number;
   retentionMs?: number;
+  /** The clock a delivery's signed time is judged by (epoch ms; real time otherwise). */
+  now?: () => number;
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
   leaseMs?: number;
@@ -161,6 +163,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     onEnqueued: () => deliverer?.kick(),
     log,
     retentionMs,
+    ...(options.now ? { now: options.now } : {}),
   });
   const reconciler = options.transactions
     ? newReconciler(options, options.transactions, pipeline, retentionMs, log)
