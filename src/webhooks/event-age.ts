@@ -10,10 +10,18 @@ import { freshnessLimitMs } from './outbox.js';
  * Undefined when the body carries neither.
  */
 export function signedEventTime(event: WebhookEvent): number | undefined {
-  const times = [event.timestamp, event.data.occurredAt]
-    .map((value) => (typeof value === 'string' ? Date.parse(value) : Number.NaN))
-    .filter((time) => Number.isFinite(time));
+  const times = [event.timestamp, event.data.occurredAt].map(timeOf).filter((time) => Number.isFinite(time));
   return times.length > 0 ? Math.max(...times) : undefined;
+}
+
+/**
+ * A signed time as text: epoch seconds or milliseconds written as digits (10 to 13 of them), or an ISO
+ * date and time. Anything else is no time (`Date.parse` reads "12" as the year 2001).
+ */
+function timeOf(value: unknown): number {
+  if (typeof value !== 'string') return Number.NaN;
+  if (/^\d{10,13}$/.test(value)) return value.length > 10 ? Number(value) : Number(value) * 1000;
+  return /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
 }
 
 /**

@@ -92,6 +92,8 @@ export interface AlertPlacement {
   digestPart?: number;
   /** What the event said, as the alert recorded it. */
   recorded: AlertRecord;
+  /** Signed long ago: possibly a replay (posted only as a warning). */
+  stale?: boolean;
 }
 
 /** An event's own words, kept with its alert: enough to answer for a transaction the service forgot. */
@@ -295,6 +297,7 @@ async function alertPlacements(
       ...(entry.postedChannel ? { channel: entry.postedChannel } : {}),
       ...(entry.ts ? { ts: entry.ts } : {}),
       ...(entry.digestPart ? { digestPart: entry.digestPart } : {}),
+      ...(entry.stale ? { stale: true } : {}),
       recorded: alertRecord(entry),
     }));
 }
