@@ -45,6 +45,16 @@ export async function fileUndated(
   });
 }
 
+/**
+ * Where each undated reference is filed (the index), read once for a read of the days: a copy of one
+ * found under another day is a leftover (a write stopped between the index and the day, or two
+ * replicas filing it at once), never the one that counts.
+ */
+export async function undatedDays(store: Store, scope: string): Promise<Map<string, string>> {
+  const index = (await store.get<Record<string, string>>(undatedKey(scope))) ?? {};
+  return new Map(Object.entries(index).map(([reference, at]) => [reference, lagosDay(at)]));
+}
+
 /** Takes a movement out of a day it is no longer filed under. */
 export async function forget(store: Store, scope: string, day: string, reference: string): Promise<void> {
   const key = dayKey(scope, day);
@@ -64,12 +74,14 @@ export async function forget(store: Store, scope: string, day: string, reference
  */
 export function oneOfEach(within: Movement[], place: Map<string, number>, movement: Movement): void {
   const index = place.get(movement.reference);
-  if (index === undefined) {
-    place.set(movement.reference, within.length);
+  const earlier = index === undefined ? undefined : within[index];
+  // Only an undated copy moves between days: two dated ones under one reference are two transactions
+  // (nothing in the service's word makes a reference unique), each counted.
+  if (index === undefined || !earlier || !(earlier.undated || movement.undated)) {
+    if (index === undefined) place.set(movement.reference, within.length);
     within.push(movement);
     return;
   }
-  const earlier = within[index] as Movement;
   const newer = isNewer(movement, earlier) ? movement : earlier;
   // Days are read in order, so the copy met first has the earlier time.
   within[index] = { ...newer, at: earlier.at };

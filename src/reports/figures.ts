@@ -93,9 +93,12 @@ function figuresOf(input: TreasuryInput, all: readonly Timed[]): TreasuryFigures
 
   const closing = koboOf(input.balance) - sumKobo(after, (m) => m.effect);
   const opening = closing - sumKobo(inPeriod, (m) => m.effect);
-  const moved = inPeriod.filter((m) => m.moved);
-  // Counted as zero everywhere (their amount is unknown); named instead, so the reader knows.
-  const unreadable = counted.filter((m) => m.movement.unreadableAmount !== undefined).map((m) => m.movement);
+  // Counted as zero everywhere (their amount is unknown), and their fee too; named instead, so the
+  // reader knows, where they would have moved the balance (a failure or a pending inflow would not).
+  const moved = inPeriod.filter((m) => m.moved && m.movement.unreadableAmount === undefined);
+  const unreadable = counted
+    .filter((m) => m.moved && m.movement.unreadableAmount !== undefined)
+    .map((m) => m.movement);
   const readable = inPeriod.filter((m) => m.movement.unreadableAmount === undefined);
   return {
     environment: input.environment,

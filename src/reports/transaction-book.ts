@@ -16,7 +16,7 @@ import type { Priority } from '../cngn/api.js';
 import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
-import { dayKey, fileUndated, forget, oneOfEach } from './book-days.js';
+import { dayKey, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
 import { lagosDayStart } from './figures.js';
 import { lagosDay, movementOf } from './movements.js';
@@ -164,11 +164,13 @@ export class TransactionBook {
     const last = lagosDay(new Date(to.getTime() - 1));
     const within: Movement[] = [];
     const place = new Map<string, number>();
+    const filedOn = await undatedDays(this.store, this.scope);
     for (let day = lagosDay(from); day <= last; day = lagosDay(new Date(lagosDayStart(day, 1)))) {
       const kept = await this.store.get<Record<string, Movement>>(dayKey(this.scope, day));
       if (!kept) continue;
       const inRange = Object.values(kept).filter((m) => {
         const at = Date.parse(m.at);
+        if (m.undated && (filedOn.get(m.reference) ?? day) !== day) return false;
         return at >= from.getTime() && at < to.getTime();
       });
       for (const movement of inRange.sort(byTimeThenReference)) oneOfEach(within, place, movement);

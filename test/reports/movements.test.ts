@@ -94,6 +94,22 @@ describe('a transaction as a movement', () => {
     );
   });
 
+  it('names an unreadable amount only where it would have moved the balance, and counts no fee of it', () => {
+    const sent = { ...movementOf(tx({ amount: '100.505', trx_type: 'withdraw' }), SEEN), fee: '10.00' };
+    const failed = movementOf(
+      tx({ amount: '200.505', trx_type: 'withdraw', status: 'failed', trx_ref: 'REF-FAILED' }),
+      SEEN,
+    );
+    const figures = treasuryFigures({
+      environment: 'test',
+      period: lastDays(2, new Date(SEEN.getTime() + 1)),
+      balance: '500.00',
+      movements: [sent, failed],
+    });
+    expect(figures.unreadable?.map((m) => m.unreadableAmount)).toEqual(['100.505']);
+    expect(figures.fees).toBe('0.00');
+  });
+
   it('dates one without a creation time by when it was seen, and marks it undated', () => {
     const undated = movementOf(tx({ createdAt: null, updatedAt: null }), SEEN);
     expect(undated.at).toBe(SEEN.toISOString());
@@ -201,6 +217,68 @@ describe('a transaction listed without a creation time', () => {
     const figures = treasuryFigures({ environment: 'test', period, balance: '1000.00', movements });
     expect(figures).toMatchObject({ opening: '1300.00', closing: '1000.00' });
     expect(figures.outflows.withdrawal).toBe('300.00');
+    await store.close();
+  });
+
+  it('counts two dated transactions that share a reference on two days, each once', async () => {
+    const clock = { now: SEEN.getTime() };
+    const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
+    const dated = (kind: string, direction: string, amount: string, at: string) => ({
+      reference: 'R1',
+      kind,
+      direction,
+      amount,
+      fee: '0.00',
+      at,
+      status: 'succeeded',
+    });
+    await store.set('reports:day:test:undated:2026-11-20', {
+      R1: dated('withdrawal', 'out', '300.00', '2026-11-20T10:00:00.000Z'),
+    });
+    await store.set('reports:day:test:undated:2026-11-22', {
+      R1: dated('deposit', 'in', '500.00', '2026-11-22T09:00:00.000Z'),
+    });
+    const movements = await book.movements(
+      new Date('2026-11-19T00:00:00Z'),
+      new Date('2026-11-23T00:00:00Z'),
+    );
+    expect(movements.map((m) => [m.kind, m.amount])).toEqual([
+      ['withdrawal', '300.00'],
+      ['deposit', '500.00'],
+    ]);
+    await store.close();
+  });
+
+  it('skips a copy left under a day the index no longer files its reference under', async () => {
+    const clock = { now: SEEN.getTime() };
+    const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
+    const copy = (status: 'failed' | 'succeeded', at: string) => ({
+      reference: 'WD-UNDATED',
+      kind: 'withdrawal',
+      direction: 'out',
+      amount: '300.00',
+      fee: '0.00',
+      at,
+      status,
+      undated: true,
+    });
+    // Filed under the 20th (its newest word: failed); a stopped write left a copy under the 22nd.
+    await store.set('reports:undated:test:undated', { 'WD-UNDATED': '2026-11-20T10:00:00.000Z' });
+    await store.set('reports:day:test:undated:2026-11-20', {
+      'WD-UNDATED': copy('failed', '2026-11-20T10:00:00.000Z'),
+    });
+    await store.set('reports:day:test:undated:2026-11-22', {
+      'WD-UNDATED': copy('succeeded', '2026-11-22T09:00:00.000Z'),
+    });
+    const movements = await book.movements(
+      new Date('2026-11-19T00:00:00Z'),
+      new Date('2026-11-23T00:00:00Z'),
+    );
+    expect(movements.map((m) => [m.status, m.at])).toEqual([['failed', '2026-11-20T10:00:00.000Z']]);
+    // A period holding only the leftover's day does not count it either.
+    expect(await book.movements(new Date('2026-11-22T00:00:00Z'), new Date('2026-11-23T00:00:00Z'))).toEqual(
+      [],
+    );
     await store.close();
   });
 
