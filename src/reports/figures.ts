@@ -93,7 +93,13 @@ function figuresOf(input: TreasuryInput, all: readonly Timed[]): TreasuryFigures
 
   const closing = koboOf(input.balance) - sumKobo(after, (m) => m.effect);
   const opening = closing - sumKobo(inPeriod, (m) => m.effect);
-  const moved = inPeriod.filter((m) => m.moved);
+  // Counted as zero everywhere (their amount is unknown), and their fee too; named instead, so the
+  // reader knows, where they would have moved the balance (a failure or a pending inflow would not).
+  const moved = inPeriod.filter((m) => m.moved && m.movement.unreadableAmount === undefined);
+  const unreadable = counted
+    .filter((m) => m.moved && m.movement.unreadableAmount !== undefined)
+    .map((m) => m.movement);
+  const readable = inPeriod.filter((m) => m.movement.unreadableAmount === undefined);
   return {
     environment: input.environment,
     opening: naira(opening),
@@ -101,12 +107,13 @@ function figuresOf(input: TreasuryInput, all: readonly Timed[]): TreasuryFigures
     inflows: flows(moved, 'in'),
     outflows: flows(moved, 'out'),
     fees: naira(sumKobo(moved, (m) => m.fee)),
-    largest: largestOf(inPeriod),
-    failures: within.filter((m) => m.status === 'failed'),
+    largest: largestOf(readable),
+    failures: readable.map((m) => m.movement).filter((m) => m.status === 'failed'),
     days: dayFigures(period.days, oldestFirst, closing, to),
     ...(knownFrom > from ? { completeFrom: new Date(knownFrom).toISOString() } : {}),
     ...(input.interrupted ? { interrupted: true } : {}),
     ...(input.snapshotUnconfirmed ? { snapshotUnconfirmed: true } : {}),
+    ...(unreadable.length ? { unreadable } : {}),
     movements: within,
   };
 }

@@ -25,11 +25,17 @@ const KIND_OF_TYPE: Readonly<Record<string, MovementKind>> = {
 /** An unknown type comes in when its name says money arrived; otherwise it counts as leaving. */
 const INWARD_WORDS = /deposit|buy|mint|credit|receive/;
 
-/** A decimal text as Money, or undefined for what cannot be counted (raw chain amounts, junk). */
+/** Zeros past the kobo place say nothing: `100.500000` is ₦100.50 exactly. */
+const ZEROS_PAST_KOBO = /^(\s*-?\d+\.\d{2})0+(\s*)$/;
+
+/**
+ * A decimal text as Money, or undefined for what cannot be counted exactly (a digit past the kobo
+ * place that is not zero, raw chain amounts, junk).
+ */
 export function countable(value: unknown): Money | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   try {
-    return Money.fromService(value);
+    return Money.fromService(typeof value === 'string' ? value.replace(ZEROS_PAST_KOBO, '$1') : value);
   } catch {
     return undefined;
   }
@@ -40,36 +46,47 @@ export function lagosDay(at: Date | string): string {
   return new TZDate(new Date(at).getTime(), LAGOS).toISOString().slice(0, 10);
 }
 
+/** How much of an amount that could not be read is kept to show it (the CSV and the summary). */
+const UNREADABLE_SHOWN = 40;
+
 /**
- * The movement a transaction makes, or undefined when its amount cannot be counted. `seenAt` stands
- * in for a creation time the service left out.
+ * The movement a transaction makes. `seenAt` stands in for a creation time the service left out. An
+ * amount that cannot be counted exactly is kept as zero with its text in `unreadableAmount`, so the
+ * report says it is missing from the figures rather than drop it silently.
  */
-export function movementOf(tx: Transaction, seenAt: Date): Movement | undefined {
+export function movementOf(tx: Transaction, seenAt: Date): Movement {
   const amount = countable(tx.amount);
-  if (!amount) return undefined;
-  const type = (tx.trx_type ?? '').toLowerCase();
-  const kind: MovementKind = Object.hasOwn(KIND_OF_TYPE, type)
-    ? (KIND_OF_TYPE[type] as MovementKind)
-    : 'other';
-  const direction = kind === 'deposit' || (kind === 'other' && INWARD_WORDS.test(type)) ? 'in' : 'out';
+  const { kind, direction } = kindOf(tx.trx_type);
   const extra = tx as Record<string, unknown>;
   // No documented shape carries a fee; one sent anyway is taken as the service's word.
   const fee = countable(extra.fee) ?? Money.zero();
   const status = classifyStatus(tx.status);
-  const at = validTime(tx.createdAt) ?? validTime(tx.updatedAt) ?? seenAt.toISOString();
+  const created = validTime(tx.createdAt);
+  const at = created ?? validTime(tx.updatedAt) ?? seenAt.toISOString();
   const reason = typeof extra.reason === 'string' && extra.reason ? extra.reason : undefined;
   return {
     reference: tx.trx_ref,
     kind,
     direction,
-    amount: amount.toString(),
+    amount: (amount ?? Money.zero()).toString(),
     fee: fee.toString(),
     at,
     // A status word nobody knows is neither done nor failed: it waits, like pending.
     status: status === 'unknown' ? 'pending' : status,
     ...(status === 'failed' && reason ? { reason } : {}),
     ...(tx.network ? { network: tx.network } : {}),
+    ...(amount ? {} : { unreadableAmount: String(tx.amount ?? '').slice(0, UNREADABLE_SHOWN) }),
+    ...(created ? {} : { undated: true }),
   };
+}
+
+function kindOf(trxType: string | null | undefined): { kind: MovementKind; direction: 'in' | 'out' } {
+  const type = (trxType ?? '').toLowerCase();
+  const kind: MovementKind = Object.hasOwn(KIND_OF_TYPE, type)
+    ? (KIND_OF_TYPE[type] as MovementKind)
+    : 'other';
+  const direction = kind === 'deposit' || (kind === 'other' && INWARD_WORDS.test(type)) ? 'in' : 'out';
+  return { kind, direction };
 }
 
 function validTime(text: string | null | undefined): string | undefined {

@@ -16,6 +16,7 @@ import type { Priority } from '../cngn/api.js';
 import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
+import { dayKey, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
 import { lagosDayStart } from './figures.js';
 import { lagosDay, movementOf } from './movements.js';
@@ -93,8 +94,6 @@ const topOf = (page: TransactionPage) =>
 // Movements are kept by Lagos day, so storing a page rewrites a few days and never a whole month of
 // them (a month of 10,000 movements is megabytes of JSON; see docs/decisions/month-report-reads.md).
 const stateKey = (scope: string) => `reports:book-days:${scope}`;
-const dayKey = (scope: string, day: string) => `reports:day:${scope}:${day}`;
-
 /** A turn of the event loop: work that waits on this process (acks, answers) goes first. */
 const nextTurn = () => setImmediate();
 /** Transactions made into movements in one turn (a few ms on a loaded machine). */
@@ -158,18 +157,23 @@ export class TransactionBook {
   /**
    * The kept movements from `from` (inclusive) to `to` (exclusive), oldest first. Read a day at a
    * time, with a turn of the event loop between two, so a month of movements never holds it long.
+   * A reference kept under two days (an undated transaction filed before the book indexed them) is
+   * given once: see oneOfEach.
    */
   async movements(from: Date, to: Date): Promise<Movement[]> {
     const last = lagosDay(new Date(to.getTime() - 1));
     const within: Movement[] = [];
+    const place = new Map<string, number>();
+    const filedOn = await undatedDays(this.store, this.scope);
     for (let day = lagosDay(from); day <= last; day = lagosDay(new Date(lagosDayStart(day, 1)))) {
       const kept = await this.store.get<Record<string, Movement>>(dayKey(this.scope, day));
       if (!kept) continue;
       const inRange = Object.values(kept).filter((m) => {
         const at = Date.parse(m.at);
+        if (m.undated && (filedOn.get(m.reference) ?? day) !== day) return false;
         return at >= from.getTime() && at < to.getTime();
       });
-      within.push(...inRange.sort(byTimeThenReference));
+      for (const movement of inRange.sort(byTimeThenReference)) oneOfEach(within, place, movement);
       await nextTurn();
     }
     return within;
@@ -269,11 +273,12 @@ export class TransactionBook {
     const movements: Movement[] = [];
     for (let start = 0; start < page.data.length; start += MOVEMENTS_A_TURN) {
       await nextTurn();
-      for (const tx of page.data.slice(start, start + MOVEMENTS_A_TURN)) {
-        const movement = movementOf(tx, seenAt);
-        if (movement) movements.push(movement);
-      }
+      for (const tx of page.data.slice(start, start + MOVEMENTS_A_TURN))
+        movements.push(movementOf(tx, seenAt));
     }
+    const stale = movements.some((m) => m.undated)
+      ? await fileUndated(this.store, this.scope, movements)
+      : [];
     for (const [day, list] of byLagosDay(movements)) {
       // The page's parts in turns of their own: a turn for the page, one for each day stored.
       await nextTurn();
@@ -284,6 +289,7 @@ export class TransactionBook {
         await this.store.set(key, map);
       });
     }
+    for (const { day, reference } of stale) await forget(this.store, this.scope, day, reference);
     return movements;
   }
 

@@ -30,6 +30,16 @@ export interface Movement {
   /** The service's words, for failures. */
   reason?: string | undefined;
   network?: string | undefined;
+  /**
+   * The service's amount as it came, when it could not be read exactly: `amount` is then zero and the
+   * movement counts in no figure; the report lists it as missing.
+   */
+  unreadableAmount?: string | undefined;
+  /**
+   * The service gave no creation time: `at` is its update time or when it was read, and may differ
+   * from one read to the next (the book files it under the time it was first given).
+   */
+  undated?: boolean | undefined;
 }
 
 /** One Lagos day of the chart: the closing balance, and the day's inflows and outflows. */
@@ -68,6 +78,11 @@ export interface TreasuryFigures {
    * by the latest movements.
    */
   snapshotUnconfirmed?: boolean | undefined;
+  /**
+   * Movements whose amount could not be read (Movement.unreadableAmount), from the period's start to
+   * the balance's read: left out of every figure, so the figures are incomplete by them. Set when any.
+   */
+  unreadable?: readonly Movement[] | undefined;
   /** Every movement of the period, oldest first, for the CSV. */
   movements: readonly Movement[];
 }

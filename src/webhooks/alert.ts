@@ -10,6 +10,9 @@ export interface AlertRendering {
   log: Logger;
 }
 
+/** A stale delivery's plain-text alert when its builder fails says what the builder would have. */
+const STALE_DELIVERY = 'Stale or replayed delivery — a person should check:';
+
 export async function alertFor(entry: OutboxEntry, options: AlertRendering): Promise<AlertMessage> {
   const bankName = await bankNameFor(entry, options.bankName);
   try {
@@ -19,6 +22,7 @@ export async function alertFor(entry: OutboxEntry, options: AlertRendering): Pro
       environment: entry.environment,
       ...(bankName ? { bankName } : {}),
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
+      ...(entry.stale ? { stale: true } : {}),
     });
   } catch (error) {
     options.log.error(
@@ -26,7 +30,8 @@ export async function alertFor(entry: OutboxEntry, options: AlertRendering): Pro
       { error },
     );
     const { data } = entry.event;
-    const text = `cNGN event ${entry.event.event}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`;
+    const what = entry.stale ? `${STALE_DELIVERY} ${entry.event.event}` : `cNGN event ${entry.event.event}`;
+    const text = `${what}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`;
     return { text: escapeMrkdwn(text.trim()), blocks: [] };
   }
 }

@@ -98,13 +98,17 @@ export class DeadLetterDesk {
       // Someone else's re-post may have finished between the listing and the claim.
       if ((await store.setMembers(REPOSTED_SET)).includes(letter.id))
         return { ok: false, reason: 'not-found', letter };
-      const entry = (await this.options.outbox.get(letter.id)) ?? this.entryFrom(letter);
+      const kept = await this.options.outbox.get(letter.id);
+      const entry = kept ?? this.entryFrom(letter);
       const message = await alertFor(entry, {
         render: this.options.render,
         bankName: this.options.bankName,
         log: this.options.log,
       });
-      const note = `Re-posted from the dead-letter list by ${mentionUser(by)}; first refused by Slack in ${mentionChannel(letter.channel)}: ${escapeMrkdwn(letter.reason)}`;
+      // An old letter whose entry has expired: its environment is today's guess, and the re-post says so.
+      const unrecorded =
+        !kept && !letter.environment ? ' (environment not recorded; shown as the current one)' : '';
+      const note = `Re-posted from the dead-letter list by ${mentionUser(by)}; first refused by Slack in ${mentionChannel(letter.channel)}: ${escapeMrkdwn(letter.reason)}${unrecorded}`;
       let answer = await this.post(channel, message.text, [
         ...message.blocks,
         { type: 'context', elements: [{ type: 'mrkdwn', text: note }] },
@@ -149,15 +153,20 @@ export class DeadLetterDesk {
     return this.options.sink.post({ channel, text, ...(blocks ? { blocks } : {}) });
   }
 
-  /** The outbox keeps entries for its retention period; the letter itself keeps the whole event. */
+  /**
+   * The outbox keeps entries for its retention period; the letter itself keeps the whole event and what
+   * it was rendered with (letters written before that was recorded take the current environment).
+   */
   private entryFrom(letter: DeadLetter): OutboxEntry {
     return {
       id: letter.id,
       seq: 0,
       origin: 'webhook',
-      environment: this.options.environment,
+      environment: letter.environment ?? this.options.environment,
       event: letter.event,
       enqueuedAt: letter.at,
+      ...(letter.unreadable?.length ? { unreadable: letter.unreadable } : {}),
+      ...(letter.stale ? { stale: true } : {}),
     };
   }
 }

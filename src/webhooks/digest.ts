@@ -21,10 +21,11 @@ const ROUTINE_EVENTS: ReadonlySet<string> = new Set([
 
 /**
  * A failure, or an event a person must look at (a kind we do not know, part of it could not be read,
- * or its amount is no amount): posted first and on its own, never folded into a digest behind routine
+ * its amount is no amount, or it was signed too long ago to be new): posted first and on its own, never folded into a digest behind routine
  * events.
  */
 export function needsPerson(entry: OutboxEntry): boolean {
+  if (entry.stale) return true;
   if (!ROUTINE_EVENTS.has(entry.event.event)) return true;
   if (classifyStatus(entry.event.data.status) === 'failed') return true;
   if (invalidAmountOf(entry.event.data) !== undefined) return true;
@@ -37,6 +38,7 @@ export function alertInputOf(entry: OutboxEntry): AlertInput {
     origin: entry.origin,
     environment: entry.environment,
     ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
+    ...(entry.stale ? { stale: true } : {}),
   };
 }
 

@@ -69,6 +69,8 @@ export interface WebhooksOptions {
   /** How long storing a delivery may take before it is answered 503 (intake's default otherwise). */
   storeTimeoutMs?: number;
   retentionMs?: number;
+  /** The clock a delivery's signed time is judged by (epoch ms; real time otherwise). */
+  now?: () => number;
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
   leaseMs?: number;
@@ -90,6 +92,8 @@ export interface AlertPlacement {
   digestPart?: number;
   /** What the event said, as the alert recorded it. */
   recorded: AlertRecord;
+  /** Signed long ago: possibly a replay (posted only as a warning). */
+  stale?: boolean;
 }
 
 /** An event's own words, kept with its alert: enough to answer for a transaction the service forgot. */
@@ -161,6 +165,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     onEnqueued: () => deliverer?.kick(),
     log,
     retentionMs,
+    ...(options.now ? { now: options.now } : {}),
   });
   const reconciler = options.transactions
     ? newReconciler(options, options.transactions, pipeline, retentionMs, log)
@@ -292,6 +297,7 @@ async function alertPlacements(
       ...(entry.postedChannel ? { channel: entry.postedChannel } : {}),
       ...(entry.ts ? { ts: entry.ts } : {}),
       ...(entry.digestPart ? { digestPart: entry.digestPart } : {}),
+      ...(entry.stale ? { stale: true } : {}),
       recorded: alertRecord(entry),
     }));
 }

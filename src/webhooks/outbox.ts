@@ -25,6 +25,15 @@ const OPEN_DIGESTS = 'webhooks:outbox:digests:open';
 
 export const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;
 
+/**
+ * How old a transaction or a signed event may be and still be taken as new: the retention less a day
+ * (a quarter of a short retention). The records that say an event was seen live for the retention; an
+ * older one could be a copy sent again after they were gone.
+ */
+export function freshnessLimitMs(retentionMs: number): number {
+  return retentionMs - Math.min(24 * 3_600_000, retentionMs / 4);
+}
+
 export type OutboxDraft = Omit<
   OutboxEntry,
   | 'seq'
@@ -199,6 +208,9 @@ export class Outbox {
       attempts,
       at,
       event: entry.event,
+      environment: entry.environment,
+      ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
+      ...(entry.stale ? { stale: true } : {}),
     });
     await this.store.set(entryKey(entry.id), dead, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);

@@ -5,6 +5,7 @@ import type { CngnEnvironment } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store, StoreWrite } from '../store/index.js';
+import { isStaleEvent, signedEventTime } from './event-age.js';
 import {
   dedupeKey,
   type FinalClass,
@@ -46,6 +47,8 @@ export interface PipelineOptions {
   onEnqueued?: () => void;
   log?: Logger;
   retentionMs?: number;
+  /** The clock a delivery's signed time is judged by (epoch ms). */
+  now?: () => number;
 }
 
 export class WebhookPipeline {
@@ -71,6 +74,18 @@ export class WebhookPipeline {
     const partial = read.unreadable && read.unreadable.length > 0 ? read : {};
     // No read first: the outbox entry's claim (a set-if-absent) is what tells a duplicate.
     const id = webhookEntryId(event, partial);
+    const retentionMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
+    if (isStaleEvent(event, (this.options.now ?? Date.now)(), retentionMs)) {
+      // Kept (it is signed) but announces nothing: no final-state claim, no subscriber, a warning only.
+      const created = await this.enqueue(id, event, 'webhook', undefined, { ...partial, stale: true });
+      if (created) {
+        const at = new Date(signedEventTime(event) ?? 0).toISOString();
+        this.log
+          .child({ webhookId: id })
+          .warn(`webhook ${event.event} signed at ${at} is too old to be new; posted as a possible replay`);
+      }
+      return created ? 'stored' : 'duplicate';
+    }
     const finalClass = finalClassOf(event);
     const created = finalClass
       ? await this.withFinalLock(event, () => {
@@ -148,7 +163,7 @@ export class WebhookPipeline {
     event: WebhookEvent,
     origin: AlertOrigin,
     threadOf?: string,
-    read: ReadExtras = {},
+    read: ReadExtras & { stale?: boolean } = {},
     alongside: StoreWrite[] = [],
     along?: ReadAlong,
   ): Promise<boolean> {
@@ -156,7 +171,9 @@ export class WebhookPipeline {
     const orderKey = data.trx_ref ?? data.transactionId ?? undefined;
     // Stored with the entry in one atomic step: its final-state claims and, for subscribers, its id.
     const writes = [...alongside];
-    if (this.subscribers.length > 0) writes.push({ kind: 'addToSet', set: SUBSCRIBERS_PENDING, member: id });
+    // A stale delivery settles nothing: subscribers (approvals) never hear of it.
+    const notified = this.subscribers.length > 0 && !read.stale;
+    if (notified) writes.push({ kind: 'addToSet', set: SUBSCRIBERS_PENDING, member: id });
     const created = await this.options.outbox.enqueue(
       {
         id,
@@ -166,13 +183,14 @@ export class WebhookPipeline {
         ...(orderKey ? { orderKey } : {}),
         ...(threadOf ? { threadOf } : {}),
         ...(read.unreadable?.length ? { unreadable: read.unreadable, raw: read.raw } : {}),
+        ...(read.stale ? { stale: true } : {}),
       },
       writes,
       along,
     );
     if (!created) return false;
     this.options.onEnqueued?.();
-    this.notify(id, event, read.unreadable);
+    if (notified) this.notify(id, event, read.unreadable);
     return true;
   }
 

@@ -11,7 +11,7 @@ import type { Transaction, TransactionPage } from '../cngn/schemas.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { eventForTransaction, eventFromTransaction } from './keys.js';
-import { DEFAULT_RETENTION_MS } from './outbox.js';
+import { DEFAULT_RETENTION_MS, freshnessLimitMs } from './outbox.js';
 import type { WebhookPipeline } from './pipeline.js';
 
 /** The client's transaction list (CngnApi fits); asked at background priority. */
@@ -56,7 +56,6 @@ interface Walk {
 
 /** Bookkeeping kept in the store, one set per environment and API key. */
 type Bookkeeping = 'since' | 'baseline' | 'walk' | 'swept';
-const DAY_MS = 86_400_000;
 
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -129,7 +128,7 @@ export class Reconciler {
     const now = this.now();
     const retentionMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
     // Older than this, the record that a state was posted may be gone: never look at it again.
-    const floor = Math.max(since, now - retentionMs + Math.min(DAY_MS, retentionMs / 4));
+    const floor = Math.max(since, now - freshnessLimitMs(retentionMs));
     const firstWalk = (await store.get<number>(this.key('baseline'))) === undefined;
     const walked = await this.walkPages(now, since, floor);
     const latest = now - (this.options.graceMs ?? 60_000);

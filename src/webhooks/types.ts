@@ -14,6 +14,8 @@ export interface AlertInput {
   bankName?: string;
   /** Fields of the delivery that could not be read (left out of `event`): post it generically. */
   unreadable?: string[];
+  /** Signed long ago (see OutboxEntry.stale): post only a warning for a person. */
+  stale?: boolean;
 }
 
 /** A rendered Slack message (text is the notification/fallback, blocks the body). */
@@ -60,6 +62,11 @@ export interface OutboxEntry {
   /** Fields that could not be read, and the body as it came (kept for whoever looks into it). */
   unreadable?: string[];
   raw?: unknown;
+  /**
+   * Its signed time is older than the records that dedupe it live: perhaps a recorded copy sent again.
+   * Posted only as a warning for a person, alone; no subscriber hears of it and it claims no final state.
+   */
+  stale?: boolean;
   /** The reference whose messages must stay in order. */
   orderKey?: string;
   /** The previous entry for the same reference: this one waits until that one is delivered. */
@@ -107,4 +114,11 @@ export interface DeadLetter {
   attempts: number;
   at: string;
   event: WebhookEvent;
+  /**
+   * What the alert was rendered with, kept here since the outbox entry expires before the letter does.
+   * Absent from letters written before they were recorded.
+   */
+  environment?: CngnEnvironment;
+  unreadable?: string[];
+  stale?: boolean;
 }

@@ -187,6 +187,7 @@ function webhooksOf(parts: Base & Pick<Parts, 'approvals'>, privateKey: string |
     // The alert is remembered first, so a Home re-published for the request it moves already lists it.
     subscribers: approvals ? [recentAlerts.record, approvals.subscriber] : [recentAlerts.record],
     log: parts.logger,
+    now: parts.now,
     ...(options.reconcileIntervalMs ? { reconcileIntervalMs: options.reconcileIntervalMs } : {}),
     ...(options.reconcileGraceMs !== undefined ? { reconcileGraceMs: options.reconcileGraceMs } : {}),
   });

@@ -44,9 +44,12 @@ export interface WebhooksSetup {
   /** Tests: run the reconciler by hand and without the grace period. */
   reconcileIntervalMs?: number;
   reconcileGraceMs?: number;
+  /** The bot's clock: a delivery signed too long ago is posted only as a possible replay. */
+  now?: () => Date;
 }
 
 export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
+  const clock = setup.now;
   return createWebhooks({
     store: setup.store,
     environment: setup.api.environment,
@@ -64,6 +67,7 @@ export function createWebhooksForSlack(setup: WebhooksSetup): Webhooks {
     subscribers: setup.subscribers ?? [],
     onIntake: setup.onIntake,
     ...(setup.log ? { log: setup.log } : {}),
+    ...(clock ? { now: () => clock().getTime() } : {}),
     ...(setup.reconcileIntervalMs ? { reconcileIntervalMs: setup.reconcileIntervalMs } : {}),
     ...(setup.reconcileGraceMs !== undefined ? { reconcileGraceMs: setup.reconcileGraceMs } : {}),
   });

@@ -355,3 +355,52 @@ describe('a read the request budget keeps busy', () => {
     expect(reads()).toBe(readsAtCut);
   });
 });
+
+describe('a report of amounts written past the kobo place', () => {
+  /** The newest completed seeded transactions, `count` of them (all within the week). */
+  const completed = (sandbox: Sandbox, count: number) =>
+    sandbox
+      .transactions()
+      .filter((tx) => tx.status === 'completed')
+      .slice(0, count);
+
+  test('reads zeros past the kobo place exactly: the figures are those of the plain amounts', async ({
+    sandbox,
+    client,
+    store,
+    quietReport,
+  }) => {
+    const quiet = await quietReport();
+    for (const tx of completed(sandbox, 2))
+      sandbox.misstateAmount(tx.trx_ref, `${Money.fromService(tx.amount).toString()}0000`);
+    const report = await buildReport(WEEK, partsFor(client, store, BOT_NOW));
+
+    expect(report.treasury.opening).toBe(quiet.treasury.opening);
+    expect(report.treasury.inflows).toEqual(quiet.treasury.inflows);
+    expect(report.treasury.outflows).toEqual(quiet.treasury.outflows);
+    expect(report.treasury.movements).toHaveLength(quiet.treasury.movements.length);
+    expect(report.treasury.unreadable).toBeUndefined();
+    expect(notes(report)).not.toContain('could not be read');
+  });
+
+  test('names an amount it cannot read exactly, and keeps its transaction in the list', async ({
+    sandbox,
+    client,
+    store,
+  }) => {
+    const [odd] = completed(sandbox, 1);
+    if (!odd) throw new Error('no completed transaction seeded');
+    sandbox.misstateAmount(odd.trx_ref, '100.505');
+    const report = await buildReport(WEEK, partsFor(client, store, BOT_NOW));
+
+    expect(report.treasury.unreadable?.map((m) => [m.reference, m.unreadableAmount])).toEqual([
+      [odd.trx_ref, '100.505'],
+    ]);
+    const listed = report.treasury.movements.find((m) => m.reference === odd.trx_ref);
+    expect(listed).toMatchObject({ amount: '0.00', unreadableAmount: '100.505' });
+    expect(report.treasury.largest.map((m) => m.reference)).not.toContain(odd.trx_ref);
+    expect(notes(report)).toContain(
+      `:warning: 1 transaction with amounts that could not be read: \`${odd.trx_ref}\` (\\"100.505\\")`,
+    );
+  });
+});

@@ -54,7 +54,7 @@ describe('a transaction as a movement', () => {
 
   it('counts what moved the balance: successes and outgoing movements still pending', () => {
     const effect = (type: string, status: string) =>
-      balanceEffect(movementOf(tx({ trx_type: type, status }), SEEN) as never).toString();
+      balanceEffect(movementOf(tx({ trx_type: type, status }), SEEN)).toString();
     expect(effect('fiat_buy', 'success')).toBe('1000.00');
     expect(effect('fiat_buy', 'pending_deposit')).toBe('0.00');
     expect(effect('withdraw', 'processing')).toBe('-1000.00');
@@ -82,9 +82,39 @@ describe('a transaction as a movement', () => {
     });
   });
 
-  it('leaves out an amount that is no figure, and dates one without a time by when it was seen', () => {
-    expect(movementOf(tx({ amount: '1.234567' }), SEEN)).toBeUndefined();
-    expect(movementOf(tx({ createdAt: null, updatedAt: null }), SEEN)?.at).toBe(SEEN.toISOString());
+  it('reads zeros past the kobo place exactly, and keeps an amount it cannot read as one to name', () => {
+    expect(movementOf(tx({ amount: '100.500000' }), SEEN)).toMatchObject({ amount: '100.50' });
+    expect(movementOf(tx({ amount: '100.500000' }), SEEN).unreadableAmount).toBeUndefined();
+    expect(movementOf(tx({ amount: '1.234567' }), SEEN)).toMatchObject({
+      amount: '0.00',
+      unreadableAmount: '1.234567',
+    });
+    expect(balanceEffect(movementOf(tx({ amount: '100.505', trx_type: 'withdraw' }), SEEN)).toString()).toBe(
+      '0.00',
+    );
+  });
+
+  it('names an unreadable amount only where it would have moved the balance, and counts no fee of it', () => {
+    const sent = { ...movementOf(tx({ amount: '100.505', trx_type: 'withdraw' }), SEEN), fee: '10.00' };
+    const failed = movementOf(
+      tx({ amount: '200.505', trx_type: 'withdraw', status: 'failed', trx_ref: 'REF-FAILED' }),
+      SEEN,
+    );
+    const figures = treasuryFigures({
+      environment: 'test',
+      period: lastDays(2, new Date(SEEN.getTime() + 1)),
+      balance: '500.00',
+      movements: [sent, failed],
+    });
+    expect(figures.unreadable?.map((m) => m.unreadableAmount)).toEqual(['100.505']);
+    expect(figures.fees).toBe('0.00');
+  });
+
+  it('dates one without a creation time by when it was seen, and marks it undated', () => {
+    const undated = movementOf(tx({ createdAt: null, updatedAt: null }), SEEN);
+    expect(undated.at).toBe(SEEN.toISOString());
+    expect(undated.undated).toBe(true);
+    expect(movementOf(tx({}), SEEN).undated).toBeUndefined();
   });
 });
 
@@ -132,6 +162,150 @@ describe('the 2024 list, a bare array without pagination', () => {
       closing: '500.00',
       completeFrom: '2026-11-20T03:00:00.000Z',
     });
+    await store.close();
+  });
+});
+
+describe('a transaction listed without a creation time', () => {
+  const DAY = 86_400_000;
+  const withdrawal = (status: string, updatedAt: string | null) => ({
+    trx_ref: 'WD-UNDATED',
+    trx_type: 'withdraw',
+    amount: '300.00',
+    status,
+    receiver: { address: '0xabc' },
+    createdAt: null,
+    updatedAt,
+  });
+
+  /** A book reading a one-transaction list that `listed` gives, at the time `clock` holds. */
+  async function bookOf(listed: () => Record<string, unknown>, clock: { now: number }) {
+    const store = await createStore('memory://');
+    const book = new TransactionBook({
+      store,
+      scope: 'test:undated',
+      pageSize: 10,
+      now: () => clock.now,
+      source: {
+        getTransactions: async () =>
+          transactionPageSchema.parse({
+            data: [listed()],
+            pagination: { count: 1, pages: 1, isLastPage: true, nextPage: null, previousPage: null },
+          }),
+      },
+    });
+    return { store, book };
+  }
+
+  it('is kept once, its outcome under the day it was first filed, however its time moves', async () => {
+    // Pending when first read; completed, and updated, two Lagos days later.
+    const clock = { now: SEEN.getTime() };
+    let listed = withdrawal('pending', null);
+    const { store, book } = await bookOf(() => listed, clock);
+    await book.read(new Date(SEEN.getTime() - DAY));
+    clock.now = SEEN.getTime() + 2 * DAY;
+    listed = withdrawal('completed', new Date(clock.now - 60_000).toISOString());
+    await book.read(new Date(SEEN.getTime() - DAY));
+
+    const movements = await book.movements(new Date(SEEN.getTime() - DAY), new Date(clock.now + DAY));
+    expect(movements.map((m) => [m.reference, m.status, m.at])).toEqual([
+      ['WD-UNDATED', 'succeeded', SEEN.toISOString()],
+    ]);
+    // Not stored under the later day at all: the book holds one copy.
+    expect(await store.get('reports:day:test:undated:2026-11-22')).toBeUndefined();
+    const period = lastDays(3, new Date(clock.now));
+    const figures = treasuryFigures({ environment: 'test', period, balance: '1000.00', movements });
+    expect(figures).toMatchObject({ opening: '1300.00', closing: '1000.00' });
+    expect(figures.outflows.withdrawal).toBe('300.00');
+    await store.close();
+  });
+
+  it('counts two dated transactions that share a reference on two days, each once', async () => {
+    const clock = { now: SEEN.getTime() };
+    const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
+    const dated = (kind: string, direction: string, amount: string, at: string) => ({
+      reference: 'R1',
+      kind,
+      direction,
+      amount,
+      fee: '0.00',
+      at,
+      status: 'succeeded',
+    });
+    await store.set('reports:day:test:undated:2026-11-20', {
+      R1: dated('withdrawal', 'out', '300.00', '2026-11-20T10:00:00.000Z'),
+    });
+    await store.set('reports:day:test:undated:2026-11-22', {
+      R1: dated('deposit', 'in', '500.00', '2026-11-22T09:00:00.000Z'),
+    });
+    const movements = await book.movements(
+      new Date('2026-11-19T00:00:00Z'),
+      new Date('2026-11-23T00:00:00Z'),
+    );
+    expect(movements.map((m) => [m.kind, m.amount])).toEqual([
+      ['withdrawal', '300.00'],
+      ['deposit', '500.00'],
+    ]);
+    await store.close();
+  });
+
+  it('skips a copy left under a day the index no longer files its reference under', async () => {
+    const clock = { now: SEEN.getTime() };
+    const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
+    const copy = (status: 'failed' | 'succeeded', at: string) => ({
+      reference: 'WD-UNDATED',
+      kind: 'withdrawal',
+      direction: 'out',
+      amount: '300.00',
+      fee: '0.00',
+      at,
+      status,
+      undated: true,
+    });
+    // Filed under the 20th (its newest word: failed); a stopped write left a copy under the 22nd.
+    await store.set('reports:undated:test:undated', { 'WD-UNDATED': '2026-11-20T10:00:00.000Z' });
+    await store.set('reports:day:test:undated:2026-11-20', {
+      'WD-UNDATED': copy('failed', '2026-11-20T10:00:00.000Z'),
+    });
+    await store.set('reports:day:test:undated:2026-11-22', {
+      'WD-UNDATED': copy('succeeded', '2026-11-22T09:00:00.000Z'),
+    });
+    const movements = await book.movements(
+      new Date('2026-11-19T00:00:00Z'),
+      new Date('2026-11-23T00:00:00Z'),
+    );
+    expect(movements.map((m) => [m.status, m.at])).toEqual([['failed', '2026-11-20T10:00:00.000Z']]);
+    // A period holding only the leftover's day does not count it either.
+    expect(await book.movements(new Date('2026-11-22T00:00:00Z'), new Date('2026-11-23T00:00:00Z'))).toEqual(
+      [],
+    );
+    await store.close();
+  });
+
+  it('is given once when kept under two days already, with its newest outcome', async () => {
+    const clock = { now: SEEN.getTime() };
+    const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
+    const copy = (status: 'pending' | 'succeeded', at: string) => ({
+      reference: 'WD-UNDATED',
+      kind: 'withdrawal',
+      direction: 'out',
+      amount: '300.00',
+      fee: '0.00',
+      at,
+      status,
+      undated: true,
+    });
+    await store.set('reports:day:test:undated:2026-11-20', {
+      'WD-UNDATED': copy('pending', '2026-11-20T10:00:00.000Z'),
+    });
+    await store.set('reports:day:test:undated:2026-11-22', {
+      'WD-UNDATED': copy('succeeded', '2026-11-22T09:00:00.000Z'),
+    });
+    const movements = await book.movements(
+      new Date('2026-11-19T00:00:00Z'),
+      new Date('2026-11-23T00:00:00Z'),
+    );
+    expect(movements.map((m) => [m.status, m.at])).toEqual([['succeeded', '2026-11-20T10:00:00.000Z']]);
     await store.close();
   });
 });

@@ -47,6 +47,8 @@ export interface RigOptions {
   storeTimeoutMs?: number;
   /** The deliverer's waits, to observe them instead of waiting. */
   sleep?: (ms: number) => Promise<void>;
+  /** The clock a delivery's signed time is judged by (real time otherwise). */
+  now?: () => number;
   log?: Logger;
   /** false: one message per event whatever waits (no digest builder). */
   digests?: boolean;
@@ -100,6 +102,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
     ...(options.storeTimeoutMs ? { storeTimeoutMs: options.storeTimeoutMs } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.now ? { now: options.now } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
   const server: Server = createServer((req, res) => {
@@ -143,9 +146,13 @@ export async function postWebhook(
 
 let n = 0;
 
-/** A webhook body like the service's, with a fresh transaction unless told otherwise. */
+/**
+ * A webhook body like the service's, with a fresh transaction unless told otherwise, signed now (one
+ * dated long ago is posted only as a possible replay).
+ */
 export function webhookBody(event: string, data: Record<string, unknown> = {}): Record<string, unknown> {
   n += 1;
+  const at = new Date().toISOString();
   return {
     event,
     data: {
@@ -158,10 +165,10 @@ export function webhookBody(event: string, data: Record<string, unknown> = {}): 
       amount: '1500.00',
       asset_symbol: 'CNGN',
       receiver: 'biz-1',
-      occurredAt: '2026-11-23T08:00:00.000Z',
+      occurredAt: at,
       ...data,
     },
-    timestamp: '2026-11-23T08:00:00.000Z',
+    timestamp: at,
   };
 }
 

@@ -253,7 +253,8 @@ describe('webhook intake', () => {
   test('keeps a signed event whose fields have other types than documented, reading what it can', async ({
     startRig,
   }) => {
-    const rig = await startRig();
+    // The body's times are fixed (it checks how they read): the clock that judges them is too.
+    const rig = await startRig({ now: () => Date.parse('2026-11-23T09:00:00Z') });
     const body = {
       event: 'deposit.completed',
       data: {

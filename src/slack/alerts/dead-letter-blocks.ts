@@ -23,7 +23,8 @@ export function deadLetterLine(letter: DeadLetter): string {
     data.amount !== undefined && data.amount !== null
       ? ` · ${escapeMrkdwn(serviceAmount(String(data.amount)))}`
       : '';
-  return `*${escapeMrkdwn(letter.event.event)}*${ref ? ` · ${escapeMrkdwn(String(ref))}` : ''}${amount}\nRefused in ${mentionChannel(letter.channel)} ${lagosTime(letter.at)} after ${letter.attempts} attempt(s): \`${escapeMrkdwn(letter.reason)}\` · id \`${shortId(letter.id)}\``;
+  const replay = letter.stale ? ' · :warning: possible replay' : '';
+  return `*${escapeMrkdwn(letter.event.event)}*${replay}${ref ? ` · ${escapeMrkdwn(String(ref))}` : ''}${amount}\nRefused in ${mentionChannel(letter.channel)} ${lagosTime(letter.at)} after ${letter.attempts} attempt(s): \`${escapeMrkdwn(letter.reason)}\` · id \`${shortId(letter.id)}\``;
 }
 
 export function deadLettersMessage(letters: DeadLetter[], environment: string): SlackMessage {

@@ -45,6 +45,8 @@ export function webhookMessage(input: AlertInput, options: WebhookMessageOptions
 
 function partsFor(input: AlertInput, options: WebhookMessageOptions): Parts {
   const { event } = input;
+  // Signed too long ago to be new: perhaps a recorded copy sent again. Nothing in it is announced.
+  if (input.stale) return staleDelivery(input);
   // Part of the delivery could not be read: the specific layouts would mislead, so show what there is.
   if (input.unreadable?.length) return unknownEvent(input);
   // An amount that is no amount is never shown as a figure, whatever the event says happened.
@@ -222,6 +224,25 @@ function unknownEvent(input: AlertInput): Parts {
           note: `Some fields could not be read and are left out: ${input.unreadable.map((f) => `\`${escapeMrkdwn(f)}\``).join(', ')}.`,
         }
       : {}),
+  };
+}
+
+function staleDelivery(input: AlertInput): Parts {
+  const { event } = input;
+  const { data } = event;
+  const what = 'Stale or replayed delivery — a person should check';
+  return {
+    emoji: ':warning:',
+    title: what,
+    titleCode: event.event,
+    text: `${what}: ${event.event}`,
+    fields: [
+      ['Amount named', data.amount ? escapeMrkdwn(naira(data.amount)) : undefined],
+      ['Status named', data.status ? escapeMrkdwn(statusWord(data.status)) : undefined],
+      ['Type', data.trx_type ? typeWord(data.trx_type) : undefined],
+      ['Network', plain(data.network)],
+    ],
+    note: 'This delivery is signed by the service, but dated longer ago than the bot remembers the deliveries it has seen: it may be an old delivery sent again. It is kept, and nothing else is done with it: it is not announced, and no request is updated by it. Check this transaction with the service.',
   };
 }
 

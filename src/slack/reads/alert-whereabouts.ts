@@ -14,11 +14,14 @@ export interface AlertWhereabouts {
   permalink?: string;
   /** What the event said (webhooks/index.ts AlertRecord), for when the service cannot answer. */
   recorded?: AlertRecord;
+  /** Signed long ago: possibly a replay of an old delivery, not news. */
+  stale?: boolean;
 }
 
 /** `` `deposit.completed` ``: the event's name as code. */
-export function eventName(alert: Pick<AlertWhereabouts, 'event'>): string {
-  return `\`${escapeMrkdwn(alert.event.replace(/`/g, "'"))}\``;
+export function eventName(alert: Pick<AlertWhereabouts, 'event' | 'stale'>): string {
+  const name = `\`${escapeMrkdwn(alert.event.replace(/`/g, "'"))}\``;
+  return alert.stale ? `:warning: possible replay of ${name}` : name;
 }
 
 /** Where the alert is: `in <permalink|the alert>`, its channel and ts, or why no message carries it. */

@@ -104,6 +104,19 @@ function approvals(figures: ApprovalFigures): string {
 const CUT_SHORT =
   "the read of the service's transactions was cut short to keep within its request budget; the next report continues where this one stopped";
 
+/** How many references the note on unreadable amounts names; the CSV has the period's all. */
+const UNREADABLE_SHOWN = 10;
+
+/** `2 transactions with amounts that could not be read: `REF` ("100.505"), …`, when any. */
+function unreadableNote(unreadable: readonly Movement[]): string {
+  const named = unreadable
+    .slice(0, UNREADABLE_SHOWN)
+    .map((m) => `\`${escapeMrkdwn(clip(m.reference, 80))}\` ("${escapeMrkdwn(m.unreadableAmount ?? '')}")`);
+  const more = unreadable.length - UNREADABLE_SHOWN;
+  const count = unreadable.length === 1 ? '1 transaction' : `${unreadable.length} transactions`;
+  return `:warning: ${count} with amounts that could not be read: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}. They are counted in no figure, so the figures are incomplete: the opening, the closing and the flows may be off by them.`;
+}
+
 /** What the figures rest on, when it is less than the whole period read at one moment. */
 function readingNotes(report: Report): string[] {
   const t = report.treasury;
@@ -119,6 +132,7 @@ function readingNotes(report: Report): string[] {
   } else if (t.interrupted) {
     notes.push(`:information_source: Outcomes of older pending movements may be out of date: ${CUT_SHORT}.`);
   }
+  if (t.unreadable?.length) notes.push(unreadableNote(t.unreadable));
   return notes;
 }
 

@@ -33,9 +33,26 @@ export function reportClient(app: App): WebClient {
 /** Slack refuses longer alt text (alt_txt_too_large). */
 const ALT_TEXT_MAX = 1000;
 
-const CSV_HEADER = ['at', 'reference', 'kind', 'direction', 'amount', 'fee', 'status', 'reason', 'network'];
+const CSV_HEADER = [
+  'at',
+  'reference',
+  'kind',
+  'direction',
+  'amount',
+  'fee',
+  'status',
+  'reason',
+  'network',
+  'note',
+];
 
-/** The period's movements, oldest first, one row each; cells that look like formulas are made inert. */
+/** A movement whose amount could not be read has an empty amount, and the note says why. */
+const unreadableNote = (amount: string) =>
+  `amount could not be read (the service sent "${amount}"); left out of the report's figures`;
+
+/**
+ * The period's movements, oldest first, one row each; cells that look like formulas are made inert.
+ */
 function reportCsv(report: Report): string {
   return toCsv([
     CSV_HEADER,
@@ -44,11 +61,12 @@ function reportCsv(report: Report): string {
       m.reference,
       m.kind,
       m.direction,
-      m.amount,
+      m.unreadableAmount === undefined ? m.amount : '',
       m.fee,
       m.status,
       m.reason,
       m.network,
+      m.unreadableAmount === undefined ? '' : unreadableNote(m.unreadableAmount),
     ]),
   ]);
 }

@@ -81,6 +81,10 @@ export function webhookAlertBuilders(text: string, add: Add): void {
             `alert ${event} unreadable`,
             webhookMessage({ event: parsed, origin: 'webhook', environment: 'live', unreadable: [text] }),
           );
+          add(
+            `alert ${event} stale`,
+            webhookMessage({ event: parsed, origin: 'webhook', environment: 'live', stale: true }),
+          );
         }
       }
     }

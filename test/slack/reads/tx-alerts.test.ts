@@ -119,6 +119,20 @@ describe('/cngn tx and the alerts of a transaction', () => {
     expect(answer).toMatch(/Alert: in <https:\/\/example\.slack\.com\/archives\/CALERTS\/p\d+\|the alert>/);
   });
 
+  test('marks an alert of a delivery signed long ago as a possible replay, not news', async ({
+    harness: h,
+  }) => {
+    const reference = 'REF-REPLAYED-1';
+    const long = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    await send(h, {
+      ...webhookBody('deposit.completed', { trx_ref: reference, amount: '2500', occurredAt: long }),
+      timestamp: long,
+    });
+    await allPosted(h);
+    const answer = textOf(await run(h, `tx ${reference}`));
+    expect(answer).toContain(':warning: possible replay of `deposit.completed`');
+  });
+
   test('still says "not found" for a reference neither the service nor any alert knows', async ({
     harness: h,
   }) => {

@@ -84,9 +84,9 @@ describe('/cngn report', () => {
       filename: 'cngn-report-sandbox-2026-11-20-to-2026-11-26.csv',
     });
     const rows = csv?.content?.toString('utf8').split('\r\n') ?? [];
-    expect(rows[0]).toBe('at,reference,kind,direction,amount,fee,status,reason,network');
+    expect(rows[0]).toBe('at,reference,kind,direction,amount,fee,status,reason,network,note');
     expect(rows).toContain(
-      '2026-11-25T08:00:00.000Z,"\'=HYPERLINK(""x"")",other,in,100000.00,500.00,succeeded,,base',
+      '2026-11-25T08:00:00.000Z,"\'=HYPERLINK(""x"")",other,in,100000.00,500.00,succeeded,,base,',
     );
   });
 
@@ -118,6 +118,41 @@ describe('/cngn report', () => {
     );
     expect(blocks.indexOf('cut short to keep within its request budget')).toBeLessThan(
       blocks.indexOf('*Balance*'),
+    );
+  });
+
+  test('names the transactions whose amounts could not be read, in the summary and the CSV', async ({
+    start,
+    source,
+  }) => {
+    const h = await start();
+    const odd = {
+      reference: 'WD-*odd*',
+      kind: 'withdrawal',
+      direction: 'out',
+      amount: '0.00',
+      fee: '0.00',
+      at: '2026-11-25T09:00:00.000Z',
+      status: 'succeeded',
+      unreadableAmount: '=100.505',
+    } as const;
+    const build = source.build.bind(source);
+    source.build = async (period, options) => {
+      const report = await build(period, options);
+      const movements = [...report.treasury.movements, odd];
+      return { ...report, treasury: { ...report.treasury, movements, unreadable: [odd] } };
+    };
+    await cngn(h, 'report');
+    const summary = await h.slack.waitFor('chat.postMessage', (c) => c.body.channel === `D${READER}`);
+    await expect.poll(() => h.slack.sharedFiles().length).toBe(2);
+    const blocks = JSON.stringify(summary.body.blocks);
+    expect(blocks).toContain(
+      ':warning: 1 transaction with amounts that could not be read: `WD-＊odd＊` (\\"=100.505\\")',
+    );
+    expect(blocks.indexOf('could not be read')).toBeLessThan(blocks.indexOf('*Balance*'));
+    const rows = h.slack.sharedFiles()[1]?.content?.toString('utf8').split('\r\n') ?? [];
+    expect(rows).toContain(
+      '2026-11-25T09:00:00.000Z,WD-*odd*,withdrawal,out,,0.00,succeeded,,,"amount could not be read (the service sent ""=100.505""); left out of the report\'s figures"',
     );
   });
 

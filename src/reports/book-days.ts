@@ -1,0 +1,93 @@
+// How the book files movements by Lagos day: the keys, one copy of each reference however its time
+// moves between reads (an undated transaction, see Movement.undated), and one of each when read back.
+import type { Store } from '../store/index.js';
+import { lagosDay } from './movements.js';
+import type { Movement } from './types.js';
+
+export const dayKey = (scope: string, day: string) => `reports:day:${scope}:${day}`;
+
+/**
+ * Where each undated movement (Movement.undated) was filed: its reference → the time it was filed
+ * under. Only those: a dated movement's day never changes, and the service dates nearly all of them.
+ */
+const undatedKey = (scope: string) => `reports:undated:${scope}`;
+
+/**
+ * An undated movement's time changes from read to read (its update time, or when it was read), so
+ * a later read could file it under another day, beside its stale copy. Each is filed under the
+ * earliest time any read gave it (the nearest to its creation), its newest copy replacing the
+ * older there. Returns the copies filed under another day before, to be taken out once the new
+ * ones are stored.
+ */
+export async function fileUndated(
+  store: Store,
+  scope: string,
+  movements: Movement[],
+): Promise<{ day: string; reference: string }[]> {
+  const key = undatedKey(scope);
+  return store.withLock(key, async () => {
+    const index = (await store.get<Record<string, string>>(key)) ?? {};
+    const stale: { day: string; reference: string }[] = [];
+    for (const movement of movements) {
+      if (!movement.undated) continue;
+      const filed = index[movement.reference];
+      if (filed !== undefined && filed <= movement.at) {
+        movement.at = filed;
+        continue;
+      }
+      if (filed !== undefined && lagosDay(filed) !== lagosDay(movement.at)) {
+        stale.push({ day: lagosDay(filed), reference: movement.reference });
+      }
+      index[movement.reference] = movement.at;
+    }
+    await store.set(key, index);
+    return stale;
+  });
+}
+
+/**
+ * Where each undated reference is filed (the index), read once for a read of the days: a copy of one
+ * found under another day is a leftover (a write stopped between the index and the day, or two
+ * replicas filing it at once), never the one that counts.
+ */
+export async function undatedDays(store: Store, scope: string): Promise<Map<string, string>> {
+  const index = (await store.get<Record<string, string>>(undatedKey(scope))) ?? {};
+  return new Map(Object.entries(index).map(([reference, at]) => [reference, lagosDay(at)]));
+}
+
+/** Takes a movement out of a day it is no longer filed under. */
+export async function forget(store: Store, scope: string, day: string, reference: string): Promise<void> {
+  const key = dayKey(scope, day);
+  await store.withLock(key, async () => {
+    const map = await store.get<Record<string, Movement>>(key);
+    if (!map || !Object.hasOwn(map, reference)) return;
+    delete map[reference];
+    await store.set(key, map);
+  });
+}
+
+/**
+ * Adds a movement to `within` (oldest first) unless its reference is there already (`place`: reference
+ * → index). Then the two are one transaction read twice: the later read's copy (the later time, as an
+ * update time or a read's time only grows; a final outcome over a pending one whatever the times)
+ * stands, at the earlier copy's time and place (the time nearest its creation).
+ */
+export function oneOfEach(within: Movement[], place: Map<string, number>, movement: Movement): void {
+  const index = place.get(movement.reference);
+  const earlier = index === undefined ? undefined : within[index];
+  // Only an undated copy moves between days: two dated ones under one reference are two transactions
+  // (nothing in the service's word makes a reference unique), each counted.
+  if (index === undefined || !earlier || !(earlier.undated || movement.undated)) {
+    if (index === undefined) place.set(movement.reference, within.length);
+    within.push(movement);
+    return;
+  }
+  const newer = isNewer(movement, earlier) ? movement : earlier;
+  // Days are read in order, so the copy met first has the earlier time.
+  within[index] = { ...newer, at: earlier.at };
+}
+
+function isNewer(a: Movement, b: Movement): boolean {
+  if ((a.status === 'pending') !== (b.status === 'pending')) return b.status === 'pending';
+  return a.at >= b.at;
+}

@@ -1,0 +1,35 @@
+// Whether a signed delivery is too old to be taken as new. The service signs the body only, with no
+// replay header, so a copy recorded on the way (a TLS-terminating proxy) verifies forever; once the
+// records that dedupe it have expired, only the time signed into the body tells it apart.
+import type { WebhookEvent } from '../cngn/schemas.js';
+import { freshnessLimitMs } from './outbox.js';
+
+/**
+ * The signed time of an event: the later of the envelope's `timestamp` and `data.occurredAt` that reads
+ * as a time (the later one, so a slow delivery of an older event is not judged by its older field).
+ * Undefined when the body carries neither.
+ */
+export function signedEventTime(event: WebhookEvent): number | undefined {
+  const times = [event.timestamp, event.data.occurredAt].map(timeOf).filter((time) => Number.isFinite(time));
+  return times.length > 0 ? Math.max(...times) : undefined;
+}
+
+/**
+ * A signed time as text: epoch seconds or milliseconds written as digits (10 to 13 of them), or an ISO
+ * date and time. Anything else is no time (`Date.parse` reads "12" as the year 2001).
+ */
+function timeOf(value: unknown): number {
+  if (typeof value !== 'string') return Number.NaN;
+  if (/^\d{10,13}$/.test(value)) return value.length > 10 ? Number(value) : Number(value) * 1000;
+  return /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+}
+
+/**
+ * Older than the dedupe records last (less a margin): possibly a replay. An event with no time is not
+ * stale (nothing says it is old). One dated in the future is not either: only the service could have
+ * signed that time, and a copy only ever grows older.
+ */
+export function isStaleEvent(event: WebhookEvent, nowMs: number, retentionMs: number): boolean {
+  const at = signedEventTime(event);
+  return at !== undefined && nowMs - at > freshnessLimitMs(retentionMs);
+}

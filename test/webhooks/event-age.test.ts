@@ -1,0 +1,29 @@
+// The signed time a delivery is judged by: ISO text, or epoch seconds or milliseconds written as digits;
+// anything else is no time at all (never a year read out of a short number).
+import { describe, expect, it } from 'vitest';
+import type { WebhookEvent } from '../../src/cngn/schemas.js';
+import { signedEventTime } from '../../src/webhooks/event-age.js';
+
+const event = (timestamp: unknown, occurredAt?: unknown) =>
+  ({ event: 'deposit.completed', timestamp, data: { occurredAt } }) as unknown as WebhookEvent;
+
+describe('the signed time of a delivery', () => {
+  it('reads ISO text, and epoch seconds or milliseconds written as digits', () => {
+    const at = Date.parse('2026-11-23T08:00:00.000Z');
+    expect(signedEventTime(event('2026-11-23T08:00:00.000Z'))).toBe(at);
+    expect(signedEventTime(event(String(at / 1000)))).toBe(at);
+    expect(signedEventTime(event(String(at)))).toBe(at);
+  });
+
+  it('is no time for a short number or other text, which Date.parse would read as some year', () => {
+    for (const text of ['0', '1', '12', '2026', 'yesterday', '']) {
+      expect(signedEventTime(event(text))).toBeUndefined();
+    }
+  });
+
+  it('takes the later of the envelope time and the event’s own', () => {
+    expect(signedEventTime(event('2026-11-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'))).toBe(
+      Date.parse('2026-11-20T00:00:00.000Z'),
+    );
+  });
+});

@@ -1,0 +1,210 @@
+// A signed delivery recorded on the way can be sent again with its signature intact (the service signs
+// the body only, with no replay header): once the records that dedupe it have expired, its signed time
+// is what tells it apart. And a dead letter re-posted long after keeps the environment it was written in.
+import { describe, expect } from 'vitest';
+import type { WebhookEvent } from '../../src/cngn/schemas.js';
+import { createStore } from '../../src/store/index.js';
+import type { DeadLetter } from '../../src/webhooks/index.js';
+import { FakeSlack } from '../support/fake-slack.js';
+import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
+import { webhooksTest as test } from '../support/webhooks.js';
+
+const DAY_MS = 86_400_000;
+
+/** A subscriber (approvals, the recent alerts) that counts what it was told of. */
+function counting(): { seen: string[]; subscriber: (event: WebhookEvent) => Promise<void> } {
+  const seen: string[] = [];
+  return {
+    seen,
+    subscriber: async (event) => {
+      seen.push(`${event.event} ${event.data.trx_ref}`);
+    },
+  };
+}
+
+/** A body signed `ageMs` before `now` (both of its times). */
+function signedAgo(now: number, ageMs: number, data: Record<string, unknown>) {
+  const at = new Date(now - ageMs).toISOString();
+  const body = webhookBody('deposit.completed', { ...data, occurredAt: at });
+  return { ...body, timestamp: at };
+}
+
+describe('a delivery signed too long ago to be new', () => {
+  test('is kept and answered 200, but posted only as a warning for a person: no credit alert, no subscriber', async ({
+    startRig,
+  }) => {
+    const recorded = Date.now();
+    const body = webhookBody('deposit.completed', { trx_ref: 'REF-REPLAYED', amount: '2500.00' });
+    const first = counting();
+    const original = await startRig({ now: () => recorded, subscribers: [first.subscriber] });
+    expect((await original.send(body)).status).toBe(200);
+    const credited = await original.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-REPLAYED'),
+    );
+    expect(credited.body.text).toContain('Deposit credited');
+    await original.webhooks.pipeline.settled();
+    expect(first.seen).toEqual(['deposit.completed REF-REPLAYED']);
+
+    // Day 31: the records that deduped it have expired (a store of its own), the same bytes come again.
+    const later = counting();
+    const rig = await startRig({ now: () => recorded + 31 * DAY_MS, subscribers: [later.subscriber] });
+    const reply = await rig.send(body);
+    expect(reply.status).toBe(200);
+    expect(reply.body).not.toContain('duplicate');
+    const warning = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-REPLAYED'),
+    );
+    expect(warning.body.text).toContain('Stale or replayed delivery — a person should check');
+    expect(warning.body.text).not.toContain('Deposit credited');
+    expect(JSON.stringify(warning.body.blocks)).toContain('no request is updated by it');
+    // Stored (it is signed): a third copy is a duplicate, and nothing more is posted.
+    expect((await rig.send(body)).body).toContain('duplicate');
+    const placements = await rig.webhooks.placements(['REF-REPLAYED']);
+    expect(placements.map((p) => [p.event, p.state])).toEqual([['deposit.completed', 'posted']]);
+    await rig.webhooks.pipeline.settled();
+    expect(later.seen).toEqual([]);
+    expect(postsMentioning(rig.fake, 'REF-REPLAYED')).toHaveLength(1);
+  });
+
+  test('never goes into a digest, however many routine events wait', async ({ startRig, defer }) => {
+    const now = Date.now();
+    const store = await createStore('memory://', { prefix: `wh-stale-digest-${Math.random()}` });
+    defer(() => store.close());
+    // All stored first (no deliverer yet), so they wait together, as under load.
+    const intake = await startRig({ store, now: () => now, deliver: false });
+    const bodies = [
+      ...Array.from({ length: 8 }, (_, i) =>
+        webhookBody('deposit.completed', { trx_ref: `REF-ROUTINE-${i}` }),
+      ),
+      signedAgo(now, 40 * DAY_MS, { trx_ref: 'REF-OLD-COPY' }),
+    ];
+    for (const body of bodies) expect((await intake.send(body)).status).toBe(200);
+    await intake.stop({ keepStore: true });
+    const rig = await startRig({ store, now: () => now });
+    await waitUntil(async () => (await rig.webhooks.outbox.indexes()).pending.length === 0);
+    const calls = [...rig.fake.callsTo('chat.postMessage'), ...rig.fake.callsTo('chat.update')];
+    const digests = calls.filter((c) => JSON.stringify(c.body).includes('REF-ROUTINE-7'));
+    expect(digests.some((c) => JSON.stringify(c.body).includes('REF-ROUTINE-6'))).toBe(true);
+    const carrying = calls.filter((c) => JSON.stringify(c.body).includes('REF-OLD-COPY'));
+    expect(carrying).toHaveLength(1);
+    expect(carrying[0]?.body.text).toContain('Stale or replayed delivery');
+    expect(JSON.stringify(carrying[0]?.body)).not.toContain('REF-ROUTINE');
+  });
+
+  test('within the retention less a day, with no time at all, or dated ahead, is posted as usual', async ({
+    startRig,
+  }) => {
+    const now = Date.now();
+    const told = counting();
+    const rig = await startRig({ now: () => now, subscribers: [told.subscriber] });
+    const untimed = webhookBody('deposit.completed', { trx_ref: 'REF-UNTIMED', occurredAt: undefined });
+    delete untimed.timestamp;
+    const bodies = [
+      signedAgo(now, 28 * DAY_MS, { trx_ref: 'REF-28-DAYS' }),
+      untimed,
+      signedAgo(now, -2 * DAY_MS, { trx_ref: 'REF-AHEAD' }),
+    ];
+    for (const body of bodies) expect((await rig.send(body)).status).toBe(200);
+    for (const ref of ['REF-28-DAYS', 'REF-UNTIMED', 'REF-AHEAD']) {
+      const post = await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(ref));
+      expect(post.body.text).toContain('Deposit credited');
+    }
+    await rig.webhooks.pipeline.settled();
+    expect(told.seen.sort()).toEqual([
+      'deposit.completed REF-28-DAYS',
+      'deposit.completed REF-AHEAD',
+      'deposit.completed REF-UNTIMED',
+    ]);
+  });
+});
+
+describe('a dead letter re-posted after its outbox entry expired', () => {
+  const HASH = `0x${'ab'.repeat(32)}`;
+
+  test('shows the environment it was written in, not the current one', async ({ startRig, defer }) => {
+    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
+    defer(() => store.close());
+    const fake = await FakeSlack.start();
+    defer(() => fake.stop());
+    fake.on('chat.postMessage', (call) =>
+      call.body.channel === 'CALERTS' && JSON.stringify(call.body).includes('REF-OLD-SANDBOX')
+        ? { body: { ok: false, error: 'invalid_arguments' } }
+        : undefined,
+    );
+    const sandbox = await startRig({ store, fake, environment: 'sandbox' });
+    const body = webhookBody('withdrawal.completed', {
+      trx_ref: 'REF-OLD-SANDBOX',
+      trx_type: 'withdraw',
+      network: 'base',
+      base_trx_hash: HASH,
+    });
+    expect((await sandbox.send(body)).status).toBe(200);
+    await waitUntil(async () => (await sandbox.webhooks.outbox.deadLetters()).length === 1);
+    const [letter] = await sandbox.webhooks.outbox.deadLetters();
+    await sandbox.stop({ keepFake: true, keepStore: true });
+    // The outbox entry's retention ends before the letter's: gone, as it would be by then.
+    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+
+    const live = await startRig({ store, fake, environment: 'live' });
+    const result = await live.webhooks.deadLetters?.repost(String(letter?.id), 'CREPOST', 'UOPS');
+    expect(result).toMatchObject({ ok: true, channel: 'CREPOST' });
+    const reposted = JSON.stringify(
+      fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST')?.body,
+    );
+    expect(reposted).toContain('SANDBOX');
+    expect(reposted).not.toContain('LIVE');
+    expect(reposted).toContain(`https://sepolia.basescan.org/tx/${HASH}`);
+    expect(reposted).not.toContain('https://basescan.org/');
+    expect(reposted).not.toContain('environment not recorded');
+  });
+
+  test('of a possible replay is re-posted as one still, not as the event it names', async ({
+    startRig,
+    defer,
+  }) => {
+    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
+    defer(() => store.close());
+    const fake = await FakeSlack.start();
+    defer(() => fake.stop());
+    fake.on('chat.postMessage', (call) =>
+      call.body.channel === 'CALERTS' ? { body: { ok: false, error: 'invalid_arguments' } } : undefined,
+    );
+    const now = Date.now();
+    const first = await startRig({ store, fake, now: () => now });
+    expect((await first.send(signedAgo(now, 40 * DAY_MS, { trx_ref: 'REF-COPY-LETTER' }))).status).toBe(200);
+    await waitUntil(async () => (await first.webhooks.outbox.deadLetters()).length === 1);
+    const [letter] = await first.webhooks.outbox.deadLetters();
+    await first.stop({ keepFake: true, keepStore: true });
+    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+
+    const rig = await startRig({ store, fake, now: () => now });
+    expect(await rig.webhooks.deadLetters?.repost(String(letter?.id), 'CREPOST', 'UOPS')).toMatchObject({
+      ok: true,
+    });
+    const reposted = fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST');
+    expect(reposted?.body.text).toContain('Stale or replayed delivery — a person should check');
+    expect(reposted?.body.text).not.toContain('Deposit credited');
+  });
+
+  test('written before environments were recorded: shown in the current one, and the re-post says so', async ({
+    startRig,
+  }) => {
+    const rig = await startRig({ environment: 'live' });
+    const body = webhookBody('withdrawal.completed', { trx_ref: 'REF-UNRECORDED', trx_type: 'withdraw' });
+    const letter: DeadLetter = {
+      id: 'f00d-unrecorded',
+      channel: 'CALERTS',
+      reason: 'invalid_arguments',
+      attempts: 1,
+      at: new Date().toISOString(),
+      event: body as unknown as WebhookEvent,
+    };
+    await rig.store.appendToList('webhooks:outbox:dead-letters', letter);
+    expect(await rig.webhooks.deadLetters?.repost(letter.id, 'CREPOST', 'UOPS')).toMatchObject({ ok: true });
+    const reposted = JSON.stringify(
+      rig.fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST')?.body,
+    );
+    expect(reposted).toContain('LIVE');
+    expect(reposted).toContain('environment not recorded; shown as the current one');
+  });
+});
