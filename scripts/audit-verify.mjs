@@ -1475,14 +1475,17 @@ function single(segment) {
     environments: [{ name: segment.manifest?.environment ?? "?", segments: [segment] }]
   };
 }
-function verifySegments(environment, segments, keys = [], single2 = false) {
+function verifySegments(environment, segments, keys = [], single2 = false, kept) {
   const problems = [];
   const keysSeen = namedKeys(segments, problems);
   const expected = keys.length > 0 ? keys : keysSeen.slice(0, 1);
   const checked = [];
+  const used = /* @__PURE__ */ new Set();
   for (const segment of segments) {
-    if (segment.manifest) checked.push(checkSegment(segment, segment.manifest, expected, keys.length > 0));
+    if (!segment.manifest) continue;
+    checked.push(checkSegmentOnce(segment, segment.manifest, expected, keys.length > 0, kept, used));
   }
+  for (const key of kept?.keys() ?? []) if (!used.has(key)) kept?.delete(key);
   checked.sort(
     (a, b) => a.manifest.firstSeq - b.manifest.firstSeq || a.segment.name.localeCompare(b.segment.name)
   );
@@ -1568,6 +1571,18 @@ function manifestProblems(manifest, expected, given) {
     problems.push("its manifest does not match its signature: it was changed after it was signed");
   }
   return problems;
+}
+function checkSegmentOnce(segment, manifest, expected, given, kept, used) {
+  if (!kept || !segment.entries) return checkSegment(segment, manifest, expected, given);
+  const files = [sha256Hex(segment.entries), sha256Hex(JSON.stringify(manifest))];
+  const key = JSON.stringify([segment.name, ...files, given, ...expected]);
+  used.add(key);
+  const known = kept.get(key);
+  if (known) return { segment, manifest, problems: [...known.problems], lines: known.lines };
+  const found = checkSegment(segment, manifest, expected, given);
+  const lines = found.lines.map(({ seq, hash }) => ({ seq, hash }));
+  kept.set(key, { problems: [...found.problems], lines });
+  return found;
 }
 function checkSegment(segment, manifest, expected, given) {
   const problems = manifestProblems(manifest, expected, given);

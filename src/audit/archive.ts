@@ -2,8 +2,11 @@
 // each new segment holds the chained entries after the last archived one, up to the head, signed with
 // the audit key. Exactly once across replicas: the writer holds the archive's lock in the store, reads
 // the folder itself (the record in the store only says what was written last), and writes only what
-// follows the folder's last segment that verifies. Files are created with 'wx' and read-only, in a
-// fresh folder under `.incoming/` that is then renamed to a name no segment had: nothing is rewritten.
+// follows the folder's last segment that verifies. A lock can lapse (a failover, a writer stalled past
+// its lease), so the folder decides too: a writer first claims its segment's first seq under `.claims/`
+// with an exclusive mkdir, and one that finds it claimed stops this round. Files are created with 'wx',
+// readable by the bot's user alone, in a fresh folder under `.incoming/` that is then renamed to a name
+// no segment had: nothing is rewritten.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
@@ -14,6 +17,7 @@ import type { ChainHead } from './chain.js';
 import { sha256Hex, short } from './crypto.js';
 import {
   type ArchiveReport,
+  CLAIMS_DIR,
   ENTRIES_FILE,
   entriesText,
   INCOMING_DIR,
@@ -21,6 +25,7 @@ import {
   manifestText,
   readSegment,
   SEGMENT_FORMAT,
+  type SegmentChecks,
   type SegmentManifest,
   segmentName,
   verifySegments,
@@ -39,6 +44,8 @@ export interface ArchiveRecord {
 export type ArchiveOutcome =
   | { written: true; segment: string; firstSeq: number; lastSeq: number; count: number }
   | { written: false; reason: 'nothing-new' | 'not-due'; through?: number }
+  /** Another writer claimed the segment's first seq meanwhile (its lock had lapsed): the next round goes on. */
+  | { written: false; reason: 'taken'; why: string }
   /** The chain or the archive does not verify, or the folder is not the one the others write to. */
   | { written: false; reason: 'refused'; why: string };
 
@@ -50,10 +57,17 @@ export type VerifiedChain = { entries: AuditEntry[]; head: ChainHead | undefined
 
 const recordKey = (environment: ServiceEnvironment) => `approvals:audit-archived:${environment}`;
 const lockName = (environment: ServiceEnvironment) => `approvals:audit-archive:${environment}`;
+/** Only the bot's user reads the archive: segments hold payout payloads and purposes. */
+const FOLDER_MODE = 0o700;
+const FILE_MODE = 0o400;
+/** A claim's name: the first seq, as segment names begin with it. */
+const claimName = (firstSeq: number) => String(firstSeq).padStart(10, '0');
 
 export class AuditArchive {
   /** This environment's folder of the archive. */
   readonly folder: string;
+  /** Each segment's check, by its files' content: a read checks only what is new or changed. */
+  private readonly checks: SegmentChecks = new Map();
 
   constructor(
     private readonly options: {
@@ -70,14 +84,14 @@ export class AuditArchive {
 
   /** Check this environment's segments against the bot's own key. */
   read(): ArchiveReport {
-    const names = existsSync(this.folder)
-      ? readdirSync(this.folder, { withFileTypes: true })
-          .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-          .map((entry) => entry.name)
-          .sort()
-      : [];
-    const segments = names.map((name) => readSegment(join(this.folder, name)));
-    return verifySegments(this.options.environment, segments, [this.options.signer.publicKey]);
+    const segments = this.segmentNames().map((name) => readSegment(join(this.folder, name)));
+    return verifySegments(
+      this.options.environment,
+      segments,
+      [this.options.signer.publicKey],
+      false,
+      this.checks,
+    );
   }
 
   /**
@@ -91,7 +105,9 @@ export class AuditArchive {
       async () => {
         const left = existsSync(incoming) && readdirSync(incoming).length > 0;
         await rm(incoming, { recursive: true, force: true });
-        return left;
+        const unfinished = this.unfinishedClaims();
+        for (const claim of unfinished) await rm(claim, { recursive: true, force: true });
+        return left || unfinished.length > 0;
       },
       { waitMs: 30_000 },
     );
@@ -124,7 +140,8 @@ export class AuditArchive {
     const [problem] = report.problems;
     if (problem) return refused(`the archive does not verify (${problem.segment}: ${problem.text})`);
     const through = report.verifiedHead;
-    const lacking = this.lacking(await this.record(), through);
+    const recorded = await this.record();
+    const lacking = this.lacking(recorded, through);
     if (lacking) return lacking;
     const due = (since: string) => !dueEveryMs || now.getTime() - Date.parse(since) >= dueEveryMs;
     if (through && !due(through.writtenAt))
@@ -144,6 +161,17 @@ export class AuditArchive {
         `the store's chain does not continue from the archive's last segment ${through.segment} (seq ${through.seq}, hash ${short(through.hash)}): its next entry there is seq ${first.seq}`,
       );
     }
+    return this.writeSegment(entries, through, recorded, now, reason);
+  }
+
+  /** Sign `entries` (chained, in order, at least one) after `through`, claim their first seq, write them. */
+  private async writeSegment(
+    entries: AuditEntry[],
+    through: ArchiveReport['verifiedHead'],
+    recorded: ArchiveRecord | undefined,
+    now: Date,
+    reason: string,
+  ): Promise<ArchiveOutcome> {
     const text = entriesText(entries);
     const unsigned = this.unsignedManifest(entries, through, text, now, reason);
     const manifest: SegmentManifest = {
@@ -151,9 +179,11 @@ export class AuditArchive {
       signature: this.options.signer.sign(manifestText(unsigned)),
     };
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
+    const claim = await this.claim(unsigned.firstSeq);
+    if (claim) return claim;
     await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`);
     crashPoint('audit-segment-renamed');
-    await this.options.store.set<ArchiveRecord>(recordKey(this.options.environment), {
+    await this.recordWritten(recorded, {
       segment: name,
       lastSeq: unsigned.lastSeq,
       hash: unsigned.head.hash,
@@ -166,6 +196,65 @@ export class AuditArchive {
       lastSeq: unsigned.lastSeq,
       count: entries.length,
     };
+  }
+
+  /**
+   * Claim the first seq of the segment about to be written: an exclusive mkdir, so of two writers that
+   * read the same folder one wins. Nothing when claimed; otherwise why this writer stops.
+   */
+  private async claim(firstSeq: number): Promise<ArchiveOutcome | undefined> {
+    const claims = join(this.folder, CLAIMS_DIR);
+    await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
+    try {
+      await mkdir(join(claims, claimName(firstSeq)), { mode: FOLDER_MODE });
+      return undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const written = this.segmentNames().find((name) => name.startsWith(`${claimName(firstSeq)}-`));
+    if (written) {
+      return {
+        written: false,
+        reason: 'taken',
+        why: `another replica wrote segment ${written} (from seq ${firstSeq}) meanwhile; the next round continues from it`,
+      };
+    }
+    return refused(
+      `seq ${firstSeq} is claimed in ${claims}, but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (the bot clears that when it starts)`,
+    );
+  }
+
+  /** Claims no segment starts at: what a writer stopped between its claim and its rename left. */
+  private unfinishedClaims(): string[] {
+    const claims = join(this.folder, CLAIMS_DIR);
+    if (!existsSync(claims)) return [];
+    const starts = new Set(this.segmentNames().map((name) => name.slice(0, claimName(0).length)));
+    return readdirSync(claims)
+      .filter((name) => !starts.has(name))
+      .map((name) => join(claims, name));
+  }
+
+  /** The folder's segment names, in order. */
+  private segmentNames(): string[] {
+    return existsSync(this.folder)
+      ? readdirSync(this.folder, { withFileTypes: true })
+          .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+          .map((entry) => entry.name)
+          .sort()
+      : [];
+  }
+
+  /**
+   * The store's record of the last segment, moved only forward: compare-and-set from the value read,
+   * again from the newer value while that one is still behind this segment.
+   */
+  private async recordWritten(read: ArchiveRecord | undefined, next: ArchiveRecord): Promise<void> {
+    const key = recordKey(this.options.environment);
+    let expected = read;
+    while (!expected || expected.lastSeq < next.lastSeq) {
+      if (await this.options.store.compareAndSet<ArchiveRecord>(key, expected, next)) return;
+      expected = await this.record();
+    }
   }
 
   /** The store records a segment the folder lacks: another replica writes to another folder. */
@@ -207,13 +296,13 @@ export class AuditArchive {
     };
   }
 
-  /** Both files, read-only, in a fresh folder, then the folder renamed to the segment's name. */
+  /** Both files, read-only, in a fresh folder, then the folder renamed to the segment's name (claimed). */
   private async put(name: string, entries: string, manifest: string): Promise<void> {
     const incoming = join(this.folder, INCOMING_DIR);
     // What a writer that stopped part-way left (only the lock holder writes, so none is under way).
     await rm(incoming, { recursive: true, force: true });
     const staging = join(incoming, randomUUID());
-    await mkdir(staging, { recursive: true });
+    await mkdir(staging, { recursive: true, mode: FOLDER_MODE });
     await writeOnce(join(staging, ENTRIES_FILE), entries);
     await writeOnce(join(staging, MANIFEST_FILE), manifest);
     crashPoint('audit-segment-staged');
@@ -229,9 +318,9 @@ function refused(why: string): ArchiveOutcome {
   return { written: false, reason: 'refused', why };
 }
 
-/** Create (never replace) a read-only file, and make it durable. */
+/** Create (never replace) a file only the bot's user may read, and make it durable. */
 async function writeOnce(path: string, text: string): Promise<void> {
-  const file = await open(path, 'wx', 0o444);
+  const file = await open(path, 'wx', FILE_MODE);
   try {
     await file.writeFile(text, 'utf8');
     await file.sync();

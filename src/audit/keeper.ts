@@ -237,6 +237,8 @@ export class AuditKeeper {
       });
     } else if (outcome.reason === 'refused') {
       logger?.error?.('audit segment not written', { why: outcome.why });
+    } else if (outcome.reason === 'taken') {
+      logger?.warn('audit segment not written by this replica', { why: outcome.why });
     }
     return outcome;
   }

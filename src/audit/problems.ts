@@ -1,6 +1,6 @@
 // What the audit check finds wrong beyond the chain's links, and the archive's part of it: the folder
-// verifies, the store holds what it holds and reaches as far, and the folder ends where the store's
-// record of the last segment written says it does.
+// verifies, the store holds what it holds and reaches as far, what retention removed is in a verified
+// segment, and the folder ends where the store's record of the last segment written says it does.
 import { lagosTime } from '../format/display.js';
 import type { ArchiveRecord } from './archive.js';
 import type { ChainReport } from './chain.js';
@@ -19,6 +19,8 @@ type AuditProblemKind =
   | 'archive-invalid'
   /** The archive holds entries past the store's newest: the store's newest were removed. */
   | 'archive-ahead'
+  /** Retention removed entries from the store past what the archive's verified segments hold. */
+  | 'archive-cut-unheld'
   /** The store records a segment written that the archive's folder does not end with: it was removed. */
   | 'archive-behind'
   /** An entry in the store is not the one the archive holds for its seq. */
@@ -63,8 +65,23 @@ export function archiveProblems(
       text: `the archive's segment ${archived.segment} holds entries up to seq ${archived.seq}, but the store's chain ends at seq ${newest}: entries were removed from the store`,
     });
   }
+  const unheld = cutUnheld(report, chain.cut);
+  if (unheld) problems.push(unheld);
   if (recorded) problems.push(...recordProblems(report, recorded));
   return problems;
+}
+
+/** Retention removes only what a verified segment holds: a cut past the archive's head lost entries. */
+function cutUnheld(report: ArchiveReport, cut: ChainReport['cut']): AuditProblem | undefined {
+  const archived = report.verifiedHead;
+  if (!cut || (archived && archived.seq >= cut.seq)) return undefined;
+  const held = archived
+    ? `the archive's verified segments hold entries only up to seq ${archived.seq}: those after it are nowhere`
+    : 'no verified segment of the archive holds them: they are nowhere';
+  return {
+    kind: 'archive-cut-unheld',
+    text: `retention removed the entries up to seq ${cut.seq} from the store, but ${held}`,
+  };
 }
 
 /** The folder against the store's record of the last segment written (the folder alone cannot tell). */

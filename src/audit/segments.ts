@@ -18,6 +18,8 @@ export const MANIFEST_FILE = 'manifest.json';
 export const ENTRIES_FILE = 'entries.jsonl';
 /** Where a segment is written before it appears under its name (skipped when reading). */
 export const INCOMING_DIR = '.incoming';
+/** Each segment's first seq, claimed by its writer before the rename (skipped when reading). */
+export const CLAIMS_DIR = '.claims';
 
 interface SegmentHead {
   seq: number;
@@ -204,7 +206,7 @@ interface Checked {
   segment: SegmentOnDisk;
   manifest: SegmentManifest;
   problems: string[];
-  lines: AuditEntry[];
+  lines: Array<Pick<AuditEntry, 'seq' | 'hash'>>;
 }
 
 /**
@@ -218,14 +220,18 @@ export function verifySegments(
   segments: SegmentOnDisk[],
   keys: readonly string[] = [],
   single = false,
+  kept?: SegmentChecks,
 ): ArchiveReport {
   const problems: ArchiveProblem[] = [];
   const keysSeen = namedKeys(segments, problems);
   const expected = keys.length > 0 ? keys : keysSeen.slice(0, 1);
   const checked: Checked[] = [];
+  const used = new Set<string>();
   for (const segment of segments) {
-    if (segment.manifest) checked.push(checkSegment(segment, segment.manifest, expected, keys.length > 0));
+    if (!segment.manifest) continue;
+    checked.push(checkSegmentOnce(segment, segment.manifest, expected, keys.length > 0, kept, used));
   }
+  for (const key of kept?.keys() ?? []) if (!used.has(key)) kept?.delete(key);
   checked.sort(
     (a, b) => a.manifest.firstSeq - b.manifest.firstSeq || a.segment.name.localeCompare(b.segment.name),
   );
@@ -348,6 +354,35 @@ function manifestProblems(manifest: SegmentManifest, expected: readonly string[]
     problems.push('its manifest does not match its signature: it was changed after it was signed');
   }
   return problems;
+}
+
+/**
+ * What checking a segment found, by the SHA-256 of its two files and the keys expected: a long-running
+ * bot checks only the segments that are new or changed since its last read.
+ */
+export type SegmentChecks = Map<
+  string,
+  { problems: string[]; lines: Array<Pick<AuditEntry, 'seq' | 'hash'>> }
+>;
+
+function checkSegmentOnce(
+  segment: SegmentOnDisk,
+  manifest: SegmentManifest,
+  expected: readonly string[],
+  given: boolean,
+  kept: SegmentChecks | undefined,
+  used: Set<string>,
+): Checked {
+  if (!kept || !segment.entries) return checkSegment(segment, manifest, expected, given);
+  const files = [sha256Hex(segment.entries), sha256Hex(JSON.stringify(manifest))];
+  const key = JSON.stringify([segment.name, ...files, given, ...expected]);
+  used.add(key);
+  const known = kept.get(key);
+  if (known) return { segment, manifest, problems: [...known.problems], lines: known.lines };
+  const found = checkSegment(segment, manifest, expected, given);
+  const lines = found.lines.map(({ seq, hash }) => ({ seq, hash }));
+  kept.set(key, { problems: [...found.problems], lines });
+  return found;
 }
 
 function checkSegment(

@@ -12,9 +12,9 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { ENTRIES_FILE, INCOMING_DIR, MANIFEST_FILE } from '../../src/audit/segments.js';
+import { CLAIMS_DIR, ENTRIES_FILE, INCOMING_DIR, MANIFEST_FILE } from '../../src/audit/segments.js';
 import { type AuditReplica, auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
@@ -89,11 +89,15 @@ describe('an archive segment', () => {
       expect(second).toMatchObject({ written: true, firstSeq: 2, lastSeq: 2, count: 1 });
       const folder = replica.keeper.archive?.folder ?? '';
       const [older, newer] = segmentsIn(folder);
+      // Segments hold payout payloads and purposes: the bot's user alone reads them, as its signing key.
+      const mode = (path: string) => statSync(path).mode & 0o777;
       for (const name of [older, newer]) {
+        expect(mode(join(folder, name ?? ''))).toBe(0o700);
         for (const file of [ENTRIES_FILE, MANIFEST_FILE]) {
-          expect(statSync(join(folder, name ?? '', file)).mode & 0o777).toBe(0o444);
+          expect(mode(join(folder, name ?? '', file))).toBe(0o400);
         }
       }
+      expect([folder, dirname(folder), join(folder, CLAIMS_DIR)].map(mode)).toEqual([0o700, 0o700, 0o700]);
       const manifest = (name: string | undefined) =>
         JSON.parse(readFileSync(join(folder, name ?? '', MANIFEST_FILE), 'utf8')) as Record<string, unknown>;
       expect(manifest(older)).toMatchObject({
@@ -251,6 +255,36 @@ describe('audit retention', () => {
       now = new Date('2026-09-01T00:00:00.000Z'); // everything is old now
       expect(await replica.keeper.retention()).toBe(0);
       expect((await replica.log.entries('sandbox')).map((e) => e.seq)).toEqual([undefined, 3, 4, 5]);
+    },
+  );
+});
+
+describe('the audit check against the retention cut', () => {
+  auditTest(
+    'notices entries removed by retention that no verified segment holds',
+    async ({ replicas, auditReplica }) => {
+      const { a } = await replicas('audit-cut-uncovered');
+      const now = new Date('2026-06-01T00:00:00.000Z');
+      const replica = auditReplica(a, { retentionMs: 30 * DAY, now: () => now });
+      for (let n = 0; n < 3; n++) {
+        await replica.log.append('sandbox', {
+          ...auditDraft(n),
+          at: new Date(Date.UTC(2026, 0, 1, 9, n)).toISOString(),
+        });
+      }
+      await replica.keeper.archiveNow('schedule'); // writes seq 0..2, then retention removes them
+      expect(await replica.keeper.check()).toMatchObject({ ok: true, chain: { cut: { seq: 2 } } });
+      // The segment's entries damaged: it verifies no more, and the store no longer holds seq 0..2.
+      const folder = replica.keeper.archive?.folder ?? '';
+      const damaged = join(folder, segmentsIn(folder)[0] ?? '', ENTRIES_FILE);
+      chmodSync(damaged, 0o600);
+      writeFileSync(damaged, readFileSync(damaged, 'utf8').replace('1001.00', '1.00'));
+      const check = await replica.keeper.check();
+      expect(check.ok).toBe(false);
+      expect(check.problems.map((p) => p.kind)).toEqual(['archive-invalid', 'archive-cut-unheld']);
+      expect(check.problems[1]?.text).toBe(
+        'retention removed the entries up to seq 2 from the store, but no verified segment of the archive holds them: they are nowhere',
+      );
     },
   );
 });

@@ -129,6 +129,8 @@ export function auditArchiveMessage(
     text = `:white_check_mark: Archived seq ${outcome.firstSeq} to ${outcome.lastSeq} (${outcome.count} entries) as segment \`${outcome.segment}\`${folder}, signed with key \`${where.publicKey ?? '?'}\` · ${environment}`;
   } else if (outcome.reason === 'refused') {
     text = `:rotating_light: Nothing was archived: ${escapeMrkdwn(outcome.why)} · ${environment}`;
+  } else if (outcome.reason === 'taken') {
+    text = `Nothing was archived by this replica: ${escapeMrkdwn(outcome.why)} · ${environment}`;
   } else {
     const through =
       outcome.through !== undefined ? `: the archive holds everything through seq ${outcome.through}` : '';

@@ -142,7 +142,13 @@ export function parseAuditRange(
     const w = word.toLowerCase();
     if (w === 'now') return now;
     const ago = AGO.exec(w);
-    if (ago) return new Date(now.getTime() - Number(ago[1]) * UNIT_MS[ago[2] as keyof typeof UNIT_MS]);
+    if (ago) {
+      const at = new Date(now.getTime() - Number(ago[1]) * UNIT_MS[ago[2] as keyof typeof UNIT_MS]);
+      // A Date past ±8.64e15 ms is invalid and compares false with everything; long before it, the
+      // year is one no day or file name can show. No audit entry is older than 1970.
+      if (at.getTime() >= 0) return at;
+      return `\`${escapeMrkdwn(word)}\` (${end ? 'to' : 'from'}) reaches back before 1970: give a shorter duration or a date (2026-11-01).`;
+    }
     const day = lagosDay(w);
     if (day) return end ? new Date(day.getTime() + 86_400_000) : day;
     return `\`${escapeMrkdwn(word)}\` is not a date (2026-11-01) or a duration (7d, 24h).`;

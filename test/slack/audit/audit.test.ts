@@ -186,6 +186,19 @@ describe('/cngn audit export', () => {
     expect(app.slack.sharedFiles()).toEqual([]);
   });
 
+  test('answers a duration that reaches back before 1970 by naming the bound; sends nothing', async ({
+    app,
+  }) => {
+    await fileWithdrawal(app, '10');
+    expect(await cngn(app, 'audit export 100000000d', APPROVER_A)).toContain(
+      '`100000000d` (from) reaches back before 1970: give a shorter duration or a date (2026-11-01).',
+    );
+    expect(await cngn(app, 'audit export 2026-11-01 99999999999999999999w', APPROVER_A)).toContain(
+      '`99999999999999999999w` (to) reaches back before 1970',
+    );
+    expect(app.slack.sharedFiles()).toEqual([]);
+  });
+
   test('says so when Slack refuses the upload for a missing scope', async ({ app }) => {
     await fileWithdrawal(app, '10');
     app.slack.on('files.getUploadURLExternal', () => ({

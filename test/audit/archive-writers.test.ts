@@ -1,0 +1,139 @@
+// Two archive writers on one folder whose lock lapsed between them (a Redis failover, a writer stalled
+// past the lock's lease): the first seq of each segment is claimed in the folder itself, so the one that
+// read the folder before the other wrote stops, and the next round continues from the folder.
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { AuditArchive, type VerifiedChain } from '../../src/audit/archive.js';
+import { AuditLog } from '../../src/audit/log.js';
+import { CLAIMS_DIR, ENTRIES_FILE } from '../../src/audit/segments.js';
+import type { Store } from '../../src/store/index.js';
+import { auditTest as test } from '../support/audit-archive.js';
+import { auditDraft } from '../support/engine.js';
+
+const NOW = new Date('2026-11-02T10:00:00.000Z');
+
+/** The store as a writer sees it once its lock lapsed: it no longer keeps the other writer out. */
+function lapsedLock(store: Store): Store {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'withLock') return <T>(_name: string, fn: () => Promise<T>) => fn();
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
+  entries: await log.entries('sandbox'),
+  head: await log.head('sandbox'),
+});
+
+async function appendMany(log: AuditLog, from: number, count: number): Promise<void> {
+  for (let n = from; n < from + count; n++) await log.append('sandbox', auditDraft(n));
+}
+
+test('a writer whose view of the folder went stale while another wrote stops, and the archive goes on', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a, b } = await replicas('audit-archive-stale-writer');
+  const archiveOn = (store: Store) =>
+    new AuditArchive({
+      store,
+      dir: join(auditDir, 'archive'),
+      environment: 'sandbox',
+      signer,
+      now: () => NOW,
+    });
+  const [one, two] = [archiveOn(a), archiveOn(lapsedLock(b))];
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  expect(await one.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
+  await appendMany(log, 2, 2);
+
+  // `one` has read the folder (it ends at seq 1) when `two` writes seq 2..3; two more entries follow.
+  const stale = await one.write('schedule', async () => {
+    expect(await two.write('schedule', chainOf(log))).toMatchObject({
+      written: true,
+      firstSeq: 2,
+      lastSeq: 3,
+    });
+    await appendMany(log, 4, 2);
+    return chainOf(log)();
+  });
+  expect(stale).toMatchObject({ written: false, reason: 'taken' });
+
+  const report = one.read();
+  expect(report.problems).toEqual([]);
+  expect(report.verifiedHead?.seq).toBe(3);
+  // The next round continues from the folder.
+  expect(await one.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 4, lastSeq: 5 });
+  const names = readdirSync(one.folder)
+    .filter((name) => !name.startsWith('.'))
+    .sort();
+  expect(names.map((name) => name.slice(0, 21))).toEqual([
+    '0000000000-0000000001',
+    '0000000002-0000000003',
+    '0000000004-0000000005',
+  ]);
+  expect(one.read()).toMatchObject({ problems: [], verifiedHead: { seq: 5 } });
+  expect(await one.record()).toMatchObject({ lastSeq: 5 });
+});
+
+test('a claim a writer stopped before its rename left is refused, then cleared at start', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-unfinished-claim');
+  const archive = new AuditArchive({
+    store: a,
+    dir: join(auditDir, 'archive'),
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+  });
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
+  await appendMany(log, 2, 1);
+  mkdirSync(join(archive.folder, CLAIMS_DIR, '0000000002'));
+  const refused = await archive.write('schedule', chainOf(log));
+  expect(refused).toMatchObject({ written: false, reason: 'refused' });
+  expect(refused.written === false && refused.reason === 'refused' && refused.why).toContain(
+    'seq 2 is claimed',
+  );
+  expect(await archive.clearIncoming()).toBe(true);
+  expect(readdirSync(join(archive.folder, CLAIMS_DIR))).toEqual(['0000000000']);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 2 });
+});
+
+test('a segment checked once is still caught when its file changes afterwards, at the same size', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-checked-once');
+  const archive = new AuditArchive({
+    store: a,
+    dir: join(auditDir, 'archive'),
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+  });
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  await archive.write('schedule', chainOf(log));
+  const first = archive.read();
+  expect(archive.read()).toEqual(first);
+  const [name] = readdirSync(archive.folder).filter((n) => !n.startsWith('.'));
+  const file = join(archive.folder, name ?? '', ENTRIES_FILE);
+  chmodSync(file, 0o600);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('1001.00', '1009.00'));
+  expect(archive.read().problems.map((p) => p.text)).toContain(
+    `${ENTRIES_FILE} is not the file its manifest signed (its SHA-256 differs): it was changed`,
+  );
+  expect(archive.read().verified.size).toBe(0);
+});
