@@ -110,3 +110,20 @@ test('the verifier given the archive root reports the folders it cannot read', a
     ['sandbox', [{ segment: second, text: 'the folder cannot be read (EACCES)' }]],
   ]);
 });
+
+test('the keeper starts on an archive it cannot read and its check reports the archive broken', async ({
+  replicas,
+  auditReplica,
+  auditDir,
+}) => {
+  const { a } = await replicas('audit-archive-unreadable-keeper');
+  const dir = join(auditDir, 'restored');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'sandbox'), ''); // the environment's folder, unlistable whatever the user
+  const replica = auditReplica(a, { archiveDir: dir });
+  await replica.keeper.start();
+  await replica.log.append('sandbox', auditDraft(0));
+  const check = await replica.keeper.check();
+  expect(check.ok).toBe(false);
+  expect(check.problems.map((p) => p.kind)).toContain('archive-invalid');
+});
