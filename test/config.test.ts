@@ -35,7 +35,13 @@ describe('configuration', () => {
     const run = spawnSync(process.execPath, ['scripts/start.mjs'], {
       cwd: root,
       // A Slack setting without the token is a half set-up (with none at all, the workbench starts).
-      env: { PATH: process.env.PATH ?? '', PORT: 'eighty', SLACK_APP_TOKEN: 'token-without-prefix' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: 'eighty',
+        SLACK_APP_TOKEN: 'token-without-prefix',
+        ADMIN_PORT: '70000',
+        METRICS_PORT: '0',
+      },
       encoding: 'utf8',
       timeout: 120_000,
     });
@@ -46,7 +52,7 @@ describe('configuration', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     const errors = entries.filter((entry) => entry.level === 'error');
-    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:']) {
+    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:', 'ADMIN_PORT:', 'METRICS_PORT:']) {
       expect(errors).toContainEqual(
         expect.objectContaining({
           message: expect.stringMatching(new RegExp(`^${name}`)),
