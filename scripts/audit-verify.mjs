@@ -1364,6 +1364,14 @@ function placedEntries(segments) {
   return [...bySeq.values()].sort((a, b) => (a.entry.seq ?? 0) - (b.entry.seq ?? 0));
 }
 
+// src/audit/archive-find.ts
+import { readdirSync, statSync } from "node:fs";
+import { basename as basename2, dirname, join as join2 } from "node:path";
+
+// src/audit/segments.ts
+import { readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+
 // src/audit/crypto.ts
 import { createHash as createHash6, createPublicKey as createPublicKey2, verify as verify2 } from "node:crypto";
 var HEX_KEY = /^[0-9a-f]{64}$/;
@@ -1394,8 +1402,6 @@ var short3 = (hex) => `${hex.slice(0, 12)}…`;
 var sha256Hex = (bytes) => createHash6("sha256").update(bytes).digest("hex");
 
 // src/audit/segments.ts
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
 var SEGMENT_FORMAT = "cngn-desk audit segment 1";
 var MANIFEST_FILE = "manifest.json";
 var ENTRIES_FILE = "entries.jsonl";
@@ -1412,8 +1418,9 @@ function readSegment(path) {
   let text;
   try {
     text = readFileSync(join(path, MANIFEST_FILE), "utf8");
-  } catch {
-    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable` };
+  } catch (error) {
+    const code = error.code;
+    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable${code ? ` (${code})` : ""}` };
   }
   try {
     const manifest = JSON.parse(text);
@@ -1427,53 +1434,6 @@ function readSegment(path) {
 function isManifest(m) {
   const head = (h) => Number.isInteger(h?.seq) && typeof h?.hash === "string";
   return typeof m === "object" && m !== null && Number.isInteger(m.firstSeq) && Number.isInteger(m.lastSeq) && Number.isInteger(m.count) && head(m.previousHead) && head(m.head) && typeof m.entries?.sha256 === "string" && typeof m.key === "string" && typeof m.signature === "string";
-}
-var isDir = (path) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
-var subfolders = (path) => {
-  try {
-    return readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => join(path, entry.name)).sort();
-  } catch {
-    return [];
-  }
-};
-var isSegmentDir = (path) => {
-  try {
-    return statSync(join(path, MANIFEST_FILE)).isFile() || statSync(join(path, ENTRIES_FILE)).isFile();
-  } catch {
-    return false;
-  }
-};
-function findArchive(path) {
-  const file = !isDir(path);
-  if (file) {
-    const name = basename(path);
-    if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && isSegmentDir(dirname(path))) {
-      return single(readSegment(dirname(path)));
-    }
-    throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
-  }
-  if (isSegmentDir(path)) return single(readSegment(path));
-  const children = subfolders(path);
-  if (children.some(isSegmentDir)) {
-    return { single: false, environments: [{ name: basename(path), segments: children.map(readSegment) }] };
-  }
-  const environments = children.map((child) => ({
-    name: basename(child),
-    segments: subfolders(child).filter(isSegmentDir).map(readSegment)
-  })).filter((environment) => environment.segments.length > 0);
-  return { single: false, environments };
-}
-function single(segment) {
-  return {
-    single: true,
-    environments: [{ name: segment.manifest?.environment ?? "?", segments: [segment] }]
-  };
 }
 function verifySegments(environment, segments, keys = [], single2 = false, kept) {
   const problems = [];
@@ -1655,6 +1615,68 @@ function placeProblem(entry, index, expectedSeq, expectedPrev, seqs) {
   if (seq > expectedSeq) return `line ${n} (seq ${seq}): ${range(expectedSeq, seq - 1)} missing before it`;
   if (entry.prev === expectedPrev) return void 0;
   return index === 0 ? `line ${n} (seq ${seq}): does not follow the previous head its manifest names` : `line ${n} (seq ${seq}): does not follow the line before it (its prev is not that line's hash)`;
+}
+
+// src/audit/archive-find.ts
+var isDir = (path) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+var listFolders = (path, list) => {
+  try {
+    return list(path, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => join2(path, entry.name)).sort();
+  } catch (error) {
+    return { unreadable: error.code ?? String(error) };
+  }
+};
+var isSegmentDir = (path) => {
+  try {
+    return statSync(join2(path, MANIFEST_FILE)).isFile() || statSync(join2(path, ENTRIES_FILE)).isFile();
+  } catch {
+    return false;
+  }
+};
+var unreadableFolder = (path, why) => ({
+  name: basename2(path),
+  path,
+  unreadable: `the folder cannot be read (${why})`
+});
+function environmentSegments(path, list) {
+  const found = listFolders(path, list);
+  if (!Array.isArray(found)) return [unreadableFolder(path, found.unreadable)];
+  return found.flatMap((child) => {
+    const inside = listFolders(child, list);
+    if (!Array.isArray(inside)) return [unreadableFolder(child, inside.unreadable)];
+    return isSegmentDir(child) ? [readSegment(child)] : [];
+  });
+}
+function findArchive(path, list = readdirSync) {
+  const file = !isDir(path);
+  if (file) {
+    const name = basename2(path);
+    if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && isSegmentDir(dirname(path))) {
+      return single(readSegment(dirname(path)));
+    }
+    throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
+  }
+  if (isSegmentDir(path)) return single(readSegment(path));
+  const listed = listFolders(path, list);
+  if (!Array.isArray(listed)) throw new Error(`${path} cannot be read (${listed.unreadable})`);
+  const children = listed;
+  if (children.some(isSegmentDir)) {
+    return { single: false, environments: [{ name: basename2(path), segments: children.map(readSegment) }] };
+  }
+  const environments = children.map((child) => ({ name: basename2(child), segments: environmentSegments(child, list) })).filter((environment) => environment.segments.length > 0);
+  return { single: false, environments };
+}
+function single(segment) {
+  return {
+    single: true,
+    environments: [{ name: segment.manifest?.environment ?? "?", segments: [segment] }]
+  };
 }
 
 // src/audit/verify-cli.ts

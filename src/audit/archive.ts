@@ -9,7 +9,8 @@
 // no segment had: nothing is rewritten.
 import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
@@ -27,6 +28,7 @@ import {
   SEGMENT_FORMAT,
   type SegmentChecks,
   type SegmentManifest,
+  type SegmentOnDisk,
   segmentName,
   verifySegments,
 } from './segments.js';
@@ -62,12 +64,23 @@ const FOLDER_MODE = 0o700;
 const FILE_MODE = 0o400;
 /** A claim's name: the first seq, as segment names begin with it. */
 const claimName = (firstSeq: number) => String(firstSeq).padStart(10, '0');
+/** Inside a claim: who made it and when, so that another writer can tell a live claim from an abandoned one. */
+const CLAIM_OWNER_FILE = 'owner.json';
+/**
+ * A claim no segment follows is taken as abandoned (its writer stopped between claim and rename) only
+ * this long after it was made: many times the lock's lease, so a writer under way is never overtaken.
+ */
+export const CLAIM_ABANDONED_MS = 10 * 60_000;
+/** Why an archive folder could not be read, in words. */
+const readError = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);
 
 export class AuditArchive {
   /** This environment's folder of the archive. */
   readonly folder: string;
   /** Each segment's check, by its files' content: a read checks only what is new or changed. */
   private readonly checks: SegmentChecks = new Map();
+  /** This writer, as its claims name it. */
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
   constructor(
     private readonly options: {
@@ -84,7 +97,19 @@ export class AuditArchive {
 
   /** Check this environment's segments against the bot's own key. */
   read(): ArchiveReport {
-    const segments = this.segmentNames().map((name) => readSegment(join(this.folder, name)));
+    let segments: SegmentOnDisk[];
+    try {
+      segments = this.segmentNames().map((name) => readSegment(join(this.folder, name)));
+    } catch (error) {
+      // A folder the bot cannot read (restored as another user) is a broken archive, not an error to log.
+      segments = [
+        {
+          name: this.options.environment,
+          path: this.folder,
+          unreadable: `the folder ${this.folder} cannot be read (${readError(error)})`,
+        },
+      ];
+    }
     return verifySegments(
       this.options.environment,
       segments,
@@ -95,19 +120,23 @@ export class AuditArchive {
   }
 
   /**
-   * Remove what a writer stopped part-way (a kill, a power cut) left in `.incoming/`: under the lock,
-   * so no writer is under way. True when there was something.
+   * Remove what a writer stopped part-way (a kill, a power cut) left in `.incoming/`: under the lock.
+   * Claims are left alone: a writer whose lock lapsed may still be under way with one (claim() tells an
+   * abandoned claim by its age). True when there was something; false too when the folder cannot be
+   * read, which the check reports (read()).
    */
   clearIncoming(): Promise<boolean> {
     const incoming = join(this.folder, INCOMING_DIR);
     return this.options.store.withLock(
       lockName(this.options.environment),
       async () => {
-        const left = existsSync(incoming) && readdirSync(incoming).length > 0;
-        await rm(incoming, { recursive: true, force: true });
-        const unfinished = this.unfinishedClaims();
-        for (const claim of unfinished) await rm(claim, { recursive: true, force: true });
-        return left || unfinished.length > 0;
+        try {
+          const left = existsSync(incoming) && readdirSync(incoming).length > 0;
+          await rm(incoming, { recursive: true, force: true });
+          return left;
+        } catch {
+          return false;
+        }
       },
       { waitMs: 30_000 },
     );
@@ -181,7 +210,13 @@ export class AuditArchive {
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
     const claim = await this.claim(unsigned.firstSeq);
     if (claim) return claim;
-    await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`);
+    try {
+      await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`, unsigned.firstSeq);
+    } catch (error) {
+      // Still under the lock: a claim no segment follows would refuse every later write.
+      await this.unclaim(unsigned.firstSeq).catch(() => undefined);
+      throw error;
+    }
     crashPoint('audit-segment-renamed');
     await this.recordWritten(recorded, {
       segment: name,
@@ -200,18 +235,22 @@ export class AuditArchive {
 
   /**
    * Claim the first seq of the segment about to be written: an exclusive mkdir, so of two writers that
-   * read the same folder one wins. Nothing when claimed; otherwise why this writer stops.
+   * read the same folder one wins. A claim no segment follows, made longer ago than CLAIM_ABANDONED_MS,
+   * is taken over (by one writer alone: another exclusive mkdir named after it). Nothing when claimed;
+   * otherwise why this writer stops.
    */
   private async claim(firstSeq: number): Promise<ArchiveOutcome | undefined> {
     const claims = join(this.folder, CLAIMS_DIR);
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
-    try {
-      await mkdir(join(claims, claimName(firstSeq)), { mode: FOLDER_MODE });
+    const path = join(claims, claimName(firstSeq));
+    if (await exclusiveDir(path)) {
+      await this.own(path, 'wx').catch(async (error: unknown) => {
+        await rm(path, { recursive: true, force: true });
+        throw error;
+      });
       return undefined;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const written = this.segmentNames().find((name) => name.startsWith(`${claimName(firstSeq)}-`));
+    const written = this.segmentStarting(firstSeq);
     if (written) {
       return {
         written: false,
@@ -219,19 +258,53 @@ export class AuditArchive {
         why: `another replica wrote segment ${written} (from seq ${firstSeq}) meanwhile; the next round continues from it`,
       };
     }
+    const held = await claimHolder(path);
+    const age = this.options.now().getTime() - held.at;
+    if (age >= CLAIM_ABANDONED_MS) {
+      if (
+        await exclusiveDir(
+          join(claims, `.${claimName(firstSeq)}-taken-over-${sha256Hex(held.id).slice(0, 16)}`),
+        )
+      ) {
+        await this.own(path, 'w');
+        return undefined;
+      }
+      return {
+        written: false,
+        reason: 'taken',
+        why: `another replica took over the abandoned claim of seq ${firstSeq} meanwhile`,
+      };
+    }
     return refused(
-      `seq ${firstSeq} is claimed in ${claims}, but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (the bot clears that when it starts)`,
+      `seq ${firstSeq} is claimed in ${claims} (by ${held.owner}, ${new Date(held.at).toISOString()}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
     );
   }
 
-  /** Claims no segment starts at: what a writer stopped between its claim and its rename left. */
-  private unfinishedClaims(): string[] {
-    const claims = join(this.folder, CLAIMS_DIR);
-    if (!existsSync(claims)) return [];
-    const starts = new Set(this.segmentNames().map((name) => name.slice(0, claimName(0).length)));
-    return readdirSync(claims)
-      .filter((name) => !starts.has(name))
-      .map((name) => join(claims, name));
+  /** Record this writer in its claim: 'wx' a fresh claim, 'w' (a new file renamed over) one taken over. */
+  private async own(claim: string, flag: 'wx' | 'w'): Promise<void> {
+    const text = `${JSON.stringify({ owner: this.owner, at: this.options.now().toISOString() })}\n`;
+    if (flag === 'wx') return writeOnce(join(claim, CLAIM_OWNER_FILE), text);
+    const fresh = join(claim, `.${randomUUID()}`);
+    await writeOnce(fresh, text);
+    await rename(fresh, join(claim, CLAIM_OWNER_FILE));
+  }
+
+  /** A write that failed after its claim: the claim goes (when no segment starts there), and what it staged. */
+  private async unclaim(firstSeq: number): Promise<void> {
+    await rm(join(this.folder, INCOMING_DIR), { recursive: true, force: true });
+    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) return;
+    await rm(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), { recursive: true, force: true });
+  }
+
+  /** Whether the claim of `firstSeq` is still this writer's (another takes over one it thinks abandoned). */
+  private async owns(firstSeq: number): Promise<boolean> {
+    const held = await claimHolder(join(this.folder, CLAIMS_DIR, claimName(firstSeq))).catch(() => undefined);
+    return held?.owner === this.owner;
+  }
+
+  /** The segment of the folder starting at `firstSeq`, if any. */
+  private segmentStarting(firstSeq: number): string | undefined {
+    return this.segmentNames().find((name) => name.startsWith(`${claimName(firstSeq)}-`));
   }
 
   /** The folder's segment names, in order. */
@@ -297,7 +370,7 @@ export class AuditArchive {
   }
 
   /** Both files, read-only, in a fresh folder, then the folder renamed to the segment's name (claimed). */
-  private async put(name: string, entries: string, manifest: string): Promise<void> {
+  private async put(name: string, entries: string, manifest: string, firstSeq: number): Promise<void> {
     const incoming = join(this.folder, INCOMING_DIR);
     // What a writer that stopped part-way left (only the lock holder writes, so none is under way).
     await rm(incoming, { recursive: true, force: true });
@@ -308,6 +381,11 @@ export class AuditArchive {
     crashPoint('audit-segment-staged');
     const target = join(this.folder, name);
     if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
+    if (!(await this.owns(firstSeq))) {
+      throw new Error(
+        `the claim of seq ${firstSeq} was taken over while this writer was stalled; nothing was written`,
+      );
+    }
     await rename(staging, target);
     await syncFolder(this.folder);
     await rm(incoming, { recursive: true, force: true });
@@ -327,6 +405,35 @@ async function writeOnce(path: string, text: string): Promise<void> {
   } finally {
     await file.close();
   }
+}
+
+/** mkdir, exclusive: false when it exists already. */
+async function exclusiveDir(path: string): Promise<boolean> {
+  try {
+    await mkdir(path, { mode: FOLDER_MODE });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/** Who holds a claim and since when (ms): its owner file, else (a writer stopped before writing it) the folder's mtime. */
+async function claimHolder(claim: string): Promise<{ id: string; owner: string; at: number }> {
+  try {
+    const held = JSON.parse(await readFile(join(claim, CLAIM_OWNER_FILE), 'utf8')) as {
+      owner?: unknown;
+      at?: unknown;
+    };
+    const at = typeof held.at === 'string' ? Date.parse(held.at) : Number.NaN;
+    if (typeof held.owner === 'string' && Number.isFinite(at)) {
+      return { id: `${held.owner}@${held.at}`, owner: held.owner, at };
+    }
+  } catch {
+    // no owner file: the folder's own time
+  }
+  const { mtimeMs } = await stat(claim);
+  return { id: `unknown@${mtimeMs}`, owner: 'a writer that did not say', at: mtimeMs };
 }
 
 /** So the rename survives a crash (where the file system allows a folder to be synced). */

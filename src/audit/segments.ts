@@ -5,10 +5,10 @@
 // holding its segments.
 //
 // The check needs nothing but these files and Node: the standalone verifier (scripts/audit-verify.mjs)
-// is built from this file, audit/chain.ts and audit/crypto.ts, and the bot uses the same code to decide
+// is built from this file, audit/archive-find.ts, audit/chain.ts and audit/crypto.ts, and the bot uses the same code to decide
 // what retention may remove.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { canonicalJson, entryHash } from './chain.js';
 import { sha256Hex, short, signatureHolds } from './crypto.js';
 import type { AuditEntry } from './types.js';
@@ -85,8 +85,9 @@ export function readSegment(path: string): SegmentOnDisk {
   let text: string;
   try {
     text = readFileSync(join(path, MANIFEST_FILE), 'utf8');
-  } catch {
-    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable` };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable${code ? ` (${code})` : ''}` };
   }
   try {
     const manifest = JSON.parse(text) as SegmentManifest;
@@ -112,69 +113,6 @@ function isManifest(m: SegmentManifest): boolean {
     typeof m.key === 'string' &&
     typeof m.signature === 'string'
   );
-}
-
-const isDir = (path: string) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
-const subfolders = (path: string) => {
-  try {
-    return readdirSync(path, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-      .map((entry) => join(path, entry.name))
-      .sort();
-  } catch {
-    return []; // a folder this user may not read holds no segment of ours
-  }
-};
-const isSegmentDir = (path: string) => {
-  try {
-    return statSync(join(path, MANIFEST_FILE)).isFile() || statSync(join(path, ENTRIES_FILE)).isFile();
-  } catch {
-    return false;
-  }
-};
-
-/** What a path given to the verifier holds: one segment, one environment's segments, or a whole archive. */
-export interface ArchiveFound {
-  /** One segment alone: its place in the chain is not checked. */
-  single: boolean;
-  environments: Array<{ name: string; segments: SegmentOnDisk[] }>;
-}
-
-/** Finds the segments at `path`; throws when it is no segment, environment or archive folder. */
-export function findArchive(path: string): ArchiveFound {
-  const file = !isDir(path);
-  if (file) {
-    const name = basename(path);
-    if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && isSegmentDir(dirname(path))) {
-      return single(readSegment(dirname(path)));
-    }
-    throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
-  }
-  if (isSegmentDir(path)) return single(readSegment(path));
-  const children = subfolders(path);
-  if (children.some(isSegmentDir)) {
-    return { single: false, environments: [{ name: basename(path), segments: children.map(readSegment) }] };
-  }
-  const environments = children
-    .map((child) => ({
-      name: basename(child),
-      segments: subfolders(child).filter(isSegmentDir).map(readSegment),
-    }))
-    .filter((environment) => environment.segments.length > 0);
-  return { single: false, environments };
-}
-
-function single(segment: SegmentOnDisk): ArchiveFound {
-  return {
-    single: true,
-    environments: [{ name: segment.manifest?.environment ?? '?', segments: [segment] }],
-  };
 }
 
 interface ArchiveProblem {

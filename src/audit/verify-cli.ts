@@ -9,9 +9,10 @@
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { checkApprovalEvidence, placedEntries, registeredKey } from './approval-evidence.js';
+import { findArchive } from './archive-find.js';
 import { publicKeyFromHex, publicKeyHex } from './crypto.js';
 import { passkeyPem } from './passkey-keys.js';
-import { findArchive, verifySegments } from './segments.js';
+import { verifySegments } from './segments.js';
 
 const USAGE = `Usage: node audit-verify.mjs <archive folder, environment folder or segment folder> --key <public key>
        node audit-verify.mjs <folder> --key-file <file holding the public key>

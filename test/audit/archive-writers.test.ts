@@ -1,10 +1,10 @@
 // Two archive writers on one folder whose lock lapsed between them (a Redis failover, a writer stalled
 // past the lock's lease): the first seq of each segment is claimed in the folder itself, so the one that
 // read the folder before the other wrote stops, and the next round continues from the folder.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { AuditArchive, type VerifiedChain } from '../../src/audit/archive.js';
+import { AuditArchive, CLAIM_ABANDONED_MS, type VerifiedChain } from '../../src/audit/archive.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { CLAIMS_DIR, ENTRIES_FILE } from '../../src/audit/segments.js';
 import type { Store } from '../../src/store/index.js';
@@ -82,32 +82,61 @@ test('a writer whose view of the folder went stale while another wrote stops, an
   expect(await one.record()).toMatchObject({ lastSeq: 5 });
 });
 
-test('a claim a writer stopped before its rename left is refused, then cleared at start', async ({
+test("another writer's live claim survives a start-up, and is taken over only once it is long abandoned", async ({
   replicas,
   auditDir,
   signer,
 }) => {
   const { a } = await replicas('audit-archive-unfinished-claim');
+  let now = NOW;
   const archive = new AuditArchive({
     store: a,
     dir: join(auditDir, 'archive'),
     environment: 'sandbox',
     signer,
-    now: () => NOW,
+    now: () => now,
   });
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
   await appendMany(log, 2, 1);
-  mkdirSync(join(archive.folder, CLAIMS_DIR, '0000000002'));
+  // A writer whose lock lapsed claimed seq 2 a minute ago and has not renamed its segment yet.
+  const claim = join(archive.folder, CLAIMS_DIR, '0000000002');
+  mkdirSync(claim);
+  const at = new Date(NOW.getTime() - 60_000).toISOString();
+  writeFileSync(join(claim, 'owner.json'), JSON.stringify({ owner: 'replica-a', at }));
+  expect(await archive.clearIncoming()).toBe(false);
+  expect(readdirSync(join(archive.folder, CLAIMS_DIR)).sort()).toEqual(['0000000000', '0000000002']);
   const refused = await archive.write('schedule', chainOf(log));
   expect(refused).toMatchObject({ written: false, reason: 'refused' });
   expect(refused.written === false && refused.reason === 'refused' && refused.why).toContain(
     'seq 2 is claimed',
   );
-  expect(await archive.clearIncoming()).toBe(true);
-  expect(readdirSync(join(archive.folder, CLAIMS_DIR))).toEqual(['0000000000']);
+  // Long after: its writer is gone, and the claim is taken over.
+  now = new Date(NOW.getTime() + CLAIM_ABANDONED_MS);
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 2 });
+  expect(archive.read()).toMatchObject({ problems: [], verifiedHead: { seq: 2 } });
+  expect(readdirSync(join(archive.folder, CLAIMS_DIR, '0000000000'))).toEqual(['owner.json']);
+});
+
+test('a claim without its owner file is dated by its folder', async ({ replicas, auditDir, signer }) => {
+  const { a } = await replicas('audit-archive-claim-no-owner');
+  let now = NOW;
+  const archive = new AuditArchive({
+    store: a,
+    dir: join(auditDir, 'archive'),
+    environment: 'sandbox',
+    signer,
+    now: () => now,
+  });
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 1);
+  const claim = join(archive.folder, CLAIMS_DIR, '0000000000');
+  mkdirSync(claim, { recursive: true });
+  utimesSync(claim, NOW, NOW);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: false, reason: 'refused' });
+  now = new Date(NOW.getTime() + CLAIM_ABANDONED_MS);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
 });
 
 test('a segment checked once is still caught when its file changes afterwards, at the same size', async ({

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { CLAIM_ABANDONED_MS } from '../../src/audit/archive.js';
 import { AUDIT_CRASH_POINTS } from '../../src/crash-points.js';
 import { createStore } from '../../src/store/index.js';
 import { APPROVER_A, startApprovalApp } from '../slack/approvals/support.js';
@@ -99,7 +100,9 @@ test('five cuts, each killed at another step and started again, leave a chain an
     const killed = await child(dir, seconds, next, append, point);
     expect(killed.signal, `${point}: ${killed.stderr.slice(-400)}`).toBe('SIGKILL');
     next += append;
-    // Started again on the same file: the check at start finds the chain whole; the cut completes.
+    // Started again on the same file, once a claim the kill left is taken as abandoned: the check at
+    // start finds the chain whole; the segment and the cut complete.
+    seconds += CLAIM_ABANDONED_MS / SECOND;
     const again = await child(dir, seconds, next, 0);
     expect(again.status, again.stderr.slice(-400)).toBe(0);
     const said = again.said as ChildSaid;

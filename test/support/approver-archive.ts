@@ -16,7 +16,7 @@ import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { type PolicySnapshot, policySnapshot } from '../../src/approvals/index.js';
 import type { RequestKind } from '../../src/approvals/types.js';
 import { type PlacedEntry, placedEntries } from '../../src/audit/approval-evidence.js';
-import { findArchive } from '../../src/audit/segments.js';
+import { findArchive } from '../../src/audit/archive-find.js';
 import { type AuditSigner, HeadMarks } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
 import { approveAsSeen, seenOf } from './approve-as-seen.js';

@@ -1,0 +1,89 @@
+// Where the segments are, given a path to the verifier: one segment, one environment's folder, or a
+// whole archive. A folder this user may not read is one segment that cannot be read (a problem the
+// check reports), never skipped.
+import { type Dirent, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ENTRIES_FILE, MANIFEST_FILE, readSegment, type SegmentOnDisk } from './segments.js';
+
+const isDir = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+/** How a folder is listed: node's readdirSync (a test stands in a folder this user may not read). */
+export type ListFolder = (path: string, options: { withFileTypes: true }) => Dirent[];
+
+/** A folder's subfolders, or (a folder this user may not read) why not. */
+const listFolders = (path: string, list: ListFolder): string[] | { unreadable: string } => {
+  try {
+    return list(path, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+      .map((entry) => join(path, entry.name))
+      .sort();
+  } catch (error) {
+    return { unreadable: (error as NodeJS.ErrnoException).code ?? String(error) };
+  }
+};
+const isSegmentDir = (path: string) => {
+  try {
+    return statSync(join(path, MANIFEST_FILE)).isFile() || statSync(join(path, ENTRIES_FILE)).isFile();
+  } catch {
+    return false;
+  }
+};
+/** A folder this user may not list, as a segment the check reports (never skipped). */
+const unreadableFolder = (path: string, why: string): SegmentOnDisk => ({
+  name: basename(path),
+  path,
+  unreadable: `the folder cannot be read (${why})`,
+});
+
+/** An environment's segments: a folder in it that cannot be listed is one, unreadable; so is the folder itself. */
+function environmentSegments(path: string, list: ListFolder): SegmentOnDisk[] {
+  const found = listFolders(path, list);
+  if (!Array.isArray(found)) return [unreadableFolder(path, found.unreadable)];
+  return found.flatMap((child) => {
+    const inside = listFolders(child, list);
+    if (!Array.isArray(inside)) return [unreadableFolder(child, inside.unreadable)];
+    return isSegmentDir(child) ? [readSegment(child)] : [];
+  });
+}
+
+/** What a path given to the verifier holds: one segment, one environment's segments, or a whole archive. */
+export interface ArchiveFound {
+  /** One segment alone: its place in the chain is not checked. */
+  single: boolean;
+  environments: Array<{ name: string; segments: SegmentOnDisk[] }>;
+}
+
+/** Finds the segments at `path`; throws when it is no segment, environment or archive folder. */
+export function findArchive(path: string, list: ListFolder = readdirSync): ArchiveFound {
+  const file = !isDir(path);
+  if (file) {
+    const name = basename(path);
+    if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && isSegmentDir(dirname(path))) {
+      return single(readSegment(dirname(path)));
+    }
+    throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
+  }
+  if (isSegmentDir(path)) return single(readSegment(path));
+  const listed = listFolders(path, list);
+  if (!Array.isArray(listed)) throw new Error(`${path} cannot be read (${listed.unreadable})`);
+  const children = listed;
+  if (children.some(isSegmentDir)) {
+    return { single: false, environments: [{ name: basename(path), segments: children.map(readSegment) }] };
+  }
+  const environments = children
+    .map((child) => ({ name: basename(child), segments: environmentSegments(child, list) }))
+    .filter((environment) => environment.segments.length > 0);
+  return { single: false, environments };
+}
+
+function single(segment: SegmentOnDisk): ArchiveFound {
+  return {
+    single: true,
+    environments: [{ name: segment.manifest?.environment ?? '?', segments: [segment] }],
+  };
+}

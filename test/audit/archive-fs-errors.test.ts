@@ -1,0 +1,129 @@
+// The archive when the file system fails it: a rename that fails after the claim, and folders the bot's
+// user may not read (an archive restored as root, 0700). Root reads every folder and the files run in one
+// module graph (no module mocks), so the failures are ones no user gets past (a folder where a file is,
+// a rename over a link) or, for the verifier's listing, a stand-in for readdirSync that denies.
+import { type Dirent, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { AuditArchive, type VerifiedChain } from '../../src/audit/archive.js';
+import { findArchive } from '../../src/audit/archive-find.js';
+import { AuditLog } from '../../src/audit/log.js';
+import { archiveProblems } from '../../src/audit/problems.js';
+import { CLAIMS_DIR, INCOMING_DIR, segmentName, verifySegments } from '../../src/audit/segments.js';
+import type { AuditSigner } from '../../src/audit/signing.js';
+import type { Store } from '../../src/store/index.js';
+import { auditTest as test } from '../support/audit-archive.js';
+import { auditDraft } from '../support/engine.js';
+
+const NOW = new Date('2026-11-02T10:00:00.000Z');
+
+const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
+  entries: await log.entries('sandbox'),
+  head: await log.head('sandbox'),
+});
+
+async function appendMany(log: AuditLog, from: number, count: number): Promise<void> {
+  for (let n = from; n < from + count; n++) await log.append('sandbox', auditDraft(n));
+}
+
+const archiveOn = (store: Store, dir: string, signer: AuditSigner) =>
+  new AuditArchive({ store, dir, environment: 'sandbox', signer, now: () => NOW });
+
+test('a write that fails after its claim gives the claim back, so the next write goes on without a restart', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-failed-put');
+  const archive = archiveOn(a, join(auditDir, 'archive'), signer);
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  // A link where the segment is renamed to: the rename fails (ENOTDIR), as a full disk's would.
+  mkdirSync(archive.folder, { recursive: true });
+  const target = join(archive.folder, segmentName(0, 1, NOW));
+  symlinkSync(join(auditDir, 'nowhere'), target);
+  await expect(archive.write('schedule', chainOf(log))).rejects.toThrow();
+  expect(readdirSync(join(archive.folder, CLAIMS_DIR))).toEqual([]);
+  expect(readdirSync(archive.folder).filter((name) => name === INCOMING_DIR)).toEqual([]);
+  rmSync(target);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({
+    written: true,
+    firstSeq: 0,
+    lastSeq: 1,
+  });
+  expect(archive.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
+});
+
+test('an archive folder the bot cannot read is a broken archive, not an error', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-unreadable');
+  const archive = archiveOn(a, join(auditDir, 'archive'), signer);
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true });
+  // `.incoming` that cannot be listed: the start-up clearing does not throw.
+  writeFileSync(join(archive.folder, INCOMING_DIR), '');
+  expect(await archive.clearIncoming()).toBe(false);
+  // The environment's folder cannot be listed: the check says the archive is broken.
+  rmSync(archive.folder, { recursive: true });
+  writeFileSync(archive.folder, '');
+  const report = archive.read();
+  expect(report.problems).toEqual([
+    { segment: 'sandbox', text: `the folder ${archive.folder} cannot be read (ENOTDIR)` },
+  ]);
+  const entries = await log.entries('sandbox');
+  const problems = archiveProblems(report, entries, { ok: true } as never, await archive.record());
+  expect(problems.map((p) => p.kind)).toContain('archive-invalid');
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: false, reason: 'refused' });
+});
+
+test('the verifier given the archive root reports the folders it cannot read', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-unreadable-parts');
+  const root = join(auditDir, 'archive');
+  const archive = archiveOn(a, root, signer);
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true });
+  await appendMany(log, 2, 1);
+  const later = archiveOn(a, root, signer);
+  const written = await later.write('command', chainOf(log));
+  expect(written).toMatchObject({ written: true, firstSeq: 2 });
+  const second = written.written ? written.segment : '';
+  mkdirSync(join(root, 'production'));
+  const denied = new Set([join(archive.folder, second), join(root, 'production')]);
+  const list = (path: string, options: { withFileTypes: true }): Dirent[] => {
+    if (denied.has(path))
+      throw Object.assign(new Error(`EACCES: permission denied, '${path}'`), { code: 'EACCES' });
+    return readdirSync(path, options);
+  };
+  const found = findArchive(root, list);
+  const reports = found.environments.map((e) => verifySegments(e.name, e.segments));
+  expect(reports.map((r) => [r.environment, r.problems])).toEqual([
+    ['production', [{ segment: 'production', text: 'the folder cannot be read (EACCES)' }]],
+    ['sandbox', [{ segment: second, text: 'the folder cannot be read (EACCES)' }]],
+  ]);
+});
+
+test('the keeper starts on an archive it cannot read and its check reports the archive broken', async ({
+  replicas,
+  auditReplica,
+  auditDir,
+}) => {
+  const { a } = await replicas('audit-archive-unreadable-keeper');
+  const dir = join(auditDir, 'restored');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'sandbox'), ''); // the environment's folder, unlistable whatever the user
+  const replica = auditReplica(a, { archiveDir: dir });
+  await replica.keeper.start();
+  await replica.log.append('sandbox', auditDraft(0));
+  const check = await replica.keeper.check();
+  expect(check.ok).toBe(false);
+  expect(check.problems.map((p) => p.kind)).toContain('archive-invalid');
+});
