@@ -39,9 +39,11 @@ const SERVICE_MESSAGE_CHARS = 300;
 
 /** A service message cut to SERVICE_MESSAGE_CHARS, saying that it was cut. */
 function capped(message: string): string {
-  return message.length > SERVICE_MESSAGE_CHARS
-    ? `${message.slice(0, SERVICE_MESSAGE_CHARS)}… (cut, ${message.length} characters)`
-    : message;
+  if (message.length <= SERVICE_MESSAGE_CHARS) return message;
+  // Never between the two halves of a character outside the basic plane (an emoji).
+  const last = message.charCodeAt(SERVICE_MESSAGE_CHARS - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? SERVICE_MESSAGE_CHARS - 1 : SERVICE_MESSAGE_CHARS;
+  return `${message.slice(0, end)}… (cut, ${message.length} characters)`;
 }
 
 function messageOf(body: z.infer<typeof envelopeSchema>): string | undefined {

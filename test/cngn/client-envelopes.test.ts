@@ -125,4 +125,11 @@ describe('an answer without a success status', () => {
     expect(error).toBeInstanceOf(CngnError);
     expect(error.serviceMessage).toBe(`${long.slice(0, 300)}… (cut, ${long.length} characters)`);
   });
+
+  test('never cuts a refusal message between the halves of an emoji', async ({ service, client }) => {
+    const long = `${'x'.repeat(299)}💸${'y'.repeat(100)}`;
+    answer(service, 400, { status: 400, message: long });
+    const error = (await client.getBanks().catch((e: unknown) => e)) as CngnError;
+    expect(error.serviceMessage).toBe(`${'x'.repeat(299)}… (cut, ${long.length} characters)`);
+  });
 });

@@ -17,6 +17,9 @@ import { section } from '../ui/messages.js';
  */
 const shown = (text: string, max: number) => clipMrkdwn(escapeMrkdwn(text), max);
 
+/** A reference is cut only past this (escaped): one with an `&` in it is still shown whole. */
+const REFERENCE_SHOWN = 200;
+
 /** How many failures the summary lists; the CSV has them all. */
 const FAILURES_SHOWN = 10;
 
@@ -71,7 +74,8 @@ const kindWord = (m: Movement) =>
 function largest(movements: readonly Movement[]): string {
   if (movements.length === 0) return '*Largest movements*\nnone';
   const lines = movements.map(
-    (m) => `• ${naira(m.amount)} · ${kindWord(m)} · \`${shown(m.reference, 80)}\` · ${lagosTime(m.at)}`,
+    (m) =>
+      `• ${naira(m.amount)} · ${kindWord(m)} · \`${shown(m.reference, REFERENCE_SHOWN)}\` · ${lagosTime(m.at)}`,
   );
   return [`*Largest movements*`, ...lines].join('\n');
 }
@@ -82,7 +86,7 @@ function failures(failed: readonly Movement[]): string {
     .slice(0, FAILURES_SHOWN)
     .map(
       (m) =>
-        `• \`${shown(m.reference, 80)}\` ${kindWord(m)} ${naira(m.amount)} — ${shown(m.reason ?? 'no reason given', 150)}`,
+        `• \`${shown(m.reference, REFERENCE_SHOWN)}\` ${kindWord(m)} ${naira(m.amount)} — ${shown(m.reason ?? 'no reason given', 150)}`,
     );
   const more = failed.length - FAILURES_SHOWN;
   return [
@@ -114,7 +118,7 @@ const UNREADABLE_SHOWN = 10;
 function unreadableNote(unreadable: readonly Movement[]): string {
   const named = unreadable
     .slice(0, UNREADABLE_SHOWN)
-    .map((m) => `\`${shown(m.reference, 80)}\` ("${shown(m.unreadableAmount ?? '', 80)}")`);
+    .map((m) => `\`${shown(m.reference, REFERENCE_SHOWN)}\` ("${shown(m.unreadableAmount ?? '', 80)}")`);
   const more = unreadable.length - UNREADABLE_SHOWN;
   const count = unreadable.length === 1 ? '1 transaction' : `${unreadable.length} transactions`;
   return `:warning: ${count} with amounts that could not be read: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}. They are counted in no figure, so the figures are incomplete: the opening, the closing and the flows may be off by them.`;
