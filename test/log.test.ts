@@ -116,9 +116,9 @@ describe('secrets', () => {
   });
 
   it('keeps words that only look like a Basic credential (a Slack app page name) in a hint', () => {
-    const { log, lines } = capture('debug');
+    const { log, entries } = capture('debug');
     log.error('SLACK_SIGNING_SECRET: required in HTTP mode — from "Basic Information" of your Slack app');
-    expect(lines.join('\n')).toContain('"Basic Information" of your Slack app');
+    expect(entries()[0]?.message).toContain('"Basic Information" of your Slack app');
   });
 
   it('writes bytes as their length, never one by one', () => {
