@@ -1409,6 +1409,8 @@ function manifestText(manifest) {
   const { signature: _signature, ...signed } = manifest;
   return canonicalJson(signed);
 }
+var UNREADABLE_CODES = /* @__PURE__ */ new Set(["EACCES", "EPERM", "ENOTDIR", "ELOOP"]);
+var SEGMENT_NAME = /^\d{10}-\d{10}-\d{8}T\d{6}Z$/;
 function readSegment(path) {
   const segment = { name: basename(path), path };
   try {
@@ -1629,9 +1631,13 @@ var listFolders = (path, list) => {
   try {
     return list(path, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith(".")).map((entry) => join2(path, entry.name)).sort();
   } catch (error) {
-    return { unreadable: error.code ?? String(error) };
+    const code = error.code;
+    if (!code || !UNREADABLE_CODES.has(code)) throw error;
+    return { unreadable: code };
   }
 };
+var ENVIRONMENTS = ["sandbox", "test", "live"];
+var isArchiveName = (path) => ENVIRONMENTS.includes(basename2(path)) || SEGMENT_NAME.test(basename2(path));
 var isSegmentDir = (path) => {
   try {
     return statSync(join2(path, MANIFEST_FILE)).isFile() || statSync(join2(path, ENTRIES_FILE)).isFile();
@@ -1646,10 +1652,11 @@ var unreadableFolder = (path, why) => ({
 });
 function environmentSegments(path, list) {
   const found = listFolders(path, list);
-  if (!Array.isArray(found)) return [unreadableFolder(path, found.unreadable)];
+  if (!Array.isArray(found)) return isArchiveName(path) ? [unreadableFolder(path, found.unreadable)] : [];
   return found.flatMap((child) => {
     const inside = listFolders(child, list);
-    if (!Array.isArray(inside)) return [unreadableFolder(child, inside.unreadable)];
+    if (!Array.isArray(inside))
+      return isArchiveName(child) ? [unreadableFolder(child, inside.unreadable)] : [];
     return isSegmentDir(child) ? [readSegment(child)] : [];
   });
 }

@@ -35,7 +35,8 @@ const SECRET_TEXT = [
   /cngn_(test|live)_[A-Za-z0-9_-]+/g,
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /Bearer\s+[A-Za-z0-9._~+/=-]+/g,
-  /Basic\s+[A-Za-z0-9+/=]+/g,
+  // Only as an Authorization header's value: "Basic Information" (a Slack app's page) is words.
+  /(?<=authorization["']?\s*[:=]\s*["']?)Basic\s+[A-Za-z0-9+/=]+/gi,
 ];
 
 // The user and password of a URL (`redis://user:pass@host`): after `//`, a user alone up to its `@`,

@@ -106,12 +106,19 @@ describe('secrets', () => {
       dumped: Buffer.from(webhook).toString('base64'),
       safe: Buffer.from(webhook).toString('base64url'),
       basic: 'Authorization: Basic dTpwdw==',
+      sent: '{"authorization":"basic dTpwdw=="}',
     });
     const out = lines.join('\n');
     for (const part of ['dEf/123', 'ss w0rd', 'abc/def', encodeURIComponent(webhook), 'dTpwdw==']) {
       expect(out).not.toContain(part);
     }
     expect(out).not.toContain(Buffer.from(webhook).toString('base64').slice(0, 12));
+  });
+
+  it('keeps words that only look like a Basic credential (a Slack app page name) in a hint', () => {
+    const { log, entries } = capture('debug');
+    log.error('SLACK_SIGNING_SECRET: required in HTTP mode — from "Basic Information" of your Slack app');
+    expect(entries()[0]?.message).toContain('"Basic Information" of your Slack app');
   });
 
   it('writes bytes as their length, never one by one', () => {

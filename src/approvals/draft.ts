@@ -91,6 +91,8 @@ const passkeyName = z
   .max(PASSKEY_NAME_MAX, `at most ${PASSKEY_NAME_MAX} characters`)
   .refine((name) => !/\p{Cc}/u.test(name), 'one line, without control characters');
 const base64url = z.string().regex(/^[A-Za-z0-9_-]{1,2048}$/, 'must be base64url');
+/** A WebAuthn credential id is at most 1023 bytes: 1364 characters of base64url. */
+const credentialIdText = z.string().regex(/^[A-Za-z0-9_-]{1,1364}$/, 'must be base64url, at most 1023 bytes');
 
 const requestDraftSchema = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -145,7 +147,7 @@ const requestDraftSchema = z.discriminatedUnion('kind', [
     payload: z.strictObject({
       user: id,
       name: passkeyName,
-      credentialId: base64url,
+      credentialId: credentialIdText,
       publicKey: base64url,
       counter: z.number().int().min(0),
       aaguid: z.string().max(64).optional(),

@@ -1,9 +1,18 @@
 // Where the segments are, given a path to the verifier: one segment, one environment's folder, or a
-// whole archive. A folder this user may not read is one segment that cannot be read (a problem the
-// check reports), never skipped.
+// whole archive. A folder this user may not read that is an environment's or a segment's (by its name)
+// is one segment that cannot be read (a problem the check reports), never skipped; any other folder the
+// archive's file system holds (a mount root's lost+found) is not the archive's and is skipped.
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ENTRIES_FILE, MANIFEST_FILE, readSegment, type SegmentOnDisk } from './segments.js';
+import {
+  ENTRIES_FILE,
+  MANIFEST_FILE,
+  readSegment,
+  SEGMENT_NAME,
+  type SegmentOnDisk,
+  UNREADABLE_CODES,
+} from './segments.js';
+import type { ServiceEnvironment } from './types.js';
 
 const isDir = (path: string) => {
   try {
@@ -15,7 +24,10 @@ const isDir = (path: string) => {
 /** How a folder is listed: node's readdirSync (a test stands in a folder this user may not read). */
 export type ListFolder = (path: string, options: { withFileTypes: true }) => Dirent[];
 
-/** A folder's subfolders, or (a folder this user may not read) why not. */
+/**
+ * A folder's subfolders, or (a folder this user may not read) why not. A passing failure (out of file
+ * handles, a busy disk) is thrown: the check fails, it does not call the archive broken.
+ */
 const listFolders = (path: string, list: ListFolder): string[] | { unreadable: string } => {
   try {
     return list(path, { withFileTypes: true })
@@ -23,9 +35,15 @@ const listFolders = (path: string, list: ListFolder): string[] | { unreadable: s
       .map((entry) => join(path, entry.name))
       .sort();
   } catch (error) {
-    return { unreadable: (error as NodeJS.ErrnoException).code ?? String(error) };
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!code || !UNREADABLE_CODES.has(code)) throw error;
+    return { unreadable: code };
   }
 };
+const ENVIRONMENTS: readonly ServiceEnvironment[] = ['sandbox', 'test', 'live'];
+/** A folder named as the archive names its own: an environment's or a segment's. */
+const isArchiveName = (path: string) =>
+  (ENVIRONMENTS as readonly string[]).includes(basename(path)) || SEGMENT_NAME.test(basename(path));
 const isSegmentDir = (path: string) => {
   try {
     return statSync(join(path, MANIFEST_FILE)).isFile() || statSync(join(path, ENTRIES_FILE)).isFile();
@@ -43,10 +61,11 @@ const unreadableFolder = (path: string, why: string): SegmentOnDisk => ({
 /** An environment's segments: a folder in it that cannot be listed is one, unreadable; so is the folder itself. */
 function environmentSegments(path: string, list: ListFolder): SegmentOnDisk[] {
   const found = listFolders(path, list);
-  if (!Array.isArray(found)) return [unreadableFolder(path, found.unreadable)];
+  if (!Array.isArray(found)) return isArchiveName(path) ? [unreadableFolder(path, found.unreadable)] : [];
   return found.flatMap((child) => {
     const inside = listFolders(child, list);
-    if (!Array.isArray(inside)) return [unreadableFolder(child, inside.unreadable)];
+    if (!Array.isArray(inside))
+      return isArchiveName(child) ? [unreadableFolder(child, inside.unreadable)] : [];
     return isSegmentDir(child) ? [readSegment(child)] : [];
   });
 }

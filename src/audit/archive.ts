@@ -5,15 +5,26 @@
 // follows the folder's last segment that verifies. A lock can lapse (a failover, a writer stalled past
 // its lease), so the folder decides too: a writer first claims its segment's first seq under `.claims/`
 // with an exclusive mkdir, and one that finds it claimed stops this round. Files are created with 'wx',
-// readable by the bot's user alone, in a fresh folder under `.incoming/` that is then renamed to a name
-// no segment had: nothing is rewritten.
+// readable by the bot's user alone, in a fresh folder inside the claim that is then renamed to a name no
+// segment had: nothing is rewritten. A claim abandoned long enough is taken over by renaming it away
+// (one renamer wins) and claiming afresh, so a stalled writer's staged folder goes with the old claim and
+// its own final rename finds nothing to move.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { type Dirent, existsSync, readdirSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
+import {
+  CLAIM_OWNER_FILE,
+  claimHolder,
+  claimName,
+  exclusiveDir,
+  FOLDER_MODE,
+  writeOnce,
+} from './archive-claims.js';
+import type { ListFolder } from './archive-find.js';
 import type { ChainHead } from './chain.js';
 import { sha256Hex, short } from './crypto.js';
 import {
@@ -30,6 +41,7 @@ import {
   type SegmentManifest,
   type SegmentOnDisk,
   segmentName,
+  UNREADABLE_CODES,
   verifySegments,
 } from './segments.js';
 import type { AuditSigner } from './signing.js';
@@ -59,13 +71,6 @@ export type VerifiedChain = { entries: AuditEntry[]; head: ChainHead | undefined
 
 const recordKey = (environment: ServiceEnvironment) => `approvals:audit-archived:${environment}`;
 const lockName = (environment: ServiceEnvironment) => `approvals:audit-archive:${environment}`;
-/** Only the bot's user reads the archive: segments hold payout payloads and purposes. */
-const FOLDER_MODE = 0o700;
-const FILE_MODE = 0o400;
-/** A claim's name: the first seq, as segment names begin with it. */
-const claimName = (firstSeq: number) => String(firstSeq).padStart(10, '0');
-/** Inside a claim: who made it and when, so that another writer can tell a live claim from an abandoned one. */
-const CLAIM_OWNER_FILE = 'owner.json';
 /**
  * A claim no segment follows is taken as abandoned (its writer stopped between claim and rename) only
  * this long after it was made: many times the lock's lease, so a writer under way is never overtaken.
@@ -90,6 +95,10 @@ export class AuditArchive {
       environment: ServiceEnvironment;
       signer: AuditSigner;
       now: () => Date;
+      /** How the folder is listed: node's readdirSync (a test stands in a failing one). */
+      list?: ListFolder;
+      /** Awaited between staging a segment and renaming it: a test stalls a writer there. */
+      staged?: () => Promise<void>;
     },
   ) {
     this.folder = join(options.dir, options.environment);
@@ -101,7 +110,9 @@ export class AuditArchive {
     try {
       segments = this.segmentNames().map((name) => readSegment(join(this.folder, name)));
     } catch (error) {
-      // A folder the bot cannot read (restored as another user) is a broken archive, not an error to log.
+      // A folder the bot cannot read (restored as another user) is a broken archive, not an error to log;
+      // a passing failure (out of file handles, a busy disk) is an error: the check fails with a warning.
+      if (!UNREADABLE_CODES.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
       segments = [
         {
           name: this.options.environment,
@@ -210,11 +221,12 @@ export class AuditArchive {
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
     const claim = await this.claim(unsigned.firstSeq);
     if (claim) return claim;
+    const staging = join(this.folder, CLAIMS_DIR, claimName(unsigned.firstSeq), `staged-${randomUUID()}`);
     try {
-      await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`, unsigned.firstSeq);
+      await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`, unsigned.firstSeq, staging);
     } catch (error) {
       // Still under the lock: a claim no segment follows would refuse every later write.
-      await this.unclaim(unsigned.firstSeq).catch(() => undefined);
+      await this.unclaim(unsigned.firstSeq, staging).catch(() => undefined);
       throw error;
     }
     crashPoint('audit-segment-renamed');
@@ -236,63 +248,70 @@ export class AuditArchive {
   /**
    * Claim the first seq of the segment about to be written: an exclusive mkdir, so of two writers that
    * read the same folder one wins. A claim no segment follows, made longer ago than CLAIM_ABANDONED_MS,
-   * is taken over (by one writer alone: another exclusive mkdir named after it). Nothing when claimed;
-   * otherwise why this writer stops.
+   * is taken over: renamed away (an atomic rename: one writer alone wins it), then claimed afresh with the
+   * same exclusive mkdir. A takeover stopped between the two leaves no claim: the next writer claims as
+   * usual. Nothing when claimed; otherwise why this writer stops.
    */
   private async claim(firstSeq: number): Promise<ArchiveOutcome | undefined> {
     const claims = join(this.folder, CLAIMS_DIR);
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
     const path = join(claims, claimName(firstSeq));
-    if (await exclusiveDir(path)) {
-      await this.own(path, 'wx').catch(async (error: unknown) => {
-        await rm(path, { recursive: true, force: true });
-        throw error;
-      });
-      return undefined;
-    }
+    if (await this.claimAfresh(path)) return undefined;
     const written = this.segmentStarting(firstSeq);
     if (written) {
-      return {
-        written: false,
-        reason: 'taken',
-        why: `another replica wrote segment ${written} (from seq ${firstSeq}) meanwhile; the next round continues from it`,
-      };
+      return taken(
+        `another replica wrote segment ${written} (from seq ${firstSeq}) meanwhile; the next round continues from it`,
+      );
     }
     const held = await claimHolder(path);
-    const age = this.options.now().getTime() - held.at;
-    if (age >= CLAIM_ABANDONED_MS) {
-      if (
-        await exclusiveDir(
-          join(claims, `.${claimName(firstSeq)}-taken-over-${sha256Hex(held.id).slice(0, 16)}`),
-        )
-      ) {
-        await this.own(path, 'w');
-        return undefined;
-      }
-      return {
-        written: false,
-        reason: 'taken',
-        why: `another replica took over the abandoned claim of seq ${firstSeq} meanwhile`,
-      };
+    if (!held) {
+      // Renamed away by a takeover between the mkdir and now: claim it, unless another got there first.
+      if (await this.claimAfresh(path)) return undefined;
+      return taken(`another replica claimed seq ${firstSeq} meanwhile`);
     }
-    return refused(
-      `seq ${firstSeq} is claimed in ${claims} (by ${held.owner}, ${new Date(held.at).toISOString()}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
-    );
+    const age = this.options.now().getTime() - held.at;
+    if (age < CLAIM_ABANDONED_MS) {
+      return refused(
+        `seq ${firstSeq} is claimed in ${claims} (by ${held.owner}, ${new Date(held.at).toISOString()}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
+      );
+    }
+    const abandoned = join(claims, `.${claimName(firstSeq)}-abandoned-${randomUUID()}`);
+    try {
+      await rename(path, abandoned);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return taken(`another replica took over the abandoned claim of seq ${firstSeq} meanwhile`);
+    }
+    const claimed = await this.claimAfresh(path);
+    // Best effort: what the abandoned claim staged is no segment; a folder left is only clutter.
+    await rm(abandoned, { recursive: true, force: true }).catch(() => undefined);
+    if (claimed) return undefined;
+    return taken(`another replica claimed seq ${firstSeq} meanwhile`);
   }
 
-  /** Record this writer in its claim: 'wx' a fresh claim, 'w' (a new file renamed over) one taken over. */
-  private async own(claim: string, flag: 'wx' | 'w'): Promise<void> {
-    const text = `${JSON.stringify({ owner: this.owner, at: this.options.now().toISOString() })}\n`;
-    if (flag === 'wx') return writeOnce(join(claim, CLAIM_OWNER_FILE), text);
-    const fresh = join(claim, `.${randomUUID()}`);
-    await writeOnce(fresh, text);
-    await rename(fresh, join(claim, CLAIM_OWNER_FILE));
+  /** An exclusive mkdir of the claim, then this writer's owner file in it: false when it exists already. */
+  private async claimAfresh(path: string): Promise<boolean> {
+    if (!(await exclusiveDir(path))) return false;
+    try {
+      const at = this.options.now().toISOString();
+      await writeOnce(join(path, CLAIM_OWNER_FILE), `${JSON.stringify({ owner: this.owner, at })}\n`);
+    } catch (error) {
+      // A claim without its owner would be dated by its folder: give it back instead.
+      await rm(path, { recursive: true, force: true });
+      throw error;
+    }
+    return true;
   }
 
-  /** A write that failed after its claim: the claim goes (when no segment starts there), and what it staged. */
-  private async unclaim(firstSeq: number): Promise<void> {
-    await rm(join(this.folder, INCOMING_DIR), { recursive: true, force: true });
-    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) return;
+  /**
+   * A write that failed after its claim: what it staged goes, and the claim (when it is still this
+   * writer's and no segment starts there). Another writer's claim and staging are left alone.
+   */
+  private async unclaim(firstSeq: number, staging: string): Promise<void> {
+    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) {
+      await rm(staging, { recursive: true, force: true });
+      return;
+    }
     await rm(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), { recursive: true, force: true });
   }
 
@@ -309,12 +328,18 @@ export class AuditArchive {
 
   /** The folder's segment names, in order. */
   private segmentNames(): string[] {
-    return existsSync(this.folder)
-      ? readdirSync(this.folder, { withFileTypes: true })
-          .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-          .map((entry) => entry.name)
-          .sort()
-      : [];
+    let listed: Dirent[];
+    try {
+      listed = (this.options.list ?? readdirSync)(this.folder, { withFileTypes: true });
+    } catch (error) {
+      // No folder yet: no segment. Any other failure (a root the bot may not enter) is the caller's.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return listed
+      .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+      .map((entry) => entry.name)
+      .sort();
   }
 
   /**
@@ -369,26 +394,41 @@ export class AuditArchive {
     };
   }
 
-  /** Both files, read-only, in a fresh folder, then the folder renamed to the segment's name (claimed). */
-  private async put(name: string, entries: string, manifest: string, firstSeq: number): Promise<void> {
-    const incoming = join(this.folder, INCOMING_DIR);
-    // What a writer that stopped part-way left (only the lock holder writes, so none is under way).
-    await rm(incoming, { recursive: true, force: true });
-    const staging = join(incoming, randomUUID());
-    await mkdir(staging, { recursive: true, mode: FOLDER_MODE });
-    await writeOnce(join(staging, ENTRIES_FILE), entries);
-    await writeOnce(join(staging, MANIFEST_FILE), manifest);
-    crashPoint('audit-segment-staged');
-    const target = join(this.folder, name);
-    if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
+  /**
+   * Both files, read-only, in a fresh folder inside the claim, then that folder renamed to the segment's
+   * name. A claim taken over while this writer stalled was renamed away with its staged folder: the
+   * rename finds nothing to move and nothing is written.
+   */
+  private async put(
+    name: string,
+    entries: string,
+    manifest: string,
+    firstSeq: number,
+    staging: string,
+  ): Promise<void> {
+    await mkdir(staging, { mode: FOLDER_MODE });
+    // Made in this writer's claim: a claim once moved away never comes back, so one still this writer's
+    // after the mkdir held the staged folder all along, which from now on goes wherever the claim goes.
     if (!(await this.owns(firstSeq))) {
       throw new Error(
         `the claim of seq ${firstSeq} was taken over while this writer was stalled; nothing was written`,
       );
     }
-    await rename(staging, target);
+    await writeOnce(join(staging, ENTRIES_FILE), entries);
+    await writeOnce(join(staging, MANIFEST_FILE), manifest);
+    crashPoint('audit-segment-staged');
+    await this.options.staged?.();
+    const target = join(this.folder, name);
+    if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
+    try {
+      await rename(staging, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw new Error(
+        `the claim of seq ${firstSeq} was taken over while this writer was stalled; nothing was written`,
+      );
+    }
     await syncFolder(this.folder);
-    await rm(incoming, { recursive: true, force: true });
   }
 }
 
@@ -396,44 +436,8 @@ function refused(why: string): ArchiveOutcome {
   return { written: false, reason: 'refused', why };
 }
 
-/** Create (never replace) a file only the bot's user may read, and make it durable. */
-async function writeOnce(path: string, text: string): Promise<void> {
-  const file = await open(path, 'wx', FILE_MODE);
-  try {
-    await file.writeFile(text, 'utf8');
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-}
-
-/** mkdir, exclusive: false when it exists already. */
-async function exclusiveDir(path: string): Promise<boolean> {
-  try {
-    await mkdir(path, { mode: FOLDER_MODE });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-}
-
-/** Who holds a claim and since when (ms): its owner file, else (a writer stopped before writing it) the folder's mtime. */
-async function claimHolder(claim: string): Promise<{ id: string; owner: string; at: number }> {
-  try {
-    const held = JSON.parse(await readFile(join(claim, CLAIM_OWNER_FILE), 'utf8')) as {
-      owner?: unknown;
-      at?: unknown;
-    };
-    const at = typeof held.at === 'string' ? Date.parse(held.at) : Number.NaN;
-    if (typeof held.owner === 'string' && Number.isFinite(at)) {
-      return { id: `${held.owner}@${held.at}`, owner: held.owner, at };
-    }
-  } catch {
-    // no owner file: the folder's own time
-  }
-  const { mtimeMs } = await stat(claim);
-  return { id: `unknown@${mtimeMs}`, owner: 'a writer that did not say', at: mtimeMs };
+function taken(why: string): ArchiveOutcome {
+  return { written: false, reason: 'taken', why };
 }
 
 /** So the rename survives a crash (where the file system allows a folder to be synced). */

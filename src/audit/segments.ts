@@ -59,6 +59,11 @@ export function entriesText(entries: AuditEntry[]): string {
 }
 
 /** `0000000000-0000000041-20261102T101500Z`: sorts by seq; the time keeps each name new. */
+/** The codes that say a folder cannot be read (not a passing failure): a broken archive, reported. */
+export const UNREADABLE_CODES: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'ELOOP']);
+/** What segmentName() makes: first seq, last seq, when written (UTC, to the second). */
+export const SEGMENT_NAME = /^\d{10}-\d{10}-\d{8}T\d{6}Z$/;
+
 export function segmentName(firstSeq: number, lastSeq: number, writtenAt: Date): string {
   const pad = (n: number) => String(n).padStart(10, '0');
   const at = writtenAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');

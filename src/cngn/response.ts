@@ -34,9 +34,21 @@ function textLine(raw: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
+/** The service's own message is kept up to this many characters: it becomes a stored failure reason. */
+const SERVICE_MESSAGE_CHARS = 300;
+
+/** A service message cut to SERVICE_MESSAGE_CHARS, saying that it was cut. */
+function capped(message: string): string {
+  if (message.length <= SERVICE_MESSAGE_CHARS) return message;
+  // Never between the two halves of a character outside the basic plane (an emoji).
+  const last = message.charCodeAt(SERVICE_MESSAGE_CHARS - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? SERVICE_MESSAGE_CHARS - 1 : SERVICE_MESSAGE_CHARS;
+  return `${message.slice(0, end)}… (cut, ${message.length} characters)`;
+}
+
 function messageOf(body: z.infer<typeof envelopeSchema>): string | undefined {
   for (const candidate of [body.message, body.error]) {
-    if (typeof candidate === 'string' && candidate.trim()) return candidate;
+    if (typeof candidate === 'string' && candidate.trim()) return capped(candidate);
   }
   for (const candidate of [body.message, body.error]) {
     if (candidate !== undefined && candidate !== null) return JSON.stringify(candidate).slice(0, 200);

@@ -170,3 +170,24 @@ function boldRun(run: string, before: boolean, after: boolean): string {
   const close = after && !trail ? RUN_EDGE : trail;
   return `${escapeMrkdwn(open)}*${escapeMrkdwn(body)}*${escapeMrkdwn(close)}`;
 }
+
+/** Slack refuses a section or context text longer than 3000 characters; this leaves some room. */
+export const MAX_MRKDWN_TEXT = 2900;
+
+/** What ends a text cut to fit a Slack limit, so a reader knows there was more. */
+const CUT_MARK = '…(cut)';
+
+/**
+ * mrkdwn as it will be sent (values from outside already escaped: an escape or a hidden-character
+ * marker can make a value several times longer), cut to at most `max` characters with CUT_MARK at the
+ * end; never inside an escape such as `&amp;` nor between the halves of a surrogate pair.
+ */
+export function clipMrkdwn(text: string, max = MAX_MRKDWN_TEXT): string {
+  if (text.length <= max) return text;
+  let end = Math.max(0, max - CUT_MARK.length);
+  const amp = text.lastIndexOf('&', end - 1);
+  if (amp >= 0 && amp >= end - 5 && !text.slice(amp, end).includes(';')) end = amp;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}${CUT_MARK}`;
+}

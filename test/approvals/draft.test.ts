@@ -97,3 +97,18 @@ describe('draft purpose', () => {
     expect(() => checkDraft(whitelist)).toThrow(InvalidDraftError);
   });
 });
+
+describe('a passkey registration draft', () => {
+  const passkey = (credentialId: string): RequestDraft =>
+    ({
+      kind: 'passkey',
+      payload: { user: 'U0ADE', name: "Ade's MacBook", credentialId, publicKey: 'pQECAyYg', counter: 0 },
+      display: {},
+      requester: 'U0ADE',
+    }) as RequestDraft;
+
+  it('takes a credential id of up to 1023 bytes (WebAuthn’s most), and refuses a longer one', () => {
+    expect(checkDraft(passkey('A'.repeat(1364))).payload).toMatchObject({ credentialId: 'A'.repeat(1364) });
+    expect(() => checkDraft(passkey('A'.repeat(1365)))).toThrow(InvalidDraftError);
+  });
+});

@@ -96,8 +96,15 @@ test('the verifier given the archive root reports the folders it cannot read', a
   const written = await later.write('command', chainOf(log));
   expect(written).toMatchObject({ written: true, firstSeq: 2 });
   const second = written.written ? written.segment : '';
-  mkdirSync(join(root, 'production'));
-  const denied = new Set([join(archive.folder, second), join(root, 'production')]);
+  mkdirSync(join(root, 'live'));
+  mkdirSync(join(root, 'lost+found'));
+  mkdirSync(join(archive.folder, 'notes'));
+  const denied = new Set([
+    join(archive.folder, second),
+    join(root, 'live'),
+    join(root, 'lost+found'),
+    join(archive.folder, 'notes'),
+  ]);
   const list = (path: string, options: { withFileTypes: true }): Dirent[] => {
     if (denied.has(path))
       throw Object.assign(new Error(`EACCES: permission denied, '${path}'`), { code: 'EACCES' });
@@ -106,8 +113,65 @@ test('the verifier given the archive root reports the folders it cannot read', a
   const found = findArchive(root, list);
   const reports = found.environments.map((e) => verifySegments(e.name, e.segments));
   expect(reports.map((r) => [r.environment, r.problems])).toEqual([
-    ['production', [{ segment: 'production', text: 'the folder cannot be read (EACCES)' }]],
+    ['live', [{ segment: 'live', text: 'the folder cannot be read (EACCES)' }]],
     ['sandbox', [{ segment: second, text: 'the folder cannot be read (EACCES)' }]],
+  ]);
+});
+
+test("a mount root's folders that are not the archive's are skipped; a passing failure to list is thrown", async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-mount-root');
+  const root = join(auditDir, 'archive');
+  const archive = archiveOn(a, root, signer);
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 1);
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true });
+  mkdirSync(join(root, 'lost+found'));
+  const failing = (code: string, at: string) => (path: string, options: { withFileTypes: true }) => {
+    if (path === at) throw Object.assign(new Error(`${code}: '${path}'`), { code });
+    return readdirSync(path, options);
+  };
+  const found = findArchive(root, failing('EACCES', join(root, 'lost+found')));
+  expect(found.environments.map((e) => [e.name, verifySegments(e.name, e.segments).problems])).toEqual([
+    ['sandbox', []],
+  ]);
+  expect(() => findArchive(root, failing('EMFILE', archive.folder))).toThrow('EMFILE');
+});
+
+test('out of file handles, the check fails with an error; it does not call the archive broken', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-emfile');
+  const dir = join(auditDir, 'archive');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 1);
+  const listing = (code: string) => () => {
+    throw Object.assign(new Error(`${code}: too many open files`), { code });
+  };
+  const archiveListing = (code: string) =>
+    new AuditArchive({ store: a, dir, environment: 'sandbox', signer, now: () => NOW, list: listing(code) });
+  expect(() => archiveListing('EMFILE').read()).toThrow('EMFILE');
+  expect(archiveListing('EACCES').read().problems).toEqual([
+    { segment: 'sandbox', text: `the folder ${join(dir, 'sandbox')} cannot be read (EACCES)` },
+  ]);
+});
+
+test('an archive root the bot cannot enter is reported, not taken for an empty archive', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-root-unreadable');
+  const root = join(auditDir, 'not-a-folder');
+  writeFileSync(root, ''); // a root no user can list through
+  const archive = archiveOn(a, root, signer);
+  expect(archive.read().problems).toEqual([
+    { segment: 'sandbox', text: `the folder ${archive.folder} cannot be read (ENOTDIR)` },
   ]);
 });
 

@@ -166,3 +166,79 @@ test('a segment checked once is still caught when its file changes afterwards, a
   );
   expect(archive.read().verified.size).toBe(0);
 });
+
+test('a takeover that fails before its claim is made again leaves no claim: the next writer claims seq as usual', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-takeover-dies');
+  const dir = join(auditDir, 'archive');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 1);
+  // A writer claimed seq 0 long ago and is gone.
+  const claims = join(dir, 'sandbox', CLAIMS_DIR);
+  mkdirSync(join(claims, '0000000000'), { recursive: true });
+  const at = new Date(NOW.getTime() - CLAIM_ABANDONED_MS).toISOString();
+  writeFileSync(join(claims, '0000000000', 'owner.json'), JSON.stringify({ owner: 'replica-gone', at }));
+  // The writer taking it over fails as it makes the claim its own (its third look at the clock: the
+  // round's time, the claim's age, then its owner file's time).
+  let calls = 0;
+  const failing = new AuditArchive({
+    store: a,
+    dir,
+    environment: 'sandbox',
+    signer,
+    now: () => {
+      calls += 1;
+      if (calls === 3) throw new Error('the disk failed');
+      return NOW;
+    },
+  });
+  await expect(failing.write('schedule', chainOf(log))).rejects.toThrow('the disk failed');
+  const next = new AuditArchive({ store: a, dir, environment: 'sandbox', signer, now: () => NOW });
+  expect(await next.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
+  // A takeover stopped between moving the claim away and claiming afresh leaves the claim to the next.
+  await appendMany(log, 1, 1);
+  mkdirSync(join(claims, '.0000000001-abandoned-x'));
+  writeFileSync(join(claims, '.0000000001-abandoned-x', 'owner.json'), JSON.stringify({ owner: 'gone', at }));
+  expect(await next.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 1 });
+  expect(next.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
+});
+
+test('a writer stalled past the takeover of its claim writes nothing when it resumes: one segment per seq', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a, b } = await replicas('audit-archive-stalled-writer');
+  const dir = join(auditDir, 'archive');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  const later = new AuditArchive({
+    store: lapsedLock(b),
+    dir,
+    environment: 'sandbox',
+    signer,
+    now: () => new Date(NOW.getTime() + CLAIM_ABANDONED_MS),
+  });
+  let overtaken: unknown;
+  // The first writer stalls with its segment staged, past the claim's abandonment: the other takes over.
+  const stalled = new AuditArchive({
+    store: a,
+    dir,
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+    staged: async () => {
+      overtaken = await later.write('schedule', chainOf(log));
+    },
+  });
+  await expect(stalled.write('schedule', chainOf(log))).rejects.toThrow('was taken over');
+  expect(overtaken).toMatchObject({ written: true, firstSeq: 0, lastSeq: 1 });
+  const names = readdirSync(stalled.folder).filter((name) => !name.startsWith('.'));
+  expect(names.map((name) => name.slice(0, 21))).toEqual(['0000000000-0000000001']);
+  expect(stalled.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
+  // The claim is the one that wrote; the abandoned one's folder is gone.
+  expect(readdirSync(join(stalled.folder, CLAIMS_DIR))).toEqual(['0000000000']);
+});

@@ -114,4 +114,22 @@ describe('an answer without a success status', () => {
     answer(service, 200, { status: 200, message: 'ok', data: BANKS });
     expect(await client.getBanks()).toEqual(BANKS);
   });
+
+  test('keeps a long refusal message short, saying it was cut: it becomes a stored failure reason', async ({
+    service,
+    client,
+  }) => {
+    const long = `Invalid request: ${'<'.repeat(3000)}`;
+    answer(service, 400, { status: 400, message: long });
+    const error = (await client.getBanks().catch((e: unknown) => e)) as CngnError;
+    expect(error).toBeInstanceOf(CngnError);
+    expect(error.serviceMessage).toBe(`${long.slice(0, 300)}… (cut, ${long.length} characters)`);
+  });
+
+  test('never cuts a refusal message between the halves of an emoji', async ({ service, client }) => {
+    const long = `${'x'.repeat(299)}💸${'y'.repeat(100)}`;
+    answer(service, 400, { status: 400, message: long });
+    const error = (await client.getBanks().catch((e: unknown) => e)) as CngnError;
+    expect(error.serviceMessage).toBe(`${'x'.repeat(299)}… (cut, ${long.length} characters)`);
+  });
 });

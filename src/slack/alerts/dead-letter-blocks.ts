@@ -2,7 +2,7 @@
 // modal where an approver picks the channel to re-post to. Pure: data in, Block Kit out.
 import type { KnownBlock, ModalView } from '@slack/types';
 import { lagosTime, serviceAmount } from '../../format/display.js';
-import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import type { DeadLetter } from '../../webhooks/types.js';
 import type { SlackMessage } from '../types.js';
 
@@ -37,7 +37,7 @@ export function deadLettersMessage(letters: DeadLetter[], environment: string): 
   for (const letter of letters.slice(0, MAX_ROWS)) {
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: deadLetterLine(letter) },
+      text: { type: 'mrkdwn', text: clipMrkdwn(deadLetterLine(letter)) },
       accessory: {
         type: 'button',
         action_id: DEAD_LETTER_REPOST_ACTION,
@@ -107,10 +107,10 @@ export function repostModal(
 
 /** What the approver is told after a re-post, one line per letter. */
 export function repostSummary(lines: string[]): SlackMessage {
-  const text = lines.join('\n');
+  const text = clipMrkdwn(lines.join('\n'));
   return { text, blocks: [section(text)] };
 }
 
 function section(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text } };
+  return { type: 'section', text: { type: 'mrkdwn', text: clipMrkdwn(text) } };
 }

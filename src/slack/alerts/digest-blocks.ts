@@ -7,7 +7,7 @@ import type { WebhookData } from '../../cngn/schemas.js';
 import { environmentMarker, naira, shortHash } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { Money } from '../../format/money.js';
-import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering } from '../../webhooks/types.js';
 
 type Block = Record<string, unknown>;
@@ -100,7 +100,7 @@ function linkText(alert: AlertInput): string | undefined {
 }
 
 function section(text: string): Block {
-  return { type: 'section', text: { type: 'mrkdwn', text } };
+  return { type: 'section', text: { type: 'mrkdwn', text: clipMrkdwn(text) } };
 }
 
 function title(input: DigestInput): string {

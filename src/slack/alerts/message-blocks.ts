@@ -15,6 +15,7 @@ import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
 import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
+import { fitBlocks } from '../ui/messages.js';
 
 export interface WebhookMessageOptions {
   /** Bank name for a bank code (redemptions carry only the code). */
@@ -308,7 +309,8 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
   const text = parts.escaped
     ? `${escapeMrkdwn(`[${prefix}] `)}${parts.text}${escapeMrkdwn(suffix)}`
     : escapeMrkdwn(`[${prefix}] ${parts.text}${suffix}`);
-  return { text, blocks };
+  // A webhook's values are the service's: cut to Slack's limits rather than refused (and set aside).
+  return { text, blocks: fitBlocks(blocks) };
 }
 
 /** Escaped text from outside, or undefined when there is none. */

@@ -11,7 +11,7 @@ import type {
   ChainReport,
 } from '../../audit/index.js';
 import { lagosTime } from '../../format/display.js';
-import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
 
 const WHY: Record<BreakKind, string> = {
@@ -166,5 +166,5 @@ export function undeliveredExportNotice(record: AuditExportRecord, environment: 
 }
 
 function section(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text } };
+  return { type: 'section', text: { type: 'mrkdwn', text: clipMrkdwn(text) } };
 }

@@ -4,10 +4,7 @@ import type { AuditEntry } from '../../audit/index.js';
 import { lagosTime, naira } from '../../format/display.js';
 import { escapeMrkdwn, escapeMrkdwnKeepingMentions, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
-
-function section(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text } };
-}
+import { section, sections } from '../ui/messages.js';
 
 /** One entry on one line: when, what, the amount, the action, by whom, and its note. */
 function auditRow(e: AuditEntry): string {
@@ -32,18 +29,8 @@ function auditRow(e: AuditEntry): string {
 export function auditList(entries: AuditEntry[], environment: string): SlackMessage {
   if (entries.length === 0)
     return { text: 'The audit log is empty.', blocks: [section('The audit log is empty.')] };
-  const rows = entries.map(auditRow);
   const text = `*Audit log, last ${entries.length}* · ${escapeMrkdwn(environment)}`;
-  const blocks: KnownBlock[] = [section(text)];
-  // A section holds at most 3000 characters: split the rows over several.
-  let chunk = '';
-  for (const row of rows) {
-    if (chunk.length + row.length + 1 > 2900) {
-      blocks.push(section(chunk));
-      chunk = '';
-    }
-    chunk += `${row}\n`;
-  }
-  if (chunk) blocks.push(section(chunk));
+  // A section holds at most 3000 characters: the rows go over several, a row too long for one cut.
+  const blocks: KnownBlock[] = [section(text), ...sections(entries.map(auditRow))];
   return { text, blocks: blocks.slice(0, 50) };
 }

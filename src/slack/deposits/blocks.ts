@@ -2,8 +2,9 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
-import { escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import type { Prefill } from '../types.js';
+import { fitBlocks } from '../ui/messages.js';
 import {
   modal,
   type NetworkChoice,
@@ -104,7 +105,10 @@ export type QuoteMetadata = NetworksMetadata;
 
 function replaceFooter(view: ModalView, text: string): ModalView {
   const blocks = [...view.blocks];
-  blocks[blocks.length - 1] = { type: 'context', elements: [{ type: 'mrkdwn', text: escapeMrkdwn(text) }] };
+  blocks[blocks.length - 1] = {
+    type: 'context',
+    elements: [{ type: 'mrkdwn', text: clipMrkdwn(escapeMrkdwn(text)) }],
+  };
   return { ...view, blocks };
 }
 
@@ -112,7 +116,8 @@ const resultView = (title: string, blocks: KnownBlock[]): ModalView => ({
   type: 'modal',
   title: plain(title),
   close: plain('Done'),
-  blocks,
+  // The service's account details and quote: cut to Slack's limits rather than refused.
+  blocks: fitBlocks(blocks),
 });
 
 export function depositResultView(account: TemporaryAccount, now: Date, environment: string): ModalView {

@@ -3,6 +3,7 @@
 import type { SectionBlock } from '@slack/types';
 import { escapeMrkdwn, mentionChannel, slackPermalink } from '../../format/mrkdwn.js';
 import type { AlertRecord } from '../../webhooks/index.js';
+import { section } from '../ui/messages.js';
 
 /** An alert's place as `/cngn tx` shows it; `permalink` when Slack gave one for its message. */
 export interface AlertWhereabouts {
@@ -40,5 +41,5 @@ export function whereaboutsText(alert: AlertWhereabouts): string {
 export function alertWhereaboutsBlock(alerts: AlertWhereabouts[]): SectionBlock | undefined {
   if (alerts.length === 0) return undefined;
   const lines = alerts.map((alert) => `• ${eventName(alert)}: ${whereaboutsText(alert)}`);
-  return { type: 'section', text: { type: 'mrkdwn', text: `*Alerts*\n${lines.join('\n')}` } };
+  return section(`*Alerts*\n${lines.join('\n')}`);
 }

@@ -25,7 +25,7 @@ import { shortAddress } from '../../format/evm-address.js';
 import { addressExplorerUrl, explorerUrl } from '../../format/explorer.js';
 import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
-import { contextLine, MAX_SECTION_TEXT, section } from '../ui/messages.js';
+import { contextLine, fitBlocks, MAX_SECTION_TEXT, section } from '../ui/messages.js';
 
 export const TX_PAGE_ACTION = 'tx.page';
 /** Every page button of the transaction list (`tx.page.previous`, `tx.page.next`). */
@@ -279,6 +279,6 @@ export function txDetailMessage(
   if (tx.description) blocks.push(contextLine(escapeMrkdwn(tx.description)));
   return {
     text: escapeMrkdwn(`${typeWord(tx.trx_type)} ${tx.trx_ref}: ${statusWord(tx.status)}`),
-    blocks,
+    blocks: fitBlocks(blocks),
   };
 }

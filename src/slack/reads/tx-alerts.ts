@@ -4,6 +4,7 @@ import type { KnownBlock } from '@slack/types';
 import { lagosTime, serviceAmount } from '../../format/display.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
+import { contextLine as context, section } from '../ui/messages.js';
 import type { AlertWhereabouts } from './alert-whereabouts.js';
 import { eventName, whereaboutsText } from './alert-whereabouts.js';
 import { statusLabel } from './blocks.js';
@@ -12,8 +13,6 @@ import { statusLabel } from './blocks.js';
 const MAX_ALERTS_SHOWN = 20;
 
 const code = (value: string) => `\`${escapeMrkdwn(value.replace(/`/g, "'"))}\``;
-const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
-const context = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 
 /** One event: its name and time, then what it said, then which message carries its alert. */
 function alertSection(alert: AlertWhereabouts): KnownBlock {

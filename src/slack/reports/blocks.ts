@@ -2,16 +2,23 @@
 // failures and the approval figures, with the environment in the header and, before any figure, what
 // the figures rest on when it is less than a whole read at one moment. Every value from outside (a
 // reference, the service's reason) is escaped; amounts go through naira().
-import type { ContextBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type { ContextBlock, KnownBlock } from '@slack/types';
 import { environmentMarker, lagosTime, naira } from '../../format/display.js';
 import { Money } from '../../format/money.js';
-import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import { withCaveat } from '../../reports/chart-text.js';
 import type { ApprovalFigures, Movement, MovementKind, Report } from '../../reports/types.js';
 import type { SlackMessage } from '../types.js';
+import { section } from '../ui/messages.js';
 
-/** Outside text cut to fit a section (Slack refuses one over 3000 characters); the CSV has it whole. */
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/**
+ * Outside text escaped, then cut to `max` characters (an escape or a hidden-character marker makes a
+ * value longer), so ten failures fit one section; the CSV has it whole.
+ */
+const shown = (text: string, max: number) => clipMrkdwn(escapeMrkdwn(text), max);
+
+/** A reference is cut only past this (escaped): one with an `&` in it is still shown whole. */
+const REFERENCE_SHOWN = 200;
 
 /** How many failures the summary lists; the CSV has them all. */
 const FAILURES_SHOWN = 10;
@@ -25,7 +32,6 @@ const KIND_WORDS: Record<MovementKind, string> = {
 };
 const KINDS = Object.keys(KIND_WORDS) as MovementKind[];
 
-const section = (text: string): SectionBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const context = (text: string): ContextBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
 
 /** `cNGN treasury — last 7 days (sandbox)`: the chart's title and the summary's header. */
@@ -68,7 +74,8 @@ const kindWord = (m: Movement) =>
 function largest(movements: readonly Movement[]): string {
   if (movements.length === 0) return '*Largest movements*\nnone';
   const lines = movements.map(
-    (m) => `• ${naira(m.amount)} · ${kindWord(m)} · \`${escapeMrkdwn(m.reference)}\` · ${lagosTime(m.at)}`,
+    (m) =>
+      `• ${naira(m.amount)} · ${kindWord(m)} · \`${shown(m.reference, REFERENCE_SHOWN)}\` · ${lagosTime(m.at)}`,
   );
   return [`*Largest movements*`, ...lines].join('\n');
 }
@@ -79,7 +86,7 @@ function failures(failed: readonly Movement[]): string {
     .slice(0, FAILURES_SHOWN)
     .map(
       (m) =>
-        `• \`${escapeMrkdwn(clip(m.reference, 80))}\` ${kindWord(m)} ${naira(m.amount)} — ${escapeMrkdwn(clip(m.reason ?? 'no reason given', 120))}`,
+        `• \`${shown(m.reference, REFERENCE_SHOWN)}\` ${kindWord(m)} ${naira(m.amount)} — ${shown(m.reason ?? 'no reason given', 150)}`,
     );
   const more = failed.length - FAILURES_SHOWN;
   return [
@@ -111,7 +118,7 @@ const UNREADABLE_SHOWN = 10;
 function unreadableNote(unreadable: readonly Movement[]): string {
   const named = unreadable
     .slice(0, UNREADABLE_SHOWN)
-    .map((m) => `\`${escapeMrkdwn(clip(m.reference, 80))}\` ("${escapeMrkdwn(m.unreadableAmount ?? '')}")`);
+    .map((m) => `\`${shown(m.reference, REFERENCE_SHOWN)}\` ("${shown(m.unreadableAmount ?? '', 80)}")`);
   const more = unreadable.length - UNREADABLE_SHOWN;
   const count = unreadable.length === 1 ? '1 transaction' : `${unreadable.length} transactions`;
   return `:warning: ${count} with amounts that could not be read: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}. They are counted in no figure, so the figures are incomplete: the opening, the closing and the flows may be off by them.`;

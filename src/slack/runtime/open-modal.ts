@@ -3,17 +3,17 @@
 // hash) when the data arrives — or with the error in plain words. A slow service only delays the form.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { escapeMrkdwn } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
 
 // The two views are drawn here, not with ui/: runtime/ is the bottom of slack/ and knows no feature's words.
 const sectionOf = (mrkdwn: string): KnownBlock => ({
   type: 'section',
-  text: { type: 'mrkdwn', text: mrkdwn.length > 2900 ? `${mrkdwn.slice(0, 2900)}…` : mrkdwn },
+  text: { type: 'mrkdwn', text: clipMrkdwn(mrkdwn) },
 });
 const context = (mrkdwn: string): KnownBlock => ({
   type: 'context',
-  elements: [{ type: 'mrkdwn', text: mrkdwn }],
+  elements: [{ type: 'mrkdwn', text: clipMrkdwn(mrkdwn) }],
 });
 
 const plainText = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 24) });

@@ -4,7 +4,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, Freeze, UnfreezePayload } from '../../approvals/index.js';
 import { lagosTime } from '../../format/display.js';
-import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
 import { requestTitle } from './words.js';
 
@@ -23,7 +23,9 @@ export function freezeBanner(freeze: Freeze): KnownBlock {
     type: 'section',
     text: {
       type: 'mrkdwn',
-      text: `:no_entry: *${frozenBy(freeze)}*\nSince ${escapeMrkdwn(lagosTime(freeze.at))}: ${FROZEN_MEANING}`,
+      text: clipMrkdwn(
+        `:no_entry: *${frozenBy(freeze)}*\nSince ${escapeMrkdwn(lagosTime(freeze.at))}: ${FROZEN_MEANING}`,
+      ),
     },
   };
 }
@@ -41,7 +43,9 @@ export function frozenAnnouncement(freeze: Freeze, underway: readonly string[]):
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `${text}\nFrom now on ${FROZEN_MEANING} Approved requests wait, and go out once the freeze is lifted unless they expire first.${late}`,
+          text: clipMrkdwn(
+            `${text}\nFrom now on ${FROZEN_MEANING} Approved requests wait, and go out once the freeze is lifted unless they expire first.${late}`,
+          ),
         },
       },
     ],
@@ -58,7 +62,9 @@ export function liftedAnnouncement(freeze: Freeze, by: string, requestId: string
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `${text}\nRequests approved meanwhile go out now, each once, unless they expired.`,
+          text: clipMrkdwn(
+            `${text}\nRequests approved meanwhile go out now, each once, unless they expired.`,
+          ),
         },
       },
     ],

@@ -3,7 +3,7 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { LookAlikeMark, SameRequestMark } from '../../approvals/index.js';
-import { escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 import type { FieldErrors } from '../types.js';
 
@@ -121,7 +121,10 @@ export function withErrors(blocks: KnownBlock[], errors: FieldErrors = {}): Know
     if (!error) return [block];
     return [
       block,
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `:warning: ${escapeMrkdwn(error)}` }] },
+      {
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: clipMrkdwn(`:warning: ${escapeMrkdwn(error)}`) }],
+      },
     ];
   });
 }
@@ -146,7 +149,9 @@ export function modal(
         elements: [
           {
             type: 'mrkdwn',
-            text: `${escapeMrkdwn(options.environment)} · nothing moves until another person approves`,
+            text: clipMrkdwn(
+              `${escapeMrkdwn(options.environment)} · nothing moves until another person approves`,
+            ),
           },
         ],
       },

@@ -3,6 +3,7 @@
 
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { SameRequestMark } from '../../../approvals/index.js';
+import { clipMrkdwn } from '../../../format/mrkdwn.js';
 import type { FieldErrors, Prefill } from '../../types.js';
 import { modal, option, textInput, withErrors } from '../../ui/modal.js';
 import type { BankChoice } from '../types.js';
@@ -77,7 +78,10 @@ export function bankOptions(banks: BankChoice[], query: string): PlainTextOption
 const accountInput = (id: string, initial: string | undefined): KnownBlock =>
   textInput(id, 'Account number (10 digits)', { initial, placeholder: '0123456789' });
 
-const note = (text: string): KnownBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+const note = (text: string): KnownBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: clipMrkdwn(text) }],
+});
 
 export function redeemModal(input: {
   prefill?: Prefill;

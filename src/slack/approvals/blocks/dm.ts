@@ -7,6 +7,7 @@ import type { ApprovalRequest, Freeze } from '../../../approvals/index.js';
 import { lagosTime } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { fitBlocks } from '../../ui/messages.js';
 import { requestTitle, stateWords } from '../../ui/words.js';
 import { approvalMessage } from './message.js';
 
@@ -53,5 +54,5 @@ export function approvalDm(
         ? `You approved ${title}${inPlace}; it waits for more approvals.`
         : `${mentionUser(request.requester)} asks for your approval${standIn}: ${title}`;
   const intro: KnownBlock = { type: 'section', text: { type: 'mrkdwn', text: lead } };
-  return { text: lead, blocks: [intro, ...message.blocks] };
+  return { text: lead, blocks: fitBlocks([intro, ...message.blocks]) };
 }

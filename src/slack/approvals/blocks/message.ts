@@ -15,6 +15,7 @@ import {
 } from '../../../approvals/index.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
 import {
+  clipMrkdwn,
   escapeMrkdwn,
   explorerLink,
   hasHiddenCharacters,
@@ -24,6 +25,7 @@ import {
 } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import { freezeBanner, unfreezeFields } from '../../ui/freeze.js';
+import { fitBlocks } from '../../ui/messages.js';
 import { environmentLabel, KIND_TITLE, requestTitle, stateWords } from '../../ui/words.js';
 import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { checksBlocks } from './checks.js';
@@ -201,6 +203,9 @@ function approvalsLine(request: ApprovalRequest, shown: ApprovalsShown): string 
   return `${request.approvals.length} of ${shown(request)}${who ? ` (${who})` : ''}`;
 }
 
+/** A failure's reason is shown up to this many characters, escaped. */
+const REASON_CHARS = 1500;
+
 function outcomeLines(request: ApprovalRequest): string[] {
   const o = request.outcome;
   if (!o) return [];
@@ -212,7 +217,9 @@ function outcomeLines(request: ApprovalRequest): string[] {
     lines.push(
       explorerLink(o.explorerLink, 'View on the explorer') ?? `Explorer link: ${inertUrl(o.explorerLink)}`,
     );
-  if (o.reason && request.state === 'failed') lines.push(`Reason: ${escapeMrkdwn(o.reason)}`);
+  // The service's words can be long: cut, after escaping, so the rest of the outcome still shows.
+  if (o.reason && request.state === 'failed')
+    lines.push(clipMrkdwn(`Reason: ${escapeMrkdwn(o.reason)}`, REASON_CHARS));
   return lines;
 }
 
@@ -261,12 +268,12 @@ export function staleRoundNotice(
   const text = `${escapeMrkdwn(requestTitle(request))} changed since the message you clicked was shown${why}. Your click changed nothing. Here are the new figures; approve or reject from the updated request message if they are right.`;
   return {
     text,
-    blocks: [
+    blocks: fitBlocks([
       { type: 'section', text: { type: 'mrkdwn', text } },
       figuresSection(request, now, shown),
       ...purposeBlocks(request),
       ...hiddenCharactersNotice(request),
-    ],
+    ]),
   };
 }
 
@@ -315,7 +322,7 @@ export function approvalMessage(
   blocks.push(...reasonBlocks(request));
   const outcome = outcomeLines(request);
   if (outcome.length > 0) {
-    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: outcome.join('\n') }] });
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: clipMrkdwn(outcome.join('\n')) }] });
   }
   blocks.push(...lifecycleContext(request));
   blocks.push(...delegationBlocks(request, now));
@@ -332,7 +339,8 @@ export function approvalMessage(
   if (elements.length > 0) blocks.push({ type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements });
   return {
     text: `${escapeMrkdwn(requestTitle(request))}: ${stateLine(request, freeze).replace(/^:[a-z_]+: /, '')}`,
-    blocks,
+    // Many values from outside (names, addresses, reasons) share these blocks: cut rather than refused.
+    blocks: fitBlocks(blocks),
   };
 }
 
@@ -343,7 +351,10 @@ function reasonBlocks(request: ApprovalRequest): KnownBlock[] {
     blocks.push({
       type: 'context',
       elements: [
-        { type: 'mrkdwn', text: `:warning: Sent back to the approvers: ${escapeMrkdwn(request.reason)}` },
+        {
+          type: 'mrkdwn',
+          text: clipMrkdwn(`:warning: Sent back to the approvers: ${escapeMrkdwn(request.reason)}`),
+        },
       ],
     });
   }
@@ -351,7 +362,7 @@ function reasonBlocks(request: ApprovalRequest): KnownBlock[] {
   if (request.reason && (request.state === 'rejected' || request.state === 'cancelled')) {
     blocks.push({
       type: 'context',
-      elements: [{ type: 'mrkdwn', text: `Reason: ${escapeMrkdwn(request.reason)}` }],
+      elements: [{ type: 'mrkdwn', text: clipMrkdwn(`Reason: ${escapeMrkdwn(request.reason)}`) }],
     });
   }
   return blocks;

@@ -4,7 +4,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { LookAlikeMark, SameRequestMark } from '../../../approvals/index.js';
 import { shortAddress } from '../../../format/evm-address.js';
-import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn } from '../../../format/mrkdwn.js';
 import type { FieldErrors, Prefill } from '../../types.js';
 import {
   modal,
@@ -246,7 +246,10 @@ export function rejectModal(input: { requestId: string; title: string; channel?:
     close: plain('Back'),
     private_metadata: JSON.stringify({ id: input.requestId, channel: input.channel }),
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `Reject *${escapeMrkdwn(input.title)}*?` } },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: clipMrkdwn(`Reject *${escapeMrkdwn(input.title)}*?`) },
+      },
       textInput(REJECT.reason, 'Reason (the requester sees it)', { multiline: true }),
     ],
   };

@@ -23,6 +23,7 @@ import { escapeMrkdwn, mentionChannel } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import { delegationLines } from '../../ui/delegations.js';
 import { freezeBanner } from '../../ui/freeze.js';
+import { section, sections } from '../../ui/messages.js';
 import { limitsPolicyText } from './limits.js';
 import { type NamedPerson, people, type RolesView, rolesText } from './roles.js';
 
@@ -52,7 +53,6 @@ export interface PolicyView {
   now?: Date;
 }
 
-const section = (text: string): KnownBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const plural = (n: number) => `${n} approval${n === 1 ? '' : 's'}`;
 
 /**
@@ -115,10 +115,13 @@ export function policyMessage(view: PolicyView): SlackMessage {
       `*Approvals needed* (distinct approvers; never the requester; each person counts once)\n${tierLines(view.tiers).join('\n')}`,
     ),
     ...(view.limits ? [section(limitsPolicyText(view.limits))] : []),
-    ...(view.roles ? [section(rolesText(view.roles))] : []),
-    section(
-      `*Approvers*${view.roles?.ownPools.length ? ' (of every kind without a pool of its own)' : ''}\nNamed: ${people(view.approvers)}\n${groupLine}`,
-    ),
+    // Each list of people has its own line; a section holds as many lines as fit in 3000 characters.
+    ...(view.roles ? sections(rolesText(view.roles).split('\n')) : []),
+    ...sections([
+      `*Approvers*${view.roles?.ownPools.length ? ' (of every kind without a pool of its own)' : ''}`,
+      `Named: ${people(view.approvers)}`,
+      groupLine,
+    ]),
     section(
       [
         `*Active delegations*: ${

@@ -6,6 +6,7 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
+import { fitBlocks } from '../../ui/messages.js';
 import { requestTitle } from '../../ui/words.js';
 import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { checksBlocks, shortfallText } from './checks.js';
@@ -127,7 +128,7 @@ export function reviewAllModal(
     ...(pickable.length > 0 ? { submit: plain('Approve checked') } : {}),
     close: plain('Cancel'),
     private_metadata: metadata,
-    blocks,
+    blocks: fitBlocks(blocks),
   };
 }
 

@@ -9,6 +9,7 @@ import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/i
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
+import { fitBlocks } from '../../ui/messages.js';
 import { KIND_TITLE, requestTitle } from '../../ui/words.js';
 import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { checksBlocks, lookAlikeSection, shortfallText } from './checks.js';
@@ -246,7 +247,7 @@ export function reviewModal(
     ...(short || signing ? {} : { submit: plain(reviewSubmitText(request)) }),
     close: plain('Back'),
     private_metadata: JSON.stringify(metadata),
-    blocks,
+    blocks: fitBlocks(blocks),
   };
 }
 
@@ -270,7 +271,7 @@ export function reviewRefusedView(
       ...hiddenCharactersNotice(request),
     );
   }
-  return { type: 'modal', title: plain('Not approved'), close: plain('Close'), blocks };
+  return { type: 'modal', title: plain('Not approved'), close: plain('Close'), blocks: fitBlocks(blocks) };
 }
 
 /** Said when the figures the modal showed are no longer the request's (it was sent back meanwhile). */

@@ -25,6 +25,7 @@ import { escapeMrkdwn, mentionUser, slackPermalink } from '../../../format/mrkdw
 import type { RecentAlert } from '../../../webhooks/recent.js';
 import { delegationLines } from '../../ui/delegations.js';
 import { freezeBanner } from '../../ui/freeze.js';
+import { fitBlocks } from '../../ui/messages.js';
 import { requestTitle, stateWords } from '../../ui/words.js';
 import { type ApprovalsShown, FILED_COUNT } from '../blocks/approvals-shown.js';
 import { checksBlocks } from '../blocks/checks.js';
@@ -229,7 +230,7 @@ export function homeView(data: HomeData): HomeView {
   const budget = HOME_MAX_BLOCKS - blocks.length - rest.length;
   blocks.push(...waitingSection(data.waiting, now, budget, data.approvalsShown ?? FILED_COUNT));
   blocks.push(...rest);
-  return { type: 'home', blocks };
+  return { type: 'home', blocks: fitBlocks(blocks) };
 }
 
 /** The Home of someone who read the treasury and no longer holds the reader role: nothing of it shown. */
