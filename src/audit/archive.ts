@@ -256,7 +256,7 @@ export class AuditArchive {
     const claims = join(this.folder, CLAIMS_DIR);
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
     const path = join(claims, claimName(firstSeq));
-    if (await this.claimAfresh(path)) return undefined;
+    if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
     const written = this.segmentStarting(firstSeq);
     if (written) {
       return taken(
@@ -266,7 +266,7 @@ export class AuditArchive {
     const held = await claimHolder(path);
     if (!held) {
       // Renamed away by a takeover between the mkdir and now: claim it, unless another got there first.
-      if (await this.claimAfresh(path)) return undefined;
+      if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
       return taken(`another replica claimed seq ${firstSeq} meanwhile`);
     }
     const age = this.options.now().getTime() - held.at;
@@ -285,8 +285,21 @@ export class AuditArchive {
     const claimed = await this.claimAfresh(path);
     // Best effort: what the abandoned claim staged is no segment; a folder left is only clutter.
     await rm(abandoned, { recursive: true, force: true }).catch(() => undefined);
-    if (claimed) return undefined;
+    if (claimed) return this.unlessWritten(firstSeq);
     return taken(`another replica claimed seq ${firstSeq} meanwhile`);
+  }
+
+  /**
+   * Once claimed: taken when a segment starting at `firstSeq` is in the folder after all. A writer
+   * publishes only while its claim is in place, so one that finished just before a takeover's rename
+   * (or before a claim made afresh) shows in a listing made after it.
+   */
+  private unlessWritten(firstSeq: number): ArchiveOutcome | undefined {
+    const written = this.segmentStarting(firstSeq);
+    if (!written) return undefined;
+    return taken(
+      `another replica wrote segment ${written} (from seq ${firstSeq}) meanwhile; the next round continues from it`,
+    );
   }
 
   /** An exclusive mkdir of the claim, then this writer's owner file in it: false when it exists already. */

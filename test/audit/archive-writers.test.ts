@@ -1,13 +1,13 @@
 // Two archive writers on one folder whose lock lapsed between them (a Redis failover, a writer stalled
 // past the lock's lease): the first seq of each segment is claimed in the folder itself, so the one that
 // read the folder before the other wrote stops, and the next round continues from the folder.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { AuditArchive, CLAIM_ABANDONED_MS, type VerifiedChain } from '../../src/audit/archive.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { CLAIMS_DIR, ENTRIES_FILE } from '../../src/audit/segments.js';
-import type { Store } from '../../src/store/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { auditTest as test } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 
@@ -241,4 +241,59 @@ test('a writer stalled past the takeover of its claim writes nothing when it res
   expect(stalled.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
   // The claim is the one that wrote; the abandoned one's folder is gone.
   expect(readdirSync(join(stalled.folder, CLAIMS_DIR))).toEqual(['0000000000']);
+});
+
+test('a takeover that finds the stalled writer’s segment published just after it looked writes nothing', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a, b } = await replicas('audit-archive-published-meanwhile');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  // Elsewhere, the segment the stalled writer is about to publish (the same chain, the same signer; a
+  // store of its own, so this one's record of the last segment is untouched).
+  const aside = await createStore('memory://');
+  const elsewhere = new AuditArchive({
+    store: aside,
+    dir: join(auditDir, 'elsewhere'),
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+  });
+  expect(await elsewhere.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
+  await aside.close();
+  const [segment] = readdirSync(elsewhere.folder).filter((name) => !name.startsWith('.'));
+  if (!segment) throw new Error('no segment written');
+  // Its claim of seq 0, made long ago (no segment behind it yet): abandoned by the rule.
+  const dir = join(auditDir, 'archive');
+  const claim = join(dir, 'sandbox', CLAIMS_DIR, '0000000000');
+  mkdirSync(claim, { recursive: true });
+  writeFileSync(
+    join(claim, 'owner.json'),
+    `${JSON.stringify({ owner: 'stalled', at: NOW.toISOString() })}\n`,
+  );
+  let looked = 0;
+  const later = new AuditArchive({
+    store: lapsedLock(b),
+    dir,
+    environment: 'sandbox',
+    signer,
+    now: () => new Date(NOW.getTime() + CLAIM_ABANDONED_MS + 1),
+    // The stalled writer publishes right after this one's look for a segment at seq 0 found none.
+    list: (path, options) => {
+      const listed = readdirSync(path, options);
+      // The look made once the claim is found held (its stack names the look for a segment there).
+      const lookingForSegment = new Error().stack?.includes('segmentStarting') === true;
+      if (lookingForSegment && looked++ === 0) {
+        cpSync(join(elsewhere.folder, segment), join(path, segment), { recursive: true });
+      }
+      return listed;
+    },
+  });
+  const outcome = await later.write('schedule', chainOf(log));
+  expect(outcome).toMatchObject({ written: false, reason: 'taken' });
+  const names = readdirSync(later.folder).filter((name) => !name.startsWith('.'));
+  expect(names).toEqual([segment]);
+  expect(later.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
 });
