@@ -45,8 +45,8 @@ LABEL org.opencontainers.image.title="cngn-desk" \
 USER 1000:1000
 # Probes and metrics on the admin port, on every interface of the container (the orchestrator asks
 # from outside it); Slack, webhooks and approver pages on PORT.
-ENV PORT=3000 ADMIN_HOST=0.0.0.0 ADMIN_PORT=3001
-EXPOSE 3000 3001
+ENV PORT=3000 ADMIN_HOST=0.0.0.0 ADMIN_PORT=9091
+EXPOSE 3000 9091
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["sh", "/app/scripts/release.sh", "check"]
 STOPSIGNAL SIGTERM

@@ -13,7 +13,8 @@
 #                                    production dependencies only (no build leftovers), this script
 #   scripts/release.sh start         in <dir>: run the bot as npm start does, without npm's process
 #   scripts/release.sh check         exit 0 when GET /livez on the admin port, 127.0.0.1:$ADMIN_PORT
-#                                    (default 3001), answers 200
+#                                    (default 9091), answers 200; with ADMIN_PORT=0 (no admin
+#                                    listener, so no probe) when the bot answers HTTP on $PORT at all
 set -eu
 
 usage() {
@@ -88,8 +89,11 @@ start() {
 
 check() {
   exec node -e '
-    fetch(`http://127.0.0.1:${process.env.ADMIN_PORT || process.env.METRICS_PORT || 3001}/livez`, { signal: AbortSignal.timeout(4000) })
-      .then((answer) => process.exit(answer.status === 200 ? 0 : 1), () => process.exit(1));
+    const admin = (process.env.ADMIN_PORT || "").trim() || "9091";
+    const off = Number(admin) === 0;
+    const url = off ? `http://127.0.0.1:${(process.env.PORT || "").trim() || 3000}/` : `http://127.0.0.1:${admin}/livez`;
+    fetch(url, { signal: AbortSignal.timeout(4000) })
+      .then((answer) => process.exit(off || answer.status === 200 ? 0 : 1), () => process.exit(1));
   '
 }
 

@@ -1,24 +1,27 @@
-// The admin listener's settings: ADMIN_PORT and ADMIN_HOST (loopback by default), where the probes
-// and the metrics are served, apart from PORT. METRICS_PORT and METRICS_HOST, which served metrics
-// alone before, are read for one release as the same settings, with a warning at start-up.
-// Decision: docs/decisions/admin-listener.md.
+// The admin listener's settings: ADMIN_PORT and ADMIN_HOST (9091 on loopback by default; ADMIN_PORT=0
+// turns it off), where the probes and the metrics are served, apart from PORT. METRICS_PORT and
+// METRICS_HOST (off by default): a listener of its own serving `GET /metrics` alone, for a scraper
+// kept apart from the probes. Decision: docs/decisions/admin-listener.md.
 import { z } from 'zod';
 
+/** Where one listener listens. */
 export interface AdminConfig {
-  /** 0 takes any free port (tests); the bound port is reported. */
+  /**
+   * From the environment always 1 to 65535 (ADMIN_PORT=0 is no listener at all). 0 here, set only by
+   * tests building the configuration in code, takes any free port; the bound port is reported.
+   */
   port: number;
   host: string;
 }
 
-const DEFAULT_ADMIN_PORT = 3001;
-const DEFAULT_ADMIN_HOST = '127.0.0.1';
+const DEFAULT_ADMIN_PORT = 9091;
+const DEFAULT_HOST = '127.0.0.1';
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const PORT_NUMBER = 'must be a port number from 0 to 65535';
-const port = z.preprocess(
-  blank,
-  z.coerce.number(PORT_NUMBER).int(PORT_NUMBER).min(0, PORT_NUMBER).max(65535, PORT_NUMBER).optional(),
-);
+const METRICS_PORT_NUMBER = 'must be a port number from 1 to 65535 (unset it for no metrics listener)';
+const port = (message: string, min: number) =>
+  z.preprocess(blank, z.coerce.number(message).int(message).min(min, message).max(65535, message).optional());
 const host = z.preprocess(
   blank,
   z.union([z.ipv4(), z.ipv6(), z.hostname()], 'must be an IP address or a host name').optional(),
@@ -26,9 +29,9 @@ const host = z.preprocess(
 
 /** The variables, spread into the configuration's schema (docs/configuration.md lists them from there). */
 export const ADMIN_VARIABLES = {
-  ADMIN_PORT: port,
+  ADMIN_PORT: port(PORT_NUMBER, 0),
   ADMIN_HOST: host,
-  METRICS_PORT: port,
+  METRICS_PORT: port(METRICS_PORT_NUMBER, 1),
   METRICS_HOST: host,
 };
 
@@ -39,38 +42,32 @@ interface AdminVariables {
   METRICS_HOST?: string | undefined;
 }
 
-/** The listener's address, and a warning for each old name still set. */
-export function settleAdmin(e: AdminVariables): { admin: AdminConfig; warnings: string[] } {
-  const warnings: string[] = [];
-  const old = (name: string, now: string, value: unknown) => {
-    if (value !== undefined) {
-      warnings.push(
-        `${name} is deprecated and will be removed in the next release: set ${now} instead (the probes and /metrics are served there)`,
-      );
-    }
-  };
-  old('METRICS_PORT', 'ADMIN_PORT', e.METRICS_PORT);
-  old('METRICS_HOST', 'ADMIN_HOST', e.METRICS_HOST);
+/**
+ * The admin listener (undefined: ADMIN_PORT=0, off) and the metrics-only listener (undefined unless
+ * METRICS_PORT is set; METRICS_HOST alone opens nothing).
+ */
+export function settleAdmin(e: AdminVariables): {
+  admin: AdminConfig | undefined;
+  metricsListener: AdminConfig | undefined;
+} {
+  const adminPort = e.ADMIN_PORT ?? DEFAULT_ADMIN_PORT;
   return {
-    admin: {
-      port: e.ADMIN_PORT ?? e.METRICS_PORT ?? DEFAULT_ADMIN_PORT,
-      host: e.ADMIN_HOST ?? e.METRICS_HOST ?? DEFAULT_ADMIN_HOST,
-    },
-    warnings,
+    admin: adminPort === 0 ? undefined : { port: adminPort, host: e.ADMIN_HOST ?? DEFAULT_HOST },
+    metricsListener:
+      e.METRICS_PORT === undefined
+        ? undefined
+        : { port: e.METRICS_PORT, host: e.METRICS_HOST ?? DEFAULT_HOST },
   };
 }
 
-/** Both names of one setting, set to different values: which one holds is not for the bot to guess. */
+/** Two listeners on one port of one host: the second could never listen, so the start is refused. */
 export function adminProblems(env: Record<string, string | undefined>): string[] {
-  const problems: string[] = [];
-  for (const [now, old] of [
-    ['ADMIN_PORT', 'METRICS_PORT'],
-    ['ADMIN_HOST', 'METRICS_HOST'],
-  ] as const) {
-    const a = env[now]?.trim();
-    const b = env[old]?.trim();
-    if (a && b && a !== b)
-      problems.push(`${old}: deprecated, and set to another value than ${now}: unset ${old}`);
-  }
-  return problems;
+  const value = (name: string, unset: string) => env[name]?.trim() || unset;
+  const metricsPort = value('METRICS_PORT', '');
+  const adminPort = value('ADMIN_PORT', String(DEFAULT_ADMIN_PORT));
+  if (!metricsPort || Number(metricsPort) !== Number(adminPort)) return [];
+  if (value('METRICS_HOST', DEFAULT_HOST) !== value('ADMIN_HOST', DEFAULT_HOST)) return [];
+  return [
+    `METRICS_PORT: ${metricsPort} is ADMIN_PORT too, which serves /metrics already: unset METRICS_PORT`,
+  ];
 }

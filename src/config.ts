@@ -89,10 +89,13 @@ export interface Config {
   signing?: SigningConfig | undefined;
   storeUrl: string;
   logLevel: LogLevel;
-  /** ADMIN_PORT / ADMIN_HOST: the probes and `GET /metrics`, apart from PORT (config-admin.ts). */
-  admin: AdminConfig;
-  /** Settings still read under an old name: said once at start-up. */
-  warnings?: string[] | undefined;
+  /**
+   * ADMIN_PORT / ADMIN_HOST: the probes and `GET /metrics`, apart from PORT (config-admin.ts);
+   * undefined with ADMIN_PORT=0, no admin listener at all.
+   */
+  admin: AdminConfig | undefined;
+  /** METRICS_PORT / METRICS_HOST: `GET /metrics` alone on a listener of its own; off unless set. */
+  metricsListener?: AdminConfig | undefined;
 }
 
 export type { AdminConfig };
@@ -379,7 +382,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';
-  const { admin, warnings } = settleAdmin(e);
+  const { admin, metricsListener } = settleAdmin(e);
 
   let service: ServiceConfig = { mode: 'sandbox' };
   if (e.CNGN_API_KEY) {
@@ -430,7 +433,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     storeUrl: e.STORE_URL,
     logLevel: e.LOG_LEVEL,
     admin,
-    ...(warnings.length ? { warnings } : {}),
+    metricsListener,
   };
 }
 

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect } from 'vitest';
 import { build, buildIfStale, isFresh } from '../scripts/build.mjs';
 import { prebuiltAssets } from '../src/signing/assets.js';
+import { freePort } from './slack/approvals/support.js';
 import type { FakeSlack } from './support/fake-slack.js';
 import { slackTest } from './support/file-slack.js';
 
@@ -61,7 +62,8 @@ function runningUrl(child: ChildProcess, log: string[]): Promise<string> {
   });
 }
 
-function botEnv(slack: FakeSlack): NodeJS.ProcessEnv {
+/** The admin listener on a port free now (ADMIN_PORT=0 would be none): the probes are there. */
+async function botEnv(slack: FakeSlack): Promise<NodeJS.ProcessEnv> {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -70,7 +72,7 @@ function botEnv(slack: FakeSlack): NodeJS.ProcessEnv {
     SLACK_API_URL: slack.apiUrl,
     STORE_URL: 'memory://',
     PORT: '0',
-    ADMIN_PORT: '0',
+    ADMIN_PORT: String(await freePort()),
   };
 }
 
@@ -177,7 +179,7 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     const bot = spawn(
       process.execPath,
       ['--import', `data:text/javascript,${encodeURIComponent(watch)}`, outfile],
-      { cwd: ROOT, env: botEnv(slack), stdio: ['ignore', 'ignore', 'pipe'] }, // the log is on stderr
+      { cwd: ROOT, env: await botEnv(slack), stdio: ['ignore', 'ignore', 'pipe'] }, // the log is on stderr
     );
     try {
       const url = await runningUrl(bot, log);
@@ -200,7 +202,7 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     try {
       const bot = spawn(process.execPath, [outfile], {
         cwd: ROOT,
-        env: botEnv(slack),
+        env: await botEnv(slack),
         stdio: ['ignore', 'ignore', 'pipe'],
       });
       let stderr = '';
@@ -236,7 +238,7 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
   }) => {
     const bot = spawn(process.execPath, [outfile], {
       cwd: ROOT,
-      env: { ...botEnv(slack), CNGN_DESK_CRASH_AT: 'nowhere' },
+      env: { ...(await botEnv(slack)), CNGN_DESK_CRASH_AT: 'nowhere' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -299,7 +301,7 @@ describe('npm start', () => {
     async ({ slack }) => {
       const npm = spawn('npm', ['start'], {
         cwd: ROOT,
-        env: botEnv(slack),
+        env: await botEnv(slack),
         stdio: ['ignore', 'ignore', 'pipe'],
         detached: true, // its own process group, so a bot left behind is still stopped below
       });

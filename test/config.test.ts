@@ -35,7 +35,13 @@ describe('configuration', () => {
     const run = spawnSync(process.execPath, ['scripts/start.mjs'], {
       cwd: root,
       // A Slack setting without the token is a half set-up (with none at all, the workbench starts).
-      env: { PATH: process.env.PATH ?? '', PORT: 'eighty', SLACK_APP_TOKEN: 'token-without-prefix' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: 'eighty',
+        SLACK_APP_TOKEN: 'token-without-prefix',
+        ADMIN_PORT: '70000',
+        METRICS_PORT: '0',
+      },
       encoding: 'utf8',
       timeout: 120_000,
     });
@@ -46,7 +52,7 @@ describe('configuration', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     const errors = entries.filter((entry) => entry.level === 'error');
-    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:']) {
+    for (const name of ['SLACK_BOT_TOKEN:', 'SLACK_APP_TOKEN:', 'PORT:', 'ADMIN_PORT:', 'METRICS_PORT:']) {
       expect(errors).toContainEqual(
         expect.objectContaining({
           message: expect.stringMatching(new RegExp(`^${name}`)),
@@ -362,29 +368,55 @@ describe('CNGN_START_FROZEN', () => {
   });
 });
 
-describe('ADMIN_PORT and ADMIN_HOST (METRICS_PORT and METRICS_HOST: their old names)', () => {
-  it('serves the probes and metrics on 127.0.0.1:3001 unless set otherwise', () => {
-    expect(loadConfig(slack).admin).toEqual({ port: 3001, host: '127.0.0.1' });
-    expect(loadConfig(slack).warnings).toBeUndefined();
+describe('ADMIN_PORT and ADMIN_HOST; METRICS_PORT and METRICS_HOST', () => {
+  it('serves the probes and metrics on 127.0.0.1:9091 unless set otherwise, and no metrics-only port', () => {
+    expect(loadConfig(slack).admin).toEqual({ port: 9091, host: '127.0.0.1' });
+    expect(loadConfig(slack).metricsListener).toBeUndefined();
     expect(loadConfig({ ...slack, ADMIN_PORT: '9464', ADMIN_HOST: '::' }).admin).toEqual({
       port: 9464,
       host: '::',
     });
   });
 
-  it('reads the old names for one release, with a warning naming the new ones', () => {
-    const config = loadConfig({ ...slack, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
-    expect(config.admin).toEqual({ port: 9464, host: '0.0.0.0' });
-    expect(config.warnings).toEqual([
-      expect.stringMatching(/^METRICS_PORT is deprecated .* set ADMIN_PORT instead/),
-      expect.stringMatching(/^METRICS_HOST is deprecated .* set ADMIN_HOST instead/),
-    ]);
-    expect(loadConfig({ ...slack, ADMIN_PORT: '9464', METRICS_PORT: '9464' }).admin.port).toBe(9464);
+  it('turns the admin listener off with ADMIN_PORT=0', () => {
+    expect(loadConfig({ ...slack, ADMIN_PORT: '0' }).admin).toBeUndefined();
+    expect(loadConfig({ ...slack, ADMIN_PORT: ' 0 ', ADMIN_HOST: '0.0.0.0' }).admin).toBeUndefined();
   });
 
-  it('refuses an old name set to another value than the new one', () => {
-    expect(problemsOf({ ...slack, ADMIN_PORT: '3001', METRICS_PORT: '9464' })).toContain(
-      'METRICS_PORT: deprecated, and set to another value than ADMIN_PORT: unset METRICS_PORT',
+  it('serves /metrics alone on METRICS_PORT, leaving the probes where ADMIN_PORT puts them', () => {
+    const config = loadConfig({ ...slack, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
+    expect(config.metricsListener).toEqual({ port: 9464, host: '0.0.0.0' });
+    expect(config.admin).toEqual({ port: 9091, host: '127.0.0.1' });
+    expect(loadConfig({ ...slack, METRICS_PORT: '9464' }).metricsListener).toEqual({
+      port: 9464,
+      host: '127.0.0.1',
+    });
+    // METRICS_HOST alone opens nothing: METRICS_PORT says whether there is a metrics-only listener.
+    expect(loadConfig({ ...slack, METRICS_HOST: '0.0.0.0' }).metricsListener).toBeUndefined();
+    const adminOff = loadConfig({ ...slack, ADMIN_PORT: '0', METRICS_PORT: '9464' });
+    expect([adminOff.admin, adminOff.metricsListener]).toEqual([
+      undefined,
+      { port: 9464, host: '127.0.0.1' },
+    ]);
+  });
+
+  it("refuses METRICS_PORT on the admin listener's own port and host", () => {
+    const problem = 'METRICS_PORT: 9091 is ADMIN_PORT too, which serves /metrics already: unset METRICS_PORT';
+    expect(problemsOf({ ...slack, METRICS_PORT: '9091' })).toContain(problem);
+    expect(problemsOf({ ...slack, METRICS_PORT: '9091', METRICS_HOST: '0.0.0.0' })).not.toContain(problem);
+    expect(problemsOf({ ...slack, ADMIN_PORT: '9464', METRICS_PORT: '9464' })).toContain(
+      'METRICS_PORT: 9464 is ADMIN_PORT too, which serves /metrics already: unset METRICS_PORT',
+    );
+  });
+
+  it('names METRICS_PORT or METRICS_HOST when it is not a port or an address (0 is not: unset it)', () => {
+    for (const port of ['0', '65536', 'nine', '94.64', '-1']) {
+      expect(problemsOf({ ...slack, METRICS_PORT: port })).toContain(
+        'METRICS_PORT: must be a port number from 1 to 65535 (unset it for no metrics listener)',
+      );
+    }
+    expect(problemsOf({ ...slack, METRICS_HOST: 'not a host' })).toContain(
+      'METRICS_HOST: must be an IP address or a host name',
     );
   });
 

@@ -49,6 +49,10 @@ describe('the container recipe', () => {
       expect(runStage).toMatch(new RegExp(`org\\.opencontainers\\.image\\.${label}="\\$\\{`));
     }
     expect(runStage).toMatch(/^ENV [^\n]*ADMIN_HOST=0\.0\.0\.0/m);
+    // The admin listener on the port the configuration documents, exposed and published as that.
+    expect(runStage).toMatch(/^ENV [^\n]*ADMIN_PORT=9091(\s|$)/m);
+    expect(runStage).toMatch(/^EXPOSE 3000 9091$/m);
+    expect(compose).toMatch(/"127\.0\.0\.1:9091:9091"/);
   });
 
   it("keeps the bot's state in a named volume, gives it the signing key, and waits for its drain", () => {

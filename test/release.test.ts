@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
+import { freePort } from './slack/approvals/support.js';
 import { slackTest } from './support/file-slack.js';
 import { createTestDatabase, postgresAvailable } from './support/postgres.js';
 
@@ -187,7 +188,7 @@ describe.runIf(hasPostgres)('the release (scripts/release.sh)', { timeout: BUILD
       env: stepEnv(home, cache, {
         STORE_URL: database.url,
         PORT: '0',
-        ADMIN_PORT: '0',
+        ADMIN_PORT: String(await freePort()), // 0 would be no admin listener: the probes are there
         SLACK_BOT_TOKEN: 'xoxb-release-test',
         SLACK_SIGNING_SECRET: 'release-test-secret',
         SLACK_API_URL: slack.apiUrl,

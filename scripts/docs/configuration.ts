@@ -228,21 +228,22 @@ const TEXT: Record<Variable, VariableText> = {
   },
   ADMIN_PORT: {
     meaning:
-      'The admin port, for the operator only: `GET /livez`, `GET /readyz`, `GET /healthz` ([probes](operations.md#probes)) and `GET /metrics` ([metrics](metrics.md)). `0` takes any free port.',
-    unset: '`3001` (`METRICS_PORT` when only that is set)',
+      "The admin port, for the operator only: `GET /livez`, `GET /readyz`, `GET /healthz` ([probes](operations.md#probes)) and `GET /metrics` ([metrics](metrics.md)). `0` turns the admin listener off: no probes and no `/metrics` on it (one info line at start-up says so); the image's health check then only asks whether the bot answers on `PORT`, and orchestrator probes have nothing to ask.",
+    unset: '`9091`',
   },
   ADMIN_HOST: {
     meaning:
       'The address the admin port listens on. Loopback by default: `/healthz` shows the freeze, the audit trail and the store. `0.0.0.0` or `::` for every interface, e.g. in a container probed and scraped from outside; keep it off the public network.',
-    unset: '`127.0.0.1` (`METRICS_HOST` when only that is set)',
+    unset: '`127.0.0.1`',
   },
   METRICS_PORT: {
-    meaning: 'Deprecated (read until the next release, with a warning at start-up): `ADMIN_PORT`.',
-    unset: '`ADMIN_PORT`',
+    meaning:
+      'A second listener serving `GET /metrics` alone (no probe), for a scraper kept apart from the probes; `/metrics` stays on `ADMIN_PORT` too. Set it to another port than `ADMIN_PORT`; works with `ADMIN_PORT=0`.',
+    unset: 'off',
   },
   METRICS_HOST: {
-    meaning: 'Deprecated (read until the next release, with a warning at start-up): `ADMIN_HOST`.',
-    unset: '`ADMIN_HOST`',
+    meaning: 'The address the `METRICS_PORT` listener listens on; without `METRICS_PORT` it opens nothing.',
+    unset: '`127.0.0.1`',
   },
   LOG_LEVEL: {
     meaning: '`debug`, `info`, `warn`, `error` or `silent`. Logs are JSON lines on stderr.',
@@ -341,8 +342,8 @@ Checked at start-up together with the values above, and reported in the same lis
   \`CNGN_PRIVATE_KEY\` (or its file).
 - A secret is given once: as \`<NAME>\` or as \`<NAME>_FILE\`, not both.
 - \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
-- \`METRICS_PORT\` and \`METRICS_HOST\`, the old names of \`ADMIN_PORT\` and \`ADMIN_HOST\`, may
-  not be set to another value than the new name.
+- \`METRICS_PORT\` may not be the port of the admin listener on the same host (which serves
+  \`/metrics\` already).
 - \`CNGN_SIGNED_APPROVALS\` other than \`off\` needs \`CNGN_SIGNING_URL\` or \`PUBLIC_URL\`: the
   address where approvers' browsers sign.
 - \`CNGN_AUDIT_ARCHIVE\` on a \`memory://\` store needs \`CNGN_AUDIT_SIGNING_KEY\` (there is no folder

@@ -17,7 +17,7 @@ export interface AdminRoute {
 }
 
 export interface AdminServer {
-  /** Where it listens, the port as bound (ADMIN_PORT 0 takes a free one). */
+  /** Where it listens, the port as bound (port 0, from tests only, takes a free one). */
   address: { host: string; port: number };
   /** `http://host:port` */
   url: string;
@@ -46,10 +46,22 @@ export function metricsRoute(registry: Registry, log: Logger): AdminRoute {
   };
 }
 
+/** Which variables set the listener, named when it cannot listen, and what its start-up line says. */
+export interface AdminListenerNames {
+  variables: string;
+  serving: string;
+}
+
+const ADMIN_LISTENER: AdminListenerNames = {
+  variables: 'ADMIN_PORT/ADMIN_HOST',
+  serving: 'admin port serving the probes and metrics',
+};
+
 export async function startAdminServer(
   routes: readonly AdminRoute[],
   config: AdminConfig,
   log: Logger,
+  names: AdminListenerNames = ADMIN_LISTENER,
 ): Promise<AdminServer> {
   const byPath = new Map(routes.map((route) => [route.path, route]));
   const paths = [...byPath.keys()].join(', ');
@@ -76,7 +88,7 @@ export async function startAdminServer(
   await new Promise<void>((resolve, reject) => {
     const refused = (error: Error) =>
       reject(
-        new Error(`ADMIN_PORT/ADMIN_HOST: cannot listen on ${config.host}:${config.port} (${error.message})`),
+        new Error(`${names.variables}: cannot listen on ${config.host}:${config.port} (${error.message})`),
       );
     server.once('error', refused);
     server.listen(config.port, config.host, () => {
@@ -88,7 +100,7 @@ export async function startAdminServer(
   const address = { host: bound.address, port: bound.port };
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   const url = `http://${host}:${bound.port}`;
-  log.debug('admin port serving the probes and metrics', { url, paths });
+  log.debug(names.serving, { url, paths });
   return {
     address,
     url,

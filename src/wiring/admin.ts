@@ -73,10 +73,43 @@ export function watchParts(parts: AdminParts): void {
   });
 }
 
-/** The admin listener: the Slack app's probes and the metrics. */
-export function startAdmin(
+/** The admin listener (off with ADMIN_PORT=0) and the metrics-only listener (METRICS_PORT). */
+export interface AdminListeners {
+  /** The probes and /metrics; undefined with ADMIN_PORT=0. */
+  admin: AdminServer | undefined;
+  /** /metrics alone; undefined unless METRICS_PORT is set. */
+  metrics: AdminServer | undefined;
+  close(): Promise<void>;
+}
+
+const METRICS_LISTENER = {
+  variables: 'METRICS_PORT/METRICS_HOST',
+  serving: 'metrics port serving /metrics',
+};
+
+/** The admin listener: the Slack app's probes and the metrics; and /metrics alone on METRICS_PORT. */
+export async function startAdmin(
   parts: Pick<AdminParts, 'config' | 'logger' | 'slack' | 'metrics'>,
-): Promise<AdminServer> {
-  const routes = [...parts.slack.probes, metricsRoute(parts.metrics.registry, parts.logger)];
-  return startAdminServer(routes, parts.config.admin, parts.logger);
+): Promise<AdminListeners> {
+  const { config, logger } = parts;
+  const metrics = metricsRoute(parts.metrics.registry, logger);
+  const admin = config.admin
+    ? await startAdminServer([...parts.slack.probes, metrics], config.admin, logger)
+    : undefined;
+  let alone: AdminServer | undefined;
+  try {
+    alone = config.metricsListener
+      ? await startAdminServer([metrics], config.metricsListener, logger, METRICS_LISTENER)
+      : undefined;
+  } catch (error) {
+    await admin?.close();
+    throw error;
+  }
+  return {
+    admin,
+    metrics: alone,
+    async close() {
+      await Promise.all([admin?.close(), alone?.close()]);
+    },
+  };
 }

@@ -6,7 +6,6 @@ import { parseTiers, peopleNamedBy } from '../access/index.js';
 import type { CngnClient } from '../cngn/client.js';
 import type { Config } from '../config.js';
 import type { BotMetrics } from '../metrics/index.js';
-import type { AdminServer } from '../metrics/server.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { installSigningPages } from '../signing/index.js';
 import { installDeadLetterActions } from '../slack/alerts/install.js';
@@ -23,7 +22,7 @@ import { type Installed, listenersOf, routesOf, stopInReverse } from '../slack/r
 import type { Home, People, SlackUser } from '../slack/runtime/people.js';
 import { type Store, settledWithin } from '../store/index.js';
 import type { Webhooks } from '../webhooks/index.js';
-import { health, healthDetails, startAdmin, watchParts } from './admin.js';
+import { type AdminListeners, health, healthDetails, startAdmin, watchParts } from './admin.js';
 import type { Approvals } from './approvals.js';
 import { gateRoles } from './gate-roles.js';
 import type { BotOptions } from './parts.js';
@@ -45,13 +44,15 @@ export interface Bot {
   slack: SlackApp;
   /** `http://127.0.0.1:PORT` once started: Slack, webhooks, callbacks, the workbench. */
   url: string;
-  /** `http://host:ADMIN_PORT`: the probes and /metrics. */
-  adminUrl: string;
+  /** `http://host:ADMIN_PORT`: the probes and /metrics; undefined with ADMIN_PORT=0. */
+  adminUrl: string | undefined;
+  /** `http://host:METRICS_PORT`: /metrics alone; undefined unless METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   /** With CNGN_REPORT_SCHEDULE and a report source: the scheduled report. */
   scheduledReports: ScheduledReports | undefined;
   /** What the metrics count (served on the admin listener). */
   metrics: BotMetrics;
-  admin: AdminServer;
+  admin: AdminListeners;
   stop(): Promise<void>;
 }
 
@@ -114,7 +115,8 @@ export async function startBot(options: BotOptions): Promise<Bot> {
   const bot: Bot = {
     ...{ config, store, client, sandbox, approvals, roles, webhooks, slack, metrics, admin },
     url: slack.url,
-    adminUrl: admin.url,
+    adminUrl: admin.admin?.url,
+    metricsUrl: admin.metrics?.url,
     scheduledReports: schedule.scheduled(),
     async stop() {
       if (stopped) return;
@@ -287,9 +289,9 @@ function slackAppOptionsOf(parts: Parts) {
  * Starts the admin listener, puts the settings on the record, then starts Slack; a start-up check that
  * refused, settings that could not be recorded (or a port taken) leave nothing running behind the error.
  */
-async function startOrLeaveNothing(parts: Parts, slack: SlackApp): Promise<AdminServer> {
+async function startOrLeaveNothing(parts: Parts, slack: SlackApp): Promise<AdminListeners> {
   const { config, logger, metrics, approvals } = parts;
-  let admin: AdminServer | undefined;
+  let admin: AdminListeners | undefined;
   try {
     // The probes answer from here on: /livez while the start-up check runs, /readyz once it passed.
     admin = await startAdmin({ config, logger, slack, metrics });

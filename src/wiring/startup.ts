@@ -129,7 +129,16 @@ export interface StartOptions {
   reportSource?: ReportSource;
   /** A free loopback port for a workbench on PORT=0 (default: one the system gives now). */
   freePort?: () => Promise<number>;
+  /**
+   * Tests only, never from the environment: the admin listener on any free loopback port, whatever
+   * ADMIN_PORT says (ADMIN_PORT=0 is no admin listener at all).
+   */
+  adminOnAnyPort?: boolean;
 }
+
+/** The settings with the admin listener where a test asked for it (StartOptions.adminOnAnyPort). */
+const withTestAdmin = (config: Config, options: StartOptions): Config =>
+  options.adminOnAnyPort ? { ...config, admin: { port: 0, host: '127.0.0.1' } } : config;
 
 /** The logger of a bot started from `config`: JSON lines on stderr at its level, its secrets redacted. */
 export const configuredLogger = (config: Config): Logger =>
@@ -145,7 +154,7 @@ export async function start(
   const reports = options.reportSource ? { reportSource: options.reportSource } : {};
 
   if (!wantsWorkbench(env)) {
-    const config = loadConfig(env);
+    const config = withTestAdmin(loadConfig(env), options);
     const logger = makeLogger(config);
     const bot = await startBot({ config, logger, ...reports });
     announce(logger, bot, config.slack.mode);
@@ -160,7 +169,7 @@ export async function start(
   // Both fresh at every start: a page elsewhere in the browser can guess neither.
   const signingSecret = randomBytes(32).toString('hex');
   const botToken = newWorkbenchBotToken();
-  const settled = loadConfig(workbenchEnv(env, signingSecret, botToken));
+  const settled = withTestAdmin(loadConfig(workbenchEnv(env, signingSecret, botToken)), options);
   const logger = makeLogger(settled);
   const store = await createStore(settled.storeUrl);
   let workbench: Workbench | undefined;
@@ -258,13 +267,17 @@ function announce(logger: Logger, bot: Bot, slack: string): void {
     commit,
     node,
     url: bot.url,
-    admin: bot.adminUrl,
+    admin: bot.adminUrl ?? 'off (ADMIN_PORT=0)',
+    ...(bot.metricsUrl ? { metrics: bot.metricsUrl } : {}),
     environment: bot.client.environment,
     slack,
     store: bot.config.storeUrl.split(':')[0],
   });
-  for (const warning of bot.config.warnings ?? [])
-    logger.warn(warning, { hint: 'See docs/configuration.md' });
+  if (!bot.config.admin) {
+    logger.info('ADMIN_PORT=0: no admin listener, so no /livez, /readyz, /healthz and no /metrics on it', {
+      metrics: bot.metricsUrl ?? 'off (METRICS_PORT unset)',
+    });
+  }
   if (!bot.approvals) {
     logger.warn(
       'approvals are off: set CNGN_APPROVALS_CHANNEL and CNGN_APPROVERS (or CNGN_APPROVER_GROUP) to enable withdraw, redeem, bridge, whitelist add and settlement',

@@ -274,7 +274,7 @@ describe('with Slack credentials', () => {
           SLACK_SIGNING_SECRET: 'shh',
           SLACK_API_URL: slack.apiUrl,
         },
-        { print: (line) => lines.push(line) },
+        { print: (line) => lines.push(line), adminOnAnyPort: true },
       );
       defer(() => started.stop());
       expect(started.workbench).toBeUndefined();

@@ -9,7 +9,7 @@ import { startBot } from '../../../src/wiring/bot.js';
 import { approvalsTest } from '../../support/approvals-bot.js';
 import type { FakeSlack } from '../../support/fake-slack.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
-import { APPROVER_A, type ApprovalApp, approve, fileWithdrawal, waitUntil } from './support.js';
+import { APPROVER_A, type ApprovalApp, adminUrlOf, approve, fileWithdrawal, waitUntil } from './support.js';
 
 /** Slack's API in front of the fake: calls to one method get no answer until released. */
 class StalledSlack {
@@ -97,8 +97,8 @@ const test = approvalsTest
       client: bot.client,
       sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
       baseUrl: bot.url,
-      adminUrl: bot.adminUrl,
-      metricsUrl: `${bot.adminUrl}/metrics`,
+      adminUrl: adminUrlOf(bot),
+      metricsUrl: `${adminUrlOf(bot)}/metrics`,
       stop: () => bot.stop(),
     };
     return { app, presenter };

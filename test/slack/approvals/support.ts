@@ -78,6 +78,12 @@ export interface ApprovalAppOptions {
 }
 
 /** A port nothing listens on now, for a bot whose address a test needs before it has started. */
+/** The admin listener's URL: the harness always opens it (on any free port unless told one). */
+export function adminUrlOf(bot: { adminUrl: string | undefined }): string {
+  if (!bot.adminUrl) throw new Error('the bot was started without its admin listener');
+  return bot.adminUrl;
+}
+
 export async function freePort(): Promise<number> {
   const probe = createServer();
   probe.listen(0, '127.0.0.1');
@@ -178,8 +184,8 @@ async function startApprovalAppOn(
     client: bot.client,
     sender: { baseUrl: bot.url, signingSecret: SIGNING_SECRET },
     baseUrl: bot.url,
-    adminUrl: bot.adminUrl,
-    metricsUrl: `${bot.adminUrl}/metrics`,
+    adminUrl: adminUrlOf(bot),
+    metricsUrl: `${adminUrlOf(bot)}/metrics`,
     stop: async () => {
       await bot.stop();
       if (!options.slack) await slack.stop();

@@ -9,6 +9,7 @@ import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
 import { bundledMain } from '../../support/node-entry.js';
+import { freePort } from '../approvals/support.js';
 
 /** The bot's process as `npm start` runs it: where it listens, and every JSON line it wrote. */
 interface SpawnedBot {
@@ -69,7 +70,7 @@ async function spawnBot(slack: FakeSlack, onCleanup: OnCleanup): Promise<Spawned
     env: {
       PATH: process.env.PATH,
       PORT: '0',
-      ADMIN_PORT: '0',
+      ADMIN_PORT: String(await freePort()), // 0 would be no admin listener
       STORE_URL: 'memory://',
       LOG_LEVEL: 'info',
       SLACK_BOT_TOKEN: 'xoxb-socket-test',
