@@ -39,7 +39,8 @@ function bareEnv(): NodeJS.ProcessEnv {
     if (/^(npm_|INIT_CWD$|NODE_ENV$)/.test(name)) continue; // npm's own, from `npm run` of this bench
     env[name] = value;
   }
-  // 3000 may be taken on a shared machine; the README's default is otherwise what a person gets.
+  // 3000 and 9091 may be taken on a shared machine (no admin listener: nothing here reads it); the
+  // README's defaults are otherwise what a person gets.
   env.PORT = process.env.BENCH_PORT ?? '0';
   env.ADMIN_PORT = '0';
   return env;

@@ -15,6 +15,8 @@ export interface AdminConfig {
 }
 
 const DEFAULT_ADMIN_PORT = 9091;
+/** The public port (`PORT`) when unset. */
+export const DEFAULT_PUBLIC_PORT = 3000;
 const DEFAULT_HOST = '127.0.0.1';
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -60,14 +62,26 @@ export function settleAdmin(e: AdminVariables): {
   };
 }
 
-/** Two listeners on one port of one host: the second could never listen, so the start is refused. */
+/**
+ * Two listeners on one port: the second could never listen (a wildcard host overlaps every address,
+ * so the hosts are not compared), so the start is refused, naming the variable to change.
+ */
 export function adminProblems(env: Record<string, string | undefined>): string[] {
   const value = (name: string, unset: string) => env[name]?.trim() || unset;
-  const metricsPort = value('METRICS_PORT', '');
-  const adminPort = value('ADMIN_PORT', String(DEFAULT_ADMIN_PORT));
-  if (!metricsPort || Number(metricsPort) !== Number(adminPort)) return [];
-  if (value('METRICS_HOST', DEFAULT_HOST) !== value('ADMIN_HOST', DEFAULT_HOST)) return [];
-  return [
-    `METRICS_PORT: ${metricsPort} is ADMIN_PORT too, which serves /metrics already: unset METRICS_PORT`,
-  ];
+  const metricsPort = Number(value('METRICS_PORT', '0'));
+  const adminPort = Number(value('ADMIN_PORT', String(DEFAULT_ADMIN_PORT)));
+  const publicPort = Number(value('PORT', String(DEFAULT_PUBLIC_PORT)));
+  const problems: string[] = [];
+  if (adminPort > 0 && adminPort === publicPort) {
+    problems.push(`ADMIN_PORT: ${adminPort} is PORT too, the public port: give the admin listener its own`);
+  }
+  if (metricsPort > 0 && metricsPort === adminPort) {
+    problems.push(
+      `METRICS_PORT: ${metricsPort} is ADMIN_PORT too, which serves /metrics already: unset METRICS_PORT`,
+    );
+  }
+  if (metricsPort > 0 && metricsPort === publicPort) {
+    problems.push(`METRICS_PORT: ${metricsPort} is PORT too, the public port: give /metrics its own`);
+  }
+  return problems;
 }

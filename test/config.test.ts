@@ -400,13 +400,23 @@ describe('ADMIN_PORT and ADMIN_HOST; METRICS_PORT and METRICS_HOST', () => {
     ]);
   });
 
-  it("refuses METRICS_PORT on the admin listener's own port and host", () => {
+  it("refuses METRICS_PORT on the admin listener's own port, whatever the hosts (a wildcard overlaps)", () => {
     const problem = 'METRICS_PORT: 9091 is ADMIN_PORT too, which serves /metrics already: unset METRICS_PORT';
     expect(problemsOf({ ...slack, METRICS_PORT: '9091' })).toContain(problem);
-    expect(problemsOf({ ...slack, METRICS_PORT: '9091', METRICS_HOST: '0.0.0.0' })).not.toContain(problem);
+    expect(problemsOf({ ...slack, METRICS_PORT: '9091', METRICS_HOST: '0.0.0.0' })).toContain(problem);
     expect(problemsOf({ ...slack, ADMIN_PORT: '9464', METRICS_PORT: '9464' })).toContain(
       'METRICS_PORT: 9464 is ADMIN_PORT too, which serves /metrics already: unset METRICS_PORT',
     );
+  });
+
+  it('refuses ADMIN_PORT or METRICS_PORT on the public port', () => {
+    expect(problemsOf({ ...slack, ADMIN_PORT: '3000' })).toContain(
+      'ADMIN_PORT: 3000 is PORT too, the public port: give the admin listener its own',
+    );
+    expect(problemsOf({ ...slack, PORT: '8080', METRICS_PORT: '8080' })).toContain(
+      'METRICS_PORT: 8080 is PORT too, the public port: give /metrics its own',
+    );
+    expect(problemsOf({ ...slack, PORT: '8080', ADMIN_PORT: '0' })).toEqual([]);
   });
 
   it('names METRICS_PORT or METRICS_HOST when it is not a port or an address (0 is not: unset it)', () => {

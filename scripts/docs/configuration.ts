@@ -342,8 +342,8 @@ Checked at start-up together with the values above, and reported in the same lis
   \`CNGN_PRIVATE_KEY\` (or its file).
 - A secret is given once: as \`<NAME>\` or as \`<NAME>_FILE\`, not both.
 - \`CNGN_ALERT_ROUTES\` needs \`CNGN_ALERTS_CHANNEL\`, for the events no route takes.
-- \`METRICS_PORT\` may not be the port of the admin listener on the same host (which serves
-  \`/metrics\` already).
+- \`METRICS_PORT\` may not be the admin listener's port (which serves \`/metrics\` already), whatever
+  the hosts, and neither it nor \`ADMIN_PORT\` may be \`PORT\`.
 - \`CNGN_SIGNED_APPROVALS\` other than \`off\` needs \`CNGN_SIGNING_URL\` or \`PUBLIC_URL\`: the
   address where approvers' browsers sign.
 - \`CNGN_AUDIT_ARCHIVE\` on a \`memory://\` store needs \`CNGN_AUDIT_SIGNING_KEY\` (there is no folder

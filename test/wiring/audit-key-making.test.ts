@@ -44,6 +44,8 @@ async function start({ slack, dir }: { slack: FakeSlack; dir: string }, env: Rec
     env: {
       PATH: process.env.PATH,
       PORT: '0',
+      // No admin listener: the test reads the log only, and a fixed port may be taken.
+      ADMIN_PORT: '0',
       LOG_LEVEL: 'info',
       SLACK_BOT_TOKEN: 'xoxb-audit-key-test',
       SLACK_SIGNING_SECRET: 'audit-key-test-signing-secret',
