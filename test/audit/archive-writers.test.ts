@@ -24,6 +24,16 @@ function lapsedLock(store: Store): Store {
   });
 }
 
+type ArchiveOptions = ConstructorParameters<typeof AuditArchive>[0];
+
+/** A sandbox archive in `dir` on `store`, signed by `signer`, at NOW unless `more` says otherwise. */
+const archiveIn = (
+  dir: string,
+  signer: ArchiveOptions['signer'],
+  store: Store,
+  more: Partial<ArchiveOptions> = {},
+) => new AuditArchive({ store, dir, environment: 'sandbox', signer, now: () => NOW, ...more });
+
 const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
   entries: await log.entries('sandbox'),
   head: await log.head('sandbox'),
@@ -39,14 +49,7 @@ test('a writer whose view of the folder went stale while another wrote stops, an
   signer,
 }) => {
   const { a, b } = await replicas('audit-archive-stale-writer');
-  const archiveOn = (store: Store) =>
-    new AuditArchive({
-      store,
-      dir: join(auditDir, 'archive'),
-      environment: 'sandbox',
-      signer,
-      now: () => NOW,
-    });
+  const archiveOn = (store: Store) => archiveIn(join(auditDir, 'archive'), signer, store);
   const [one, two] = [archiveOn(a), archiveOn(lapsedLock(b))];
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
@@ -89,13 +92,7 @@ test("another writer's live claim survives a start-up, and is taken over only on
 }) => {
   const { a } = await replicas('audit-archive-unfinished-claim');
   let now = NOW;
-  const archive = new AuditArchive({
-    store: a,
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => now,
-  });
+  const archive = archiveIn(join(auditDir, 'archive'), signer, a, { now: () => now });
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
@@ -122,13 +119,7 @@ test("another writer's live claim survives a start-up, and is taken over only on
 test('a claim without its owner file is dated by its folder', async ({ replicas, auditDir, signer }) => {
   const { a } = await replicas('audit-archive-claim-no-owner');
   let now = NOW;
-  const archive = new AuditArchive({
-    store: a,
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => now,
-  });
+  const archive = archiveIn(join(auditDir, 'archive'), signer, a, { now: () => now });
   const log = new AuditLog(a);
   await appendMany(log, 0, 1);
   const claim = join(archive.folder, CLAIMS_DIR, '0000000000');
@@ -145,13 +136,7 @@ test('a segment checked once is still caught when its file changes afterwards, a
   signer,
 }) => {
   const { a } = await replicas('audit-archive-checked-once');
-  const archive = new AuditArchive({
-    store: a,
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-  });
+  const archive = archiveIn(join(auditDir, 'archive'), signer, a);
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
   await archive.write('schedule', chainOf(log));
@@ -184,11 +169,7 @@ test('a takeover that fails before its claim is made again leaves no claim: the 
   // The writer taking it over fails as it makes the claim its own (its third look at the clock: the
   // round's time, the claim's age, then its owner file's time).
   let calls = 0;
-  const failing = new AuditArchive({
-    store: a,
-    dir,
-    environment: 'sandbox',
-    signer,
+  const failing = archiveIn(dir, signer, a, {
     now: () => {
       calls += 1;
       if (calls === 3) throw new Error('the disk failed');
@@ -196,7 +177,7 @@ test('a takeover that fails before its claim is made again leaves no claim: the 
     },
   });
   await expect(failing.write('schedule', chainOf(log))).rejects.toThrow('the disk failed');
-  const next = new AuditArchive({ store: a, dir, environment: 'sandbox', signer, now: () => NOW });
+  const next = archiveIn(dir, signer, a);
   expect(await next.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
   // A takeover stopped between moving the claim away and claiming afresh leaves the claim to the next.
   await appendMany(log, 1, 1);
@@ -215,20 +196,12 @@ test('a writer stalled past the takeover of its claim writes nothing when it res
   const dir = join(auditDir, 'archive');
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
-  const later = new AuditArchive({
-    store: lapsedLock(b),
-    dir,
-    environment: 'sandbox',
-    signer,
+  const later = archiveIn(dir, signer, lapsedLock(b), {
     now: () => new Date(NOW.getTime() + CLAIM_ABANDONED_MS),
   });
   let overtaken: unknown;
   // The first writer stalls with its segment staged, past the claim's abandonment: the other takes over.
-  const stalled = new AuditArchive({
-    store: a,
-    dir,
-    environment: 'sandbox',
-    signer,
+  const stalled = archiveIn(dir, signer, a, {
     now: () => NOW,
     staged: async () => {
       overtaken = await later.write('schedule', chainOf(log));
@@ -254,13 +227,7 @@ test('a takeover that finds the stalled writer’s segment published just after 
   // Elsewhere, the segment the stalled writer is about to publish (the same chain, the same signer; a
   // store of its own, so this one's record of the last segment is untouched).
   const aside = await createStore('memory://');
-  const elsewhere = new AuditArchive({
-    store: aside,
-    dir: join(auditDir, 'elsewhere'),
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-  });
+  const elsewhere = archiveIn(join(auditDir, 'elsewhere'), signer, aside);
   expect(await elsewhere.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
   await aside.close();
   const [segment] = readdirSync(elsewhere.folder).filter((name) => !name.startsWith('.'));
@@ -274,11 +241,7 @@ test('a takeover that finds the stalled writer’s segment published just after 
     `${JSON.stringify({ owner: 'stalled', at: NOW.toISOString() })}\n`,
   );
   let looked = 0;
-  const later = new AuditArchive({
-    store: lapsedLock(b),
-    dir,
-    environment: 'sandbox',
-    signer,
+  const later = archiveIn(dir, signer, lapsedLock(b), {
     now: () => new Date(NOW.getTime() + CLAIM_ABANDONED_MS + 1),
     // The stalled writer publishes right after this one's look for a segment at seq 0 found none.
     list: (path, options) => {

@@ -178,6 +178,18 @@ describe('a transaction listed without a creation time', () => {
     updatedAt,
   });
 
+  /** The book's stored copy of the undated withdrawal, as a read of `status` at `at` filed it. */
+  const undatedCopy = (status: string, at: string) => ({
+    reference: 'WD-UNDATED',
+    kind: 'withdrawal',
+    direction: 'out',
+    amount: '300.00',
+    fee: '0.00',
+    at,
+    status,
+    undated: true,
+  });
+
   /** A book reading a one-transaction list that `listed` gives, at the time `clock` holds. */
   async function bookOf(listed: () => Record<string, unknown>, clock: { now: number }) {
     const store = await createStore('memory://');
@@ -252,23 +264,13 @@ describe('a transaction listed without a creation time', () => {
   it('skips a copy left under a day the index no longer files its reference under', async () => {
     const clock = { now: SEEN.getTime() };
     const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
-    const copy = (status: 'failed' | 'succeeded', at: string) => ({
-      reference: 'WD-UNDATED',
-      kind: 'withdrawal',
-      direction: 'out',
-      amount: '300.00',
-      fee: '0.00',
-      at,
-      status,
-      undated: true,
-    });
     // Filed under the 20th (its newest word: failed); a stopped write left a copy under the 22nd.
     await store.set('reports:undated:test:undated', { 'WD-UNDATED': '2026-11-20T10:00:00.000Z' });
     await store.set('reports:day:test:undated:2026-11-20', {
-      'WD-UNDATED': copy('failed', '2026-11-20T10:00:00.000Z'),
+      'WD-UNDATED': undatedCopy('failed', '2026-11-20T10:00:00.000Z'),
     });
     await store.set('reports:day:test:undated:2026-11-22', {
-      'WD-UNDATED': copy('succeeded', '2026-11-22T09:00:00.000Z'),
+      'WD-UNDATED': undatedCopy('succeeded', '2026-11-22T09:00:00.000Z'),
     });
     const movements = await book.movements(
       new Date('2026-11-19T00:00:00Z'),
@@ -285,21 +287,11 @@ describe('a transaction listed without a creation time', () => {
   it('is given once when kept under two days already, with its newest outcome', async () => {
     const clock = { now: SEEN.getTime() };
     const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
-    const copy = (status: 'pending' | 'succeeded', at: string) => ({
-      reference: 'WD-UNDATED',
-      kind: 'withdrawal',
-      direction: 'out',
-      amount: '300.00',
-      fee: '0.00',
-      at,
-      status,
-      undated: true,
-    });
     await store.set('reports:day:test:undated:2026-11-20', {
-      'WD-UNDATED': copy('pending', '2026-11-20T10:00:00.000Z'),
+      'WD-UNDATED': undatedCopy('pending', '2026-11-20T10:00:00.000Z'),
     });
     await store.set('reports:day:test:undated:2026-11-22', {
-      'WD-UNDATED': copy('succeeded', '2026-11-22T09:00:00.000Z'),
+      'WD-UNDATED': undatedCopy('succeeded', '2026-11-22T09:00:00.000Z'),
     });
     const movements = await book.movements(
       new Date('2026-11-19T00:00:00Z'),
