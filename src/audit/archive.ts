@@ -257,12 +257,8 @@ export class AuditArchive {
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
     const path = join(claims, claimName(firstSeq));
     if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
-    const written = this.segmentStarting(firstSeq);
-    if (written) {
-      return taken(
-        `another replica wrote segment ${written} (from seq ${firstSeq}) meanwhile; the next round continues from it`,
-      );
-    }
+    const written = this.unlessWritten(firstSeq);
+    if (written) return written;
     const held = await claimHolder(path);
     if (!held) {
       // Renamed away by a takeover between the mkdir and now: claim it, unless another got there first.
