@@ -15,6 +15,7 @@ import { safeDigestRendering } from './digest.js';
 import { chooseStep, pickCandidates, planDigest, sortClaimed } from './digest-plan.js';
 import { postDigest } from './digest-post.js';
 import type { Outbox } from './outbox.js';
+import { whilePosting } from './post-lock.js';
 import { type DeliveryOutcome, PostPolicy } from './post-policy.js';
 import type { DigestRecord, DigestRendering, OutboxEntry, RenderAlert } from './types.js';
 
@@ -371,6 +372,16 @@ export class Deliverer {
       if (previous && this.mustWaitFor(previous)) return { kind: 'blocked' };
     }
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
+    // The claim's lease is fixed; the post lock is held as long as the post lasts (post-lock.ts).
+    const outcome = await whilePosting(this.options.store, entry.id, () => this.postClaimed(entry, channel));
+    if (outcome !== 'busy') return outcome;
+    await outbox.release(entry.id, this.owner);
+    return { kind: 'skip' };
+  }
+
+  /** Post a claimed entry, read again under its post lock: one delivered meanwhile is not posted again. */
+  private async postClaimed(entry: OutboxEntry, channel: string): Promise<DeliveryOutcome> {
+    const { outbox } = this.options;
     const current = await outbox.get(entry.id);
     if (!current || current.deliveredAt || current.deadLetteredAt) {
       await outbox.release(entry.id, this.owner);
@@ -406,24 +417,28 @@ export class Deliverer {
 
   /** Post one digest (see digest-post.ts), then forget its retry state once it is finished. */
   private async deliverDigest(record: DigestRecord, channel: string): Promise<DeliveryOutcome> {
-    const { outbox, sink } = this.options;
-    const outcome = await postDigest(
-      {
-        outbox,
-        sink,
-        render: this.digest!,
-        log: this.log,
-        owner: this.owner,
-        leaseMs: this.leaseMs,
-        fallbackChannel: this.options.fallbackChannel,
-        textOnly: this.policy.isTextOnly(record.id),
-        attempts: this.policy.attempt(record.id),
-        // Judged like a single alert's failure, counted under the digest's id.
-        classify: (failure) => this.policy.afterError(record.id, 'digest', channel, failure),
-      },
-      record,
-      channel,
+    const { outbox, sink, store } = this.options;
+    const posting = await whilePosting(store, record.id, () =>
+      postDigest(
+        {
+          outbox,
+          sink,
+          render: this.digest!,
+          log: this.log,
+          owner: this.owner,
+          leaseMs: this.leaseMs,
+          fallbackChannel: this.options.fallbackChannel,
+          textOnly: this.policy.isTextOnly(record.id),
+          attempts: this.policy.attempt(record.id),
+          // Judged like a single alert's failure, counted under the digest's id.
+          classify: (failure) => this.policy.afterError(record.id, 'digest', channel, failure),
+        },
+        record,
+        channel,
+      ),
     );
+    // Another deliverer is posting it: its claim is that one's, and a later scan looks again.
+    const outcome: DeliveryOutcome = posting === 'busy' ? { kind: 'skip' } : posting;
     if (outcome.kind === 'done' || outcome.kind === 'give-up') {
       if (outcome.kind === 'done') this.posted += outcome.posted;
       this.policy.settled(record.id);

@@ -110,7 +110,21 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await first.start();
       await firstAt.promise;
       await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
-      // A second replica claims the alert and is posting it.
+      // A second replica takes the lapsed claim; the first post, still under way, keeps it from posting.
+      const secondClaimed = signal();
+      const claimingB = new Proxy(b, {
+        get: (target, property) => {
+          if (property !== 'setIfAbsent') {
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (key: string, value: unknown, ttlMs?: number) => {
+            const won = await target.setIfAbsent(key, value, ttlMs);
+            if (key === CLAIM && won) secondClaimed.resolve();
+            return won;
+          };
+        },
+      });
       const secondAt = signal();
       const accept = signal();
       const secondSink = recordingSink(async () => {
@@ -118,12 +132,14 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
         await accept.promise;
         return { ok: true, ts: '1.0' };
       });
-      const second = deliverer(b, secondSink, { leaseMs: 60_000 });
+      const second = deliverer(claimingB, secondSink, { leaseMs: 60_000 });
       await second.start();
-      await secondAt.promise;
-      // Slack refuses the first one's post; it lets go of its claim and waits to try again.
+      await secondClaimed.promise;
+      // Slack refuses the first one's post; it lets go of its claim and waits to try again, and the
+      // second, holding the claim now, posts it.
       refuse.resolve();
       await firstWaits.promise;
+      await secondAt.promise;
       // A third replica looks: the alert is still claimed by the second.
       const claimTried = signal();
       const watched = new Proxy(a, {
@@ -148,6 +164,54 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await expect.poll(() => new Outbox(a).pendingCount(), { timeout: 10_000 }).toBe(0);
       await Promise.all([first.stop(), second.stop()]);
       expect([firstSink.posted, secondSink.posted, thirdSink.posted]).toEqual([['CALERTS'], ['CALERTS'], []]);
+    });
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe.skipIf(!kind.up)(`a post in flight on ${kind.name}`, () => {
+    test.override('storeKind', kind.name);
+
+    test('keeps its alert from a second deliverer after its claim lapsed: Slack gets it once', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`post-in-flight-${kind.name}`);
+      await enqueued(new Outbox(a));
+      // Slack holds the first deliverer's post; its claim's lease runs out meanwhile.
+      const firstAt = signal();
+      const accept = signal();
+      const firstSink = recordingSink(async () => {
+        firstAt.resolve();
+        await accept.promise;
+        return { ok: true, ts: '1.0' };
+      });
+      const first = deliverer(a, firstSink, { leaseMs: 1 });
+      await first.start();
+      await firstAt.promise;
+      await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
+      // A second replica takes the lapsed claim while the first post is still under way.
+      const claimed = signal();
+      const watched = new Proxy(b, {
+        get: (target, property) => {
+          if (property !== 'setIfAbsent') {
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (key: string, value: unknown, ttlMs?: number) => {
+            const won = await target.setIfAbsent(key, value, ttlMs);
+            if (key === CLAIM && won) claimed.resolve();
+            return won;
+          };
+        },
+      });
+      const secondSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
+      const second = deliverer(watched, secondSink, { leaseMs: 60_000 });
+      await second.start();
+      await claimed.promise;
+      accept.resolve();
+      await expect.poll(() => new Outbox(a).pendingCount(), { timeout: 10_000 }).toBe(0);
+      await Promise.all([first.stop(), second.stop()]);
+      expect([firstSink.posted, secondSink.posted]).toEqual([['CALERTS'], []]);
     });
   });
 }
