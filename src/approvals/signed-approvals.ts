@@ -161,6 +161,8 @@ export class SignedApprovals {
   readonly book: PasskeyBook;
   /** Each request's seal at filing, by the key that seals the book (request-seal.ts). */
   readonly filingSeal: FilingSeal;
+  /** Sealed with the audit signing key (kept outside the store), not a key made for this process. */
+  readonly sealsKept: boolean;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
 
   #options: SigningOptions | undefined;
@@ -191,6 +193,7 @@ export class SignedApprovals {
     }
     this.book = new PasskeyBook(from.store, from.custody.environment, sealer);
     this.filingSeal = new FilingSeal(sealer, from.custody.environment);
+    this.sealsKept = from.auditSeal !== undefined;
     this.#options = from.signing;
     this.log = from.log;
     const { policy } = from;
@@ -341,18 +344,23 @@ export class SignedApprovals {
   }
 
   /**
-   * Just before the call, where the request's approvals must be signed: FILING_SEAL_BROKEN unless its
-   * filing seal holds over it as it stands (its requester, count and filing time are then as filed).
+   * Just before the call, for every request where the bot holds the audit signing key, and where the
+   * request's approvals must be signed: FILING_SEAL_BROKEN unless its filing seal holds over it as it
+   * stands (its payload, amount, requester, count and filing time are then as filed).
    */
   filingSealProblem(request: ApprovalRequest): string | undefined {
-    const { options } = this;
-    if (!options) return undefined;
-    const kind = request.kind as Parameters<typeof needsSignature>[1];
-    if (!needsSignature(options.rule, kind, request.amount) || this.filingSeal.holds(request))
-      return undefined;
+    if (!this.sealChecked(request) || this.filingSeal.holds(request)) return undefined;
     this.log?.warn('the filing seal does not hold: nothing sent', { requestId: request.id });
     this.tell({ evidenceFailed: request.id });
     return FILING_SEAL_BROKEN;
+  }
+
+  /** Whether the request's filing seal must hold where the bot relies on it (filingSealProblem). */
+  private sealChecked(request: ApprovalRequest): boolean {
+    if (this.sealsKept) return true;
+    const { options } = this;
+    const kind = request.kind as Parameters<typeof needsSignature>[1];
+    return options !== undefined && needsSignature(options.rule, kind, request.amount);
   }
 
   /**
