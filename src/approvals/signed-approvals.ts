@@ -164,6 +164,7 @@ export class SignedApprovals {
   /** Sealed with the audit signing key (kept outside the store), not a key made for this process. */
   readonly sealsKept: boolean;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
+  private readonly brokenGrants = new Set<string>();
 
   #options: SigningOptions | undefined;
   private readonly log: EngineLog | undefined;
@@ -353,6 +354,21 @@ export class SignedApprovals {
     this.log?.warn('the filing seal does not hold: nothing sent', { requestId: request.id });
     this.tell({ evidenceFailed: request.id });
     return FILING_SEAL_BROKEN;
+  }
+
+  /**
+   * Whether a delegation's granting request may be relied on: where the bot holds the audit signing
+   * key, only while its filing seal holds (a delegation written or widened in the store counts for none).
+   */
+  grantStands(request: ApprovalRequest): boolean {
+    if (!this.sealsKept || this.filingSeal.holds(request)) return true;
+    if (!this.brokenGrants.has(request.id)) {
+      this.brokenGrants.add(request.id); // delegations are read at every sweep: said once
+      this.log?.warn('a delegation whose request was changed outside the bot: it does not count', {
+        requestId: request.id,
+      });
+    }
+    return false;
   }
 
   /** Whether the request's filing seal must hold where the bot relies on it (filingSealProblem). */
