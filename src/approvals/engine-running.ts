@@ -104,6 +104,7 @@ export class EngineRunning {
     const sweep = sweepInTurn(core, executor.instanceId, every, {
       daily: () => trail.daily(),
       sweep: () => this.tick(),
+      busy: () => this.ticking,
     });
     this.timer = setInterval(() => this.background(sweep()), every);
     this.timer.unref();
