@@ -6,13 +6,7 @@ import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import {
-  type CancelOptions,
-  type ClosingCore,
-  cancelRequest,
-  rejectRequest,
-  type StopChecked,
-} from './close-by-person.js';
+import { type CancelOptions, type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
 import { DelegationBook, delegationsLockName } from './delegation-requests.js';
 import { PaidDestinations } from './destinations.js';
@@ -424,7 +418,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     id: string,
     user: string,
     reason: string,
-    options: ClickOptions & StopChecked & { round?: number | undefined } = {},
+    options: ClickOptions & { round?: number | undefined } = {},
   ): Promise<ActionResult> {
     return rejectRequest(this, this.options.policy, id, user, reason, options);
   }

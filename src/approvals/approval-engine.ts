@@ -11,9 +11,9 @@ import type {
   AuditHealth,
   UndeliveredListener,
 } from '../audit/index.js';
-import { ApprovalCore, type ApprovalListener, MAX_SECTION_RUNS } from './approval-core.js';
+import { ApprovalCore, type ApprovalListener } from './approval-core.js';
 import { approvalsShown } from './approvals-needed.js';
-import { type CancelOptions, rejectCheck } from './close-by-person.js';
+import type { CancelOptions } from './close-by-person.js';
 import { endDelegationsOf, revokeDelegations } from './delegation-requests.js';
 import { type AuditExportAsk, type AuditSideOptions, EngineAudit } from './engine-audit.js';
 import { registerParts } from './engine-parts.js';
@@ -195,12 +195,7 @@ export class ApprovalEngine {
   /** A rejection of the `round` the rejecter saw (required): another round is refused (StaleRoundError). */
   reject(id: string, user: string, reason: string, options: RejectOptions): Promise<ActionResult> {
     // As for approve: a rejection that does not say its round binds to nothing, refused as stale.
-    const round = options?.round ?? Number.NaN;
-    const mayStop = async (request: ApprovalRequest) =>
-      !('refusal' in (await rejectCheck(this.options.policy, request, user)));
-    return this.stopChecked(id, mayStop, (lookedUp) =>
-      this.core.reject(id, user, reason, { ...options, round, lookedUp }),
-    );
+    return this.core.reject(id, user, reason, { ...options, round: options?.round ?? Number.NaN });
   }
 
   /** Before the reject modal: may this person reject round `round`? `stale` for another round. Changes nothing. */
@@ -213,43 +208,8 @@ export class ApprovalEngine {
   }
 
   /** The requester's cancellation; with `onlyWaiting`, only while it waits for approval. */
-  cancel(id: string, user: string, options?: Omit<CancelOptions, 'lookedUp'>): Promise<ActionResult> {
-    const mayStop = async (request: ApprovalRequest) => request.requester === user && !options?.onlyWaiting;
-    return this.stopChecked(id, mayStop, (lookedUp) => this.core.cancel(id, user, { ...options, lookedUp }));
-  }
-
-  /**
-   * An approved request is looked up at the service before a stop of it is recorded
-   * (docs/decisions/stop-an-approved-request.md): found, it is settled from what the service says and
-   * the stop refused; the service not answering, the stop is refused, to be tried again. Not asked
-   * for a click the core refuses anyway (`mayStop` false). A request approved meanwhile (the core
-   * refuses a round not looked up) is looked up then, a few times at most.
-   */
-  private async stopChecked(
-    id: string,
-    mayStop: (request: ApprovalRequest) => Promise<boolean>,
-    stop: (lookedUp: number | undefined) => Promise<ActionResult>,
-  ): Promise<ActionResult> {
-    for (let run = 1; ; run++) {
-      const looked = await this.lookUpToStop(id, mayStop);
-      if ('ok' in looked) return looked;
-      const result = await stop(looked.lookedUp);
-      if (result.ok || result.reason !== 'not-looked-up' || run >= MAX_SECTION_RUNS) return result;
-    }
-  }
-
-  /** The lookup before a stop: a refusal, or the round looked up (none when there was nothing to ask). */
-  private async lookUpToStop(
-    id: string,
-    mayStop: (request: ApprovalRequest) => Promise<boolean>,
-  ): Promise<ActionResult | { lookedUp?: number }> {
-    const request = await this.core.get(id);
-    if (request?.state !== 'approved' || !(await mayStop(request))) return {};
-    const looked = await this.executor.lateLookup.beforeStopping(request);
-    if (looked === 'could-not-check') return { ok: false, reason: 'not-looked-up', request };
-    if ('lookedUp' in looked) return { lookedUp: looked.lookedUp };
-    // Moved on meanwhile (undefined): its stop is judged on what it is now.
-    return looked.settled ? { ok: false, reason: 'found-at-the-service', request: looked.settled } : {};
+  cancel(id: string, user: string, options?: CancelOptions): Promise<ActionResult> {
+    return this.core.cancel(id, user, options);
   }
 
   /** The requester's one Extend, by at most the original lifetime (default: all of it). */

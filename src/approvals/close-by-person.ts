@@ -7,7 +7,6 @@
 
 import type { ApprovalPolicy } from '../access/index.js';
 import type { CoreSections } from './core-sections.js';
-import { canBeLookedUp } from './late-lookup.js';
 import { assertSeen } from './round.js';
 import { transition } from './state-machine.js';
 import type { ActionResult, ApprovalRequest, ClickOptions, Refusal, RequestState } from './types.js';
@@ -52,15 +51,6 @@ export interface ClosingCore extends CoreSections {
 }
 
 /**
- * A stop of an approved request is recorded only for the round the service was asked about first
- * (LateLookup.beforeStopping): a request that went out before a restored backup is not rejected while
- * the money moved. `lookedUp`: that round.
- */
-export interface StopChecked {
-  lookedUp?: number | undefined;
-}
-
-/**
  * A rejection; with `round` (the one the rejecter saw), refused by throwing StaleRoundError under the
  * request's lock when the request is in another round. The engine's reject always passes it.
  */
@@ -70,9 +60,9 @@ export async function rejectRequest(
   id: string,
   user: string,
   reason: string,
-  options: ClickOptions & StopChecked & { round?: number | undefined },
+  options: ClickOptions & { round?: number | undefined },
 ): Promise<ActionResult> {
-  const { round, lookedUp, ...click } = options;
+  const { round, ...click } = options;
   let onBehalfOf: string | undefined;
   return closeByPerson(
     core,
@@ -85,7 +75,7 @@ export async function rejectRequest(
       onBehalfOf = check.onBehalfOf;
       return undefined;
     },
-    { to: 'rejected', lookedUp },
+    'rejected',
     click,
     reason.trim(),
     () => onBehalfOf,
@@ -93,7 +83,7 @@ export async function rejectRequest(
 }
 
 /** What a cancellation takes beyond a click's: `onlyWaiting`, refused ('not-pending') once approved. */
-export type CancelOptions = ClickOptions & StopChecked & { onlyWaiting?: boolean | undefined };
+export type CancelOptions = ClickOptions & { onlyWaiting?: boolean | undefined };
 
 /**
  * The requester withdraws their own request, waiting for approval or approved and not yet claimed
@@ -105,7 +95,7 @@ export async function cancelRequest(
   user: string,
   options: CancelOptions,
 ): Promise<ActionResult> {
-  const { onlyWaiting, lookedUp, ...click } = options;
+  const { onlyWaiting, ...click } = options;
   return closeByPerson(
     core,
     id,
@@ -114,21 +104,17 @@ export async function cancelRequest(
       if (user !== request.requester) return 'not-requester';
       return onlyWaiting && request.state !== 'pending' ? 'not-pending' : undefined;
     },
-    { to: 'cancelled', lookedUp },
+    'cancelled',
     click,
   );
 }
-
-/** An approved request that could have gone out, not looked up at the service for its round. */
-const notLookedUp = (request: ApprovalRequest, lookedUp: number | undefined) =>
-  request.state === 'approved' && canBeLookedUp(request) && lookedUp !== request.round;
 
 async function closeByPerson(
   core: ClosingCore,
   id: string,
   user: string,
   refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>,
-  { to, lookedUp }: StopChecked & { to: 'rejected' | 'cancelled' },
+  to: 'rejected' | 'cancelled',
   click: ClickOptions,
   note?: string,
   behalf: () => string | undefined = () => undefined,
@@ -144,7 +130,6 @@ async function closeByPerson(
     const decide = async (): Promise<ActionResult & { changed?: boolean }> => {
       const refusal = await refuse(request);
       if (refusal) return { ok: false, reason: refusal, request };
-      if (notLookedUp(request, lookedUp)) return { ok: false, reason: 'not-looked-up', request };
       click.signal?.throwIfAborted();
       const base = {
         ...request,

@@ -105,7 +105,7 @@ export class Executor {
   private readonly poolReading: PoolReading;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
-  readonly lateLookup: LateLookup; // also asked before a person's stop (approval-engine.ts)
+  private readonly lateLookup: LateLookup;
 
   constructor(deps: ExecutorDeps, options: ExecutorOptions = {}) {
     this.core = deps.core;

@@ -46,13 +46,6 @@ export type LateLookupOptions = Pick<ReconcilerOptions, 'reconcilePageSize' | 'r
 /** What to do with the request: send it as usual, not now, or it was settled by the lookup. */
 export type LateLookupResult = 'send' | 'not-now' | { settled: ApprovalRequest | undefined };
 
-/** What the lookup before a person's stop found: see LateLookup.beforeStopping. */
-export type StopLookup = { lookedUp: number } | 'could-not-check' | { settled: ApprovalRequest | undefined };
-
-/** None but these leave a transaction or a whitelist entry (an unfreeze is only the bot's own record). */
-export const canBeLookedUp = (request: ApprovalRequest): boolean =>
-  request.kind !== 'settlement' && !OWN_STORE_KINDS.has(request.kind);
-
 type Finding =
   | { found: 'nothing' }
   | { found: 'transaction'; tx: CustodyTransaction }
@@ -89,7 +82,8 @@ export class LateLookup {
       return 'send';
     }
     if (!LateLookup.isLate(request, at)) return 'send';
-    if (!canBeLookedUp(request)) return 'send';
+    // None of these is a transaction (an unfreeze is only the bot's own record): nothing to look up.
+    if (request.kind === 'settlement' || OWN_STORE_KINDS.has(request.kind)) return 'send';
     // Another environment's request is closed by the claim; it is never looked up here.
     if (bindingProblem(request, this.deps.binding())) return 'send';
     if (this.foundNothing.get(id) === request.round) return 'send';
@@ -102,61 +96,46 @@ export class LateLookup {
       await this.tryAgainShortly(request);
       return 'not-now';
     }
-    if (finding.found === 'nothing') {
-      this.foundNothing.set(id, request.round);
-      return 'send';
-    }
-    return { settled: await this.settleFinding(request, finding) };
-  }
-
-  /**
-   * Before a person's stop of an approved request is recorded, whatever its age: it may have gone out
-   * before a backup the store was restored from. `lookedUp`, the round found in nothing (or with
-   * nothing to look up); `settled`, found, and settled as a late send would be; `could-not-check`,
-   * the service could not be asked, and nothing is written.
-   */
-  async beforeStopping(request: ApprovalRequest): Promise<StopLookup> {
-    if (request.state !== 'approved' || !canBeLookedUp(request)) return { lookedUp: request.round };
-    if (bindingProblem(request, this.deps.binding())) return { lookedUp: request.round };
-    let finding: Finding;
-    try {
-      finding = await this.lookUp(request);
-    } catch {
-      return 'could-not-check';
-    }
-    if (finding.found === 'nothing') return { lookedUp: request.round };
-    return { settled: await this.settleFinding(request, finding) };
-  }
-
-  /** What was found, written onto the request (see settle); nothing is sent. */
-  private async settleFinding(
-    request: ApprovalRequest,
-    finding: Exclude<Finding, { found: 'nothing' }>,
-  ): Promise<ApprovalRequest | undefined> {
     switch (finding.found) {
+      case 'nothing':
+        this.foundNothing.set(id, request.round);
+        return 'send';
       case 'transaction':
-        return this.settleFromTransaction(request, finding.tx);
+        return { settled: await this.settleFromTransaction(request, finding.tx) };
       case 'on-whitelist':
-        return this.settle(request, 'completed', 'already on the whitelist: nothing was sent again', {
-          status: 'completed',
-        });
+        return {
+          settled: await this.settle(
+            request,
+            'completed',
+            'already on the whitelist: nothing was sent again',
+            {
+              status: 'completed',
+            },
+          ),
+        };
       case 'several': {
         const refs = finding.txs.map((tx) => tx.reference).join(', ');
-        return this.leaveToAPerson(
-          request,
-          `${finding.txs.length} transactions since its approval match its kind, amount and destination (${refs}): it may have gone out already, so nothing was sent`,
-        );
+        return {
+          settled: await this.leaveToAPerson(
+            request,
+            `${finding.txs.length} transactions since its approval match its kind, amount and destination (${refs}): it may have gone out already, so nothing was sent`,
+          ),
+        };
       }
       case 'contested':
-        return this.leaveToAPerson(
-          request,
-          `${finding.tx.reference} since its approval matches its kind, amount and destination, but so does ${finding.rivals.join(', ')}, whose call is under way or unresolved and may have made it: this one may have gone out already, so nothing was sent`,
-        );
+        return {
+          settled: await this.leaveToAPerson(
+            request,
+            `${finding.tx.reference} since its approval matches its kind, amount and destination, but so does ${finding.rivals.join(', ')}, whose call is under way or unresolved and may have made it: this one may have gone out already, so nothing was sent`,
+          ),
+        };
       case 'out-of-reach':
-        return this.leaveToAPerson(
-          request,
-          `the transaction list is too long to read back to its approval (${finding.pages} pages read): it may have gone out already, so nothing was sent`,
-        );
+        return {
+          settled: await this.leaveToAPerson(
+            request,
+            `the transaction list is too long to read back to its approval (${finding.pages} pages read): it may have gone out already, so nothing was sent`,
+          ),
+        };
     }
   }
 

@@ -333,10 +333,6 @@ export type Refusal =
   | 'not-pending'
   /** Claimed for its one service call (or past it): too late to reject or cancel. */
   | 'already-sending'
-  /** Approved, and the service could not be asked whether it went out already: not stopped. */
-  | 'not-looked-up'
-  /** Approved, and found at the service when a stop was asked for: settled from it, not stopped. */
-  | 'found-at-the-service'
   /** Approved: only an approver in their own right may reject it now, not a delegate. */
   | 'delegate-after-approval'
   | 'expired'

@@ -81,8 +81,6 @@ export function approvalBuilders(text: string, add: Add): void {
         'not-unknown',
         'settled-by-the-bot',
         'already-sending',
-        'not-looked-up',
-        'found-at-the-service',
         'delegate-after-approval',
         'not-found',
         'froze',

@@ -92,10 +92,6 @@ export function refusalText(
       return notPendingText(title, request);
     case 'already-sending':
       return tooLateText(title, request);
-    case 'not-looked-up':
-      return `${title} is approved, and before it is stopped the bot asks the service whether it went out already (it may have, before a backup was restored); the service could not be asked just now, so it was not stopped and nothing changed. Try again shortly.`;
-    case 'found-at-the-service':
-      return foundText(title, request);
     case 'delegate-after-approval':
       return `${title} is already approved: only an approver in their own right can stop it now, not a delegate, so nothing changed. Ask one of its approvers (\`/cngn policy\` lists them).`;
     case 'checking':
@@ -131,14 +127,6 @@ export function refusalText(
     case 'over-daily-limit':
       return `${title} was not approved: ${limit ? dailyLimitText(limit) : 'it would pass the daily limit'}. It stays waiting for approval; nothing changed. Approve it again once there is room in the limit.`;
   }
-}
-
-/** A stop refused because the service already holds what may be the request's transaction. */
-function foundText(title: string, request?: ApprovalRequest): string {
-  if (request?.state === 'outcome-unknown') {
-    return `${title} may have gone out already: the service lists what could be its transaction, so it was not stopped. The bot will not send it; a person must check it with the service and resolve it.`;
-  }
-  return `${title} already went out: the service lists it, so it was not stopped (${request ? stateWords(request) : 'settled'}).`;
 }
 
 /** The requester's own click: only a request still waiting for approval can be cancelled by them. */
