@@ -212,6 +212,7 @@ const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'needs-manual-check',
   'bridge-callback',
   'conflicting-reports',
+  'stopped-but-found',
   HELD_ACTION,
 ]);
 

@@ -10,7 +10,6 @@ import type { WebClient } from '@slack/web-api';
 import {
   type ApprovalEngine,
   type ApprovalRequest,
-  CONFLICT_ACTION,
   FINAL_STATES,
   NEEDS_A_PERSON_NOTES,
 } from '../../approvals/index.js';
@@ -19,7 +18,7 @@ import type { Logger } from '../../log.js';
 import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import { checksThreadText } from './blocks/checks.js';
-import { approvalMessage, conflictAlert, evidenceAlert } from './blocks/message.js';
+import { approvalMessage, conflictAlert, evidenceAlert, NEEDS_A_PERSON_NOTICES } from './blocks/message.js';
 import { requesterNotice, threadReply } from './blocks/steps.js';
 
 export interface PresenterOptions {
@@ -307,7 +306,7 @@ export class ApprovalPresenter {
 /** The alert for a person that the request's newest step calls for, if any. */
 function alertFor(request: ApprovalRequest) {
   const step = request.history.at(-1);
-  if (step?.action === CONFLICT_ACTION) return conflictAlert(request);
+  if (step && NEEDS_A_PERSON_NOTICES.has(step.action)) return conflictAlert(request);
   if (step?.action === 'failed' && step.note && NEEDS_A_PERSON_NOTES.has(step.note)) {
     return evidenceAlert(request, step.note);
   }
