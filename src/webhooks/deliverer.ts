@@ -373,7 +373,11 @@ export class Deliverer {
     }
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
     // The claim's lease is fixed; the post lock is held as long as the post lasts (post-lock.ts).
-    const outcome = await whilePosting(this.options.store, entry.id, () => this.postClaimed(entry, channel));
+    // A lock the store could not take: nothing was posted, and the claim is let go now, not left to lapse.
+    const outcome = await whilePosting(this.options.store, entry.id, () => this.postClaimed(entry, channel), {
+      log: this.log,
+      notStarted: () => outbox.release(entry.id, this.owner),
+    });
     if (outcome !== 'busy') return outcome;
     await outbox.release(entry.id, this.owner);
     return { kind: 'skip' };
@@ -418,25 +422,23 @@ export class Deliverer {
   /** Post one digest (see digest-post.ts), then forget its retry state once it is finished. */
   private async deliverDigest(record: DigestRecord, channel: string): Promise<DeliveryOutcome> {
     const { outbox, sink, store } = this.options;
-    const posting = await whilePosting(store, record.id, () =>
-      postDigest(
-        {
-          outbox,
-          sink,
-          render: this.digest!,
-          log: this.log,
-          owner: this.owner,
-          leaseMs: this.leaseMs,
-          fallbackChannel: this.options.fallbackChannel,
-          textOnly: this.policy.isTextOnly(record.id),
-          attempts: this.policy.attempt(record.id),
-          // Judged like a single alert's failure, counted under the digest's id.
-          classify: (failure) => this.policy.afterError(record.id, 'digest', channel, failure),
-        },
-        record,
-        channel,
-      ),
-    );
+    const deps = {
+      outbox,
+      sink,
+      render: this.digest!,
+      log: this.log,
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      fallbackChannel: this.options.fallbackChannel,
+      textOnly: this.policy.isTextOnly(record.id),
+      attempts: this.policy.attempt(record.id),
+      // Judged like a single alert's failure, counted under the digest's id.
+      classify: (failure: Parameters<PostPolicy['afterError']>[3]) =>
+        this.policy.afterError(record.id, 'digest', channel, failure),
+    };
+    const posting = await whilePosting(store, record.id, () => postDigest(deps, record, channel), {
+      log: this.log,
+    });
     // Another deliverer is posting it: its claim is that one's, and a later scan looks again.
     const outcome: DeliveryOutcome = posting === 'busy' ? { kind: 'skip' } : posting;
     if (outcome.kind === 'done' || outcome.kind === 'give-up') {

@@ -1,28 +1,73 @@
 // An alert's post (or a digest's) runs under a store lock named for it, which the store keeps renewed
-// for as long as its holder is alive and the post under way. The outbox's claim has a fixed lease; a
-// post Slack kept open past it let another replica take the claim and post the alert again. The lock
-// outlives any post, so that replica waits for it and then finds the alert delivered
-// (docs/decisions/outbox-owns-slack-retries.md).
+// for as long as its holder is alive and the post under way, up to a cap. The outbox's claim has a
+// fixed lease; a post Slack kept open past it let another replica take the claim and post the alert
+// again. The lock outlives any post that ends within the cap, so that replica waits for it and then
+// finds the alert delivered. A post still under way at the cap (twice the Slack client's 10 s timeout:
+// a sink that hangs) lets the lock go, with a log line, so another replica can take the alert over
+// rather than every scan waiting on it for ever (docs/decisions/outbox-owns-slack-retries.md).
+import type { Logger } from '../log.js';
 import { type Store, StoreErrorCode } from '../store/index.js';
 
 /** How long a deliverer waits for another's post of the same alert before leaving it to a later scan. */
 const POST_LOCK_WAIT_MS = 2_000;
+/** How long the lock is held for one post at most: twice the Slack client's 10 s timeout. */
+const POST_HOLD_MS = 20_000;
 
-/** `post` under the lock of `id`; `busy` when another deliverer's post of it stayed under way. */
-export async function whilePosting<T>(store: Store, id: string, post: () => Promise<T>): Promise<T | 'busy'> {
-  let started = false;
+export interface PostingOptions {
+  log?: Pick<Logger, 'warn'> | undefined;
+  /** The cap on the hold (default POST_HOLD_MS). */
+  holdMs?: number;
+  /** Called when the lock could not be taken for another reason than a post under way (a store error). */
+  notStarted?: () => Promise<unknown>;
+}
+
+/**
+ * `post` under the lock of `id`; `busy` when another deliverer's post of it stayed under way. A post
+ * still under way after `holdMs` goes on without the lock (which is let go), and its answer is awaited.
+ */
+export async function whilePosting<T>(
+  store: Store,
+  id: string,
+  post: () => Promise<T>,
+  options: PostingOptions = {},
+): Promise<T | 'busy'> {
+  let posting: Promise<T> | undefined;
   try {
-    return await store.withLock(
+    const held = await store.withLock(
       `webhooks:outbox:post:${id}`,
       () => {
-        started = true;
-        return post();
+        posting = post();
+        return heldAtMost(posting, options.holdMs ?? POST_HOLD_MS);
       },
       { waitMs: POST_LOCK_WAIT_MS },
     );
+    if (held.done) return held.value;
   } catch (error) {
     const code = (error as { code?: unknown } | undefined)?.code;
-    if (!started && code === StoreErrorCode.LockTimeout) return 'busy';
+    if (!posting && code === StoreErrorCode.LockTimeout) return 'busy';
+    if (!posting) await options.notStarted?.().catch(() => undefined);
     throw error;
+  }
+  options.log?.warn('an alert post outlived its lock hold; the lock is let go, the post still awaited', {
+    entryId: id,
+  });
+  // Set whenever the lock's callback ran, which is the only way here.
+  return (posting as Promise<T>).then((value) => value);
+}
+
+/** The post's answer, or `done: false` once `ms` pass first (the post goes on). */
+async function heldAtMost<T>(
+  posting: Promise<T>,
+  ms: number,
+): Promise<{ done: true; value: T } | { done: false }> {
+  let timer: NodeJS.Timeout | undefined;
+  const capped = new Promise<{ done: false }>((resolve) => {
+    timer = setTimeout(() => resolve({ done: false }), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([posting.then((value) => ({ done: true as const, value })), capped]);
+  } finally {
+    clearTimeout(timer);
   }
 }
