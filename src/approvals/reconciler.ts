@@ -12,6 +12,7 @@ import { transition } from './state-machine.js';
 import {
   CLOCK_SKEW_MS,
   coversFrom,
+  leftToAPersonByTheLookup,
   MATCH_WINDOW_MS,
   type Matching,
   matchingTransactions,
@@ -80,7 +81,10 @@ export class Reconciler {
   }
 
   /** Look for outcome-unknown withdrawals, redemptions and bridges in the transaction list. */
-  async reconcile(requests: ApprovalRequest[]): Promise<void> {
+  async reconcile(all: ApprovalRequest[]): Promise<void> {
+    // One the lookup before a late send left to a person is never settled from a match: the bot made
+    // no call for it, so a match may be anyone's payment, and a person was asked to check.
+    const requests = all.filter((r) => !leftToAPersonByTheLookup(r));
     if (requests.length === 0) return;
     const since = Math.min(...requests.map((r) => sentAt(r) - CLOCK_SKEW_MS));
     const read = await transactionsSince(this.custody, since, this.readBack);

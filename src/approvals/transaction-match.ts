@@ -5,7 +5,8 @@
 import { Money } from '../format/money.js';
 import type { CustodyGateway, CustodyTransaction, ServiceReadOptions } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
-import { type ApprovalRequest, type ExecutionOutcome, MONEY_KINDS } from './types.js';
+import { LOOKED_UP_BEFORE_SENDING } from './state-machine.js';
+import { type ApprovalRequest, type ExecutionOutcome, type HistoryEntry, MONEY_KINDS } from './types.js';
 
 /** How far the service's clock and the replicas' clocks may disagree. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -156,12 +157,22 @@ function callTimes(request: ApprovalRequest): { from: number; to: number } {
   const approved = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt);
   const from = Number.isFinite(approved) ? approved : Number.NEGATIVE_INFINITY;
   if (request.state !== 'outcome-unknown') return { from, to: Number.POSITIVE_INFINITY };
-  const steps = request.history;
-  const became = steps.findLast(
-    (step, i) => step.state === 'outcome-unknown' && steps[i - 1]?.state !== step.state,
-  );
-  const at = Date.parse(became?.at ?? '');
+  const at = Date.parse(becameUnknown(request)?.at ?? '');
   return { from, to: Number.isFinite(at) ? at : Number.POSITIVE_INFINITY };
+}
+
+/**
+ * Made outcome unknown by the lookup before a late send (late-lookup.ts): the bot made no call for
+ * it, so no transaction in the list is known to be its, and a person was asked.
+ */
+export function leftToAPersonByTheLookup(request: ApprovalRequest): boolean {
+  return request.state === 'outcome-unknown' && becameUnknown(request)?.action === LOOKED_UP_BEFORE_SENDING;
+}
+
+/** The step that last made the request outcome unknown. */
+function becameUnknown(request: ApprovalRequest): HistoryEntry | undefined {
+  const steps = request.history;
+  return steps.findLast((step, i) => step.state === 'outcome-unknown' && steps[i - 1]?.state !== step.state);
 }
 
 export function outcomeFromTransaction(tx: CustodyTransaction): ExecutionOutcome {

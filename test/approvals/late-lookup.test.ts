@@ -167,10 +167,13 @@ test('leaves a late approval with two matching transactions to a person, sending
   expect(withdrawCalls(fx)).toBe(2);
 });
 
+// The sandbox keeps the engine's time (in a describe that overrides its options with this), so the
+// service's list ages with the engine's clock.
+const time: { clock?: Clock } = {};
+const ON_ENGINE_TIME = { now: () => (time.clock ?? new Clock()).now().getTime() };
+
 describe('a request left to a person by the lookup, and the same payment made again', () => {
-  // The sandbox keeps the engine's time, so the service's list ages with the engine's clock.
-  const time: { clock?: Clock } = {};
-  test.override('sandboxOptions', { now: () => (time.clock ?? new Clock()).now().getTime() });
+  test.override('sandboxOptions', ON_ENGINE_TIME);
 
   /**
    * A late approval left to a person (two matches), then the same payment (a payroll, say) `laterMs`
@@ -219,6 +222,44 @@ describe('a request left to a person by the lookup, and the same payment made ag
     const { parked, after } = await paidAgainAfterParked(fx, networkId, defer, 10 * 60_000);
     expect(after?.state).toBe('outcome-unknown');
     expect(after?.history.find((h) => h.action === 'ambiguous-match')?.note).toContain(parked.id);
+  });
+});
+
+describe('a request left to a person by the lookup, and the reconciler', () => {
+  test.override('sandboxOptions', ON_ENGINE_TIME);
+
+  test('never settles it from a match: the bot made no call, and a person was asked', async ({
+    fx,
+    networkId,
+    defer,
+  }) => {
+    time.clock = fx.clock;
+    defer(() => delete time.clock);
+    const request = await approved(fx, withdrawalDraft(networkId, '4321.09'));
+    // Held (a freeze, say); two outside payments alike, 10 and 40 min after its approval. Only the
+    // first is within the reconciler's 30 min window from its filing, so read from there it would
+    // look like the one match, with no rival.
+    fx.clock.advance(10 * 60_000);
+    const first = (await withdrawDirectly(fx, networkId, '4321.09')).trxRef;
+    fx.clock.advance(30 * 60_000);
+    await withdrawDirectly(fx, networkId, '4321.09');
+    await sweep(fx, 60_000);
+    await sweep(fx, 10 * 60_000);
+    const after = await fx.engine.get(request.id);
+    expect(after?.state).toBe('outcome-unknown');
+    expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
+      '2 transactions since its approval match',
+    );
+    expect(after?.history.map((h) => h.action)).not.toContain('reconciled');
+    expect(after?.outcome?.reference).toBeUndefined();
+    expect(await partsOf(fx.engine).core.repo.findIdByReference(first)).toBeUndefined();
+    expect(withdrawCalls(fx)).toBe(2);
+    // A person who checked with the service records it.
+    expect(await fx.engine.resolveByHand(request.id, APPROVER_B, 'failed', 'not ours')).toMatchObject({
+      ok: true,
+    });
+    expect((await fx.engine.get(request.id))?.state).toBe('failed');
+    expect(withdrawCalls(fx)).toBe(2);
   });
 });
 
