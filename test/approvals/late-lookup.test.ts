@@ -13,6 +13,7 @@ import {
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
+import { stateWords } from '../../src/slack/ui/words.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
@@ -254,6 +255,8 @@ describe('a request left to a person by the lookup, and the reconciler', () => {
     expect(after?.outcome?.reference).toBeUndefined();
     expect(await partsOf(fx.engine).core.repo.findIdByReference(first)).toBeUndefined();
     expect(withdrawCalls(fx)).toBe(2);
+    // Its message says who looks now: not the bot.
+    expect(after && stateWords(after)).toContain('a person must check it with the service');
     // A person who checked with the service records it.
     expect(await fx.engine.resolveByHand(request.id, APPROVER_B, 'failed', 'not ours')).toMatchObject({
       ok: true,
