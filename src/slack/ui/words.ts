@@ -52,9 +52,12 @@ const OWN_STORE_STATE_WORDS: Partial<Record<RequestKind, Partial<Record<RequestS
   },
 };
 
-/** Left to a person by the lookup before a late send: the bot no longer looks for it itself. */
+/**
+ * Left to a person by the lookup before a late send: the bot no longer looks for it itself. Not "never
+ * sent": after a store restore, its own earlier call may be one of the matches.
+ */
 const LEFT_TO_A_PERSON =
-  ':grey_question: Outcome unknown: a person must check it with the service (never sent by the bot)';
+  ':grey_question: Outcome unknown: a person must check it with the service (the bot will not send it)';
 
 /** Failed before anything reached the service, or refused by it before acting. */
 const FAILED_NOTHING_SENT = ':x: Failed — nothing sent';
