@@ -1,6 +1,8 @@
 // Over Socket Mode each envelope is checked as the request guard checks a body over HTTP, before Bolt
 // reads it: one of a shape Bolt does not expect is acked, logged with its reason (and nothing of what it
-// carried), and reaches no listener; the connection goes on to answer the next one.
+// carried), and reaches no listener; the connection goes on to answer the next one. An envelope the
+// Socket Mode client itself would fail on (an event without its event) is refused the same way, before
+// the client reads it: acked, so Slack does not send it again, and no unhandled rejection.
 import { describe, expect } from 'vitest';
 import { capturedLog } from '../../support/captured-log.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
@@ -53,6 +55,29 @@ const MALFORMED: Array<[string, 'slash_commands' | 'interactive', unknown, RegEx
     'interactive',
     click({ message: nested(80) }),
     /^the body nests deeper than 64 levels$/,
+  ],
+];
+
+/** Whole envelopes the Socket Mode client reads fields of before Bolt's turn. */
+const UNDISPATCHABLE: Array<[string, Record<string, unknown>, RegExp]> = [
+  [
+    'an event envelope without its event',
+    { type: 'events_api', payload: { token: PAYLOAD_TOKEN, type: 'event_callback', team_id: 'T1' } },
+    /^events_api: payload\.event: /,
+  ],
+  ['an event envelope without a payload', { type: 'events_api', payload: null }, /^events_api: payload: /],
+  [
+    "an event whose type names one of the client's own events",
+    {
+      type: 'events_api',
+      payload: { token: PAYLOAD_TOKEN, type: 'event_callback', team_id: 'T1', event: { type: 'ws_message' } },
+    },
+    /^events_api: payload\.event\.type: /,
+  ],
+  [
+    'an envelope of a type Slack does not send',
+    { type: 'ws_message', payload: { token: PAYLOAD_TOKEN } },
+    /^type: /,
   ],
 ];
 
@@ -123,4 +148,36 @@ describe('Socket Mode: the envelope check', () => {
     expect(ran).toEqual(['click', 'command help']);
     expect(entries).toEqual([]);
   });
+
+  test.for(UNDISPATCHABLE)(
+    'refuses %s before the Socket Mode client reads it: acked, logged once, no unhandled rejection',
+    async ([, envelope, reason], { socket, socketApp: { entries, lines, ran } }) => {
+      const rejections: unknown[] = [];
+      const onRejection = (error: unknown) => rejections.push(error);
+      process.on('unhandledRejection', onRejection);
+      try {
+        socket.send({ envelope_id: 'env-bad', accepts_response_payload: false, ...envelope });
+        const ack = await socket.waitFor((m) => m.envelope_id === 'env-bad');
+        expect(ack.payload).toEqual({});
+        socket.sendCommand('env-good', 'status', 'https://hooks.slack.test/next');
+        await socket.waitFor((m) => m.envelope_id === 'env-good');
+        await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        process.off('unhandledRejection', onRejection);
+      }
+      expect(rejections).toEqual([]);
+      const refused = entries.filter((e) => e.message === 'refused a Slack request over Socket Mode');
+      expect(refused).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          reason: expect.stringMatching(reason),
+          envelopeId: 'env-bad',
+        }),
+      ]);
+      expect(ran).toEqual(['command status']);
+      expect(socket.received.filter((m) => m.envelope_id === 'env-bad')).toHaveLength(1);
+      expect(lines.join('\n')).not.toContain(PAYLOAD_TOKEN);
+      expect(entries.filter((e) => e.level === 'error')).toEqual([]);
+    },
+  );
 });
