@@ -4,6 +4,7 @@
 // Socket Mode client itself would fail on (an event without its event) is refused the same way, before
 // the client reads it: acked, so Slack does not send it again, and no unhandled rejection.
 import { describe, expect } from 'vitest';
+import { createSlackTraffic, type SlackTraffic } from '../../../src/slack/runtime/in-flight.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
 import { slackAppTest } from '../../support/slack-app.js';
@@ -81,6 +82,29 @@ const UNDISPATCHABLE: Array<[string, Record<string, unknown>, RegExp]> = [
   ],
 ];
 
+/** The bot's traffic count, on a clock of the test's, with how often each of its calls was made. */
+function countedTraffic() {
+  let now = 0;
+  const inner = createSlackTraffic(5, () => now);
+  const counts = { arrived: 0, acking: 0, answered: 0 };
+  const traffic: SlackTraffic = {
+    arrived() {
+      counts.arrived += 1;
+      inner.arrived();
+    },
+    acking() {
+      counts.acking += 1;
+      const answered = inner.acking();
+      return () => {
+        counts.answered += 1;
+        answered();
+      };
+    },
+    busy: () => inner.busy(),
+  };
+  return { traffic, counts, later: (ms: number) => (now += ms) };
+}
+
 const test = slackAppTest
   .extend('socket', async ({ slack, defer }) => {
     const socket = await FakeSocketMode.start();
@@ -91,6 +115,7 @@ const test = slackAppTest
   .extend('socketApp', async ({ slack, socket: _, startSlackApp }) => {
     const log = capturedLog('warn');
     const ran: string[] = [];
+    const counted = countedTraffic();
     await startSlackApp({
       slack: {
         botToken: 'xoxb-app-test',
@@ -101,6 +126,7 @@ const test = slackAppTest
       },
       port: 0,
       logger: log.logger,
+      traffic: counted.traffic,
       plugins: [
         (bolt) => {
           bolt.command('/cngn', async ({ ack, command }) => {
@@ -114,7 +140,7 @@ const test = slackAppTest
         },
       ],
     });
-    return { ...log, ran };
+    return { ...log, ran, counted };
   });
 
 describe('Socket Mode: the envelope check', () => {
@@ -180,4 +206,27 @@ describe('Socket Mode: the envelope check', () => {
       expect(entries.filter((e) => e.level === 'error')).toEqual([]);
     },
   );
+
+  test('counts each refused envelope as traffic that arrived, none left being acked, as the HTTP guard does', async ({
+    socket,
+    socketApp: { counted },
+  }) => {
+    const { counts, traffic, later } = counted;
+    // Refused where Bolt would take it, and where the socket client would read it.
+    socket.sendInteraction('env-bad-payload', null);
+    await socket.waitFor((m) => m.envelope_id === 'env-bad-payload');
+    socket.send({ envelope_id: 'env-no-event', type: 'events_api', payload: { type: 'event_callback' } });
+    await socket.waitFor((m) => m.envelope_id === 'env-no-event');
+    expect(counts).toEqual({ arrived: 2, acking: 0, answered: 0 });
+    expect(traffic.busy()).toBe(true);
+    later(5);
+    expect(traffic.busy()).toBe(false);
+
+    socket.sendCommand('env-good', 'status', 'https://hooks.slack.test/next');
+    await socket.waitFor((m) => m.envelope_id === 'env-good');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counts).toEqual({ arrived: 3, acking: 1, answered: 1 });
+    later(5);
+    expect(traffic.busy()).toBe(false);
+  });
 });
