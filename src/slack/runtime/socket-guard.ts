@@ -14,6 +14,7 @@ import type { App, ReceiverEvent, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import { checkSlackBody } from './envelope.js';
 import type { SlackTraffic } from './in-flight.js';
+import { refusedFormAnswer } from './refused-form.js';
 import { slackRequestId } from './request-guard.js';
 
 export interface SocketGuardOptions {
@@ -138,7 +139,8 @@ export function guardSocketEvents(app: App, client: SocketClient, options: Socke
     const slackId = slackRequestId(event.body);
     const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;
     logger.warn('refused a Slack request over Socket Mode', { reason: checked.reason.slice(0, 300) });
-    await event.ack();
+    // A form's refusal keeps it open (refused-form.ts); anything else gets the empty ack.
+    await event.ack(refusedFormAnswer(event.body));
   };
   if (traffic) countTraffic(app, traffic);
 }

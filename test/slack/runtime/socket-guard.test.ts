@@ -5,10 +5,16 @@
 // the client reads it: acked, so Slack does not send it again, and no unhandled rejection.
 import { describe, expect } from 'vitest';
 import { createSlackTraffic, type SlackTraffic } from '../../../src/slack/runtime/in-flight.js';
+import { REFUSED_FORM_TEXT, refusedFormView } from '../../../src/slack/runtime/refused-form.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
 import { slackAppTest } from '../../support/slack-app.js';
-import { blockActionPayload, newTriggerId } from '../../support/slack-requests.js';
+import {
+  blockActionPayload,
+  newTriggerId,
+  textValue,
+  viewSubmissionPayload,
+} from '../../support/slack-requests.js';
 
 /** Slack's verification token, which payloads still carry: it must not reach a log line. */
 const PAYLOAD_TOKEN = 'payload-token-not-for-logs';
@@ -228,5 +234,33 @@ describe('Socket Mode: the envelope check', () => {
     expect(counts).toEqual({ arrived: 3, acking: 1, answered: 1 });
     later(5);
     expect(traffic.busy()).toBe(false);
+  });
+
+  test('keeps a refused form open: the error on its first field, or a notice over it when it has none', async ({
+    socket,
+    socketApp: { entries, ran },
+  }) => {
+    // A real person's form that fails the check (nested too deep): nothing may be filed, and the form
+    // must not close as a filed one does. The same answer as over HTTP (request-guard.test.ts).
+    const withField = viewSubmissionPayload({
+      callbackId: 'probe.form',
+      values: {
+        'probe.amount': { 'probe.amount': textValue('1500') },
+        'probe.note': { deep: nested(80) as Record<string, unknown> },
+      },
+    });
+    socket.sendInteraction('env-form', withField);
+    const errors = await socket.waitFor((m) => m.envelope_id === 'env-form');
+    expect(errors.payload).toEqual({
+      response_action: 'errors',
+      errors: { 'probe.amount': REFUSED_FORM_TEXT },
+    });
+
+    const noField = viewSubmissionPayload({ callbackId: 'probe.form', values: {} });
+    socket.sendInteraction('env-form-bare', { ...noField, message: nested(80) });
+    const pushed = await socket.waitFor((m) => m.envelope_id === 'env-form-bare');
+    expect(pushed.payload).toEqual({ response_action: 'push', view: refusedFormView() });
+    expect(ran).toEqual([]);
+    expect(entries.filter((e) => e.message === 'refused a Slack request over Socket Mode')).toHaveLength(2);
   });
 });
