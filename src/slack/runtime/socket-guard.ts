@@ -10,6 +10,10 @@
 // check sits in front of that call. An envelope refused at either step is acked (Slack would only
 // send it again), logged with its reason and Slack's id, counted as traffic that arrived, and reaches
 // no listener; the connection goes on to the next one.
+// The first step depends on @slack/socket-mode (3.1.0) registering its one `ws_message` handler in its
+// constructor, once: at start-up exactly one must be there to take off, or the bot refuses to start,
+// since a handler added later (per socket, on reconnect) would run unguarded beside ours.
+import { createRequire } from 'node:module';
 import type { App, ReceiverEvent, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import { checkSlackBody } from './envelope.js';
@@ -44,7 +48,21 @@ const CLIENT_EVENTS = new Set([
 ]);
 
 /** Why the client must not dispatch a message, with its envelope id when it has one; undefined when it may. */
-type Refused = { reason: string; envelopeId?: string; payload?: unknown };
+type Refused = { reason: string; envelopeId?: string; payload?: unknown; rateLimited?: true };
+
+/** The socket client's `send`, private in its types: the ack it writes, behind its own open-socket check. */
+type Acking = { send(id: string, body?: Record<string, unknown>): Promise<void> };
+
+/** The @slack/socket-mode Bolt runs on, its version for the start-up error; 'unknown' if unreadable. */
+function socketModeVersion(): string {
+  try {
+    const bolt = createRequire(createRequire(import.meta.url).resolve('@slack/bolt'));
+    const pkg = bolt('@slack/socket-mode/package.json') as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,13 +78,15 @@ function refusedMessage(text: string): Refused | undefined {
   if (!isObject(message)) return { reason: 'the message is not a JSON object' };
   const { type, envelope_id: id, payload } = message;
   if (typeof type === 'string' && CONNECTION.has(type)) return undefined;
-  const envelopeId = typeof id === 'string' ? id.slice(0, 100) : undefined;
+  const envelopeId = typeof id === 'string' ? id : undefined;
   const refused = (reason: string): Refused => ({ reason, ...(envelopeId ? { envelopeId } : {}), payload });
   if (typeof type !== 'string' || !DISPATCHED.has(type))
     return refused('type: not an envelope type Slack sends');
   if (!envelopeId) return refused('envelope_id: expected a string');
   if (type !== 'events_api') return undefined;
   if (!isObject(payload)) return refused('events_api: payload: expected an object');
+  // Slack's notice that it is dropping this app's events (30,000 an hour from one workspace): no event.
+  if (payload.type === 'app_rate_limited') return { ...refused('app_rate_limited'), rateLimited: true };
   const { event } = payload;
   if (!isObject(event)) return refused('events_api: payload.event: expected an object');
   if (typeof event.type !== 'string') return refused('events_api: payload.event.type: expected a string');
@@ -82,6 +102,12 @@ function refusedMessage(text: string): Refused | undefined {
  */
 function guardSocketMessages(client: SocketClient, options: SocketGuardOptions): void {
   const dispatchers = client.listeners('ws_message') as Array<(data: unknown, isBinary: boolean) => unknown>;
+  if (dispatchers.length !== 1) {
+    throw new Error(
+      `@slack/socket-mode ${socketModeVersion()} has ${dispatchers.length} ws_message handlers at start-up, ` +
+        'not the one (registered in its constructor, as in 3.1.0) the Socket Mode guard wraps',
+    );
+  }
   client.removeAllListeners('ws_message');
   client.on('ws_message', (data: unknown, isBinary: boolean) => {
     const refused = isBinary ? undefined : refusedMessage(messageText(data));
@@ -108,19 +134,18 @@ function messageText(data: unknown): string {
   }
 }
 
-/** Acked (when it names its envelope) with the frame the client's own ack sends, and logged. */
+/** Acked (when it names its envelope) by the client's own ack, and logged (its id cut for the log only). */
 function refuseMessage(client: SocketClient, refused: Refused, options: SocketGuardOptions): void {
   options.traffic?.arrived();
   const { envelopeId, reason } = refused;
   const slackId = slackRequestId(refused.payload);
   const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;
-  logger.warn('refused a Slack request over Socket Mode', {
-    reason,
-    ...(envelopeId ? { envelopeId } : {}),
-  });
+  const logged = envelopeId ? { envelopeId: envelopeId.slice(0, 100) } : {};
+  if (refused.rateLimited) logger.warn('Slack is dropping events for this app (app_rate_limited)', logged);
+  else logger.warn('refused a Slack request over Socket Mode', { reason, ...logged });
   if (!envelopeId) return;
-  client.websocket?.send(JSON.stringify({ envelope_id: envelopeId, payload: {} }), (error) => {
-    if (error) logger.warn('the ack of a refused Socket Mode envelope was not sent', { envelopeId, error });
+  (client as unknown as Acking).send(envelopeId).catch((error: unknown) => {
+    logger.warn('the ack of a refused Socket Mode envelope was not sent', { ...logged, error });
   });
 }
 

@@ -3,9 +3,11 @@
 // carried), and reaches no listener; the connection goes on to answer the next one. An envelope the
 // Socket Mode client itself would fail on (an event without its event) is refused the same way, before
 // the client reads it: acked, so Slack does not send it again, and no unhandled rejection.
-import { describe, expect } from 'vitest';
+import { App, SocketModeReceiver } from '@slack/bolt';
+import { describe, expect, it } from 'vitest';
 import { createSlackTraffic, type SlackTraffic } from '../../../src/slack/runtime/in-flight.js';
 import { REFUSED_FORM_TEXT, refusedFormView } from '../../../src/slack/runtime/refused-form.js';
+import { guardSocketEvents } from '../../../src/slack/runtime/socket-guard.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { FakeSocketMode } from '../../support/fake-socket-mode.js';
 import { slackAppTest } from '../../support/slack-app.js';
@@ -122,6 +124,7 @@ const test = slackAppTest
     const log = capturedLog('warn');
     const ran: string[] = [];
     const counted = countedTraffic();
+    let client: SocketModeReceiver['client'] | undefined;
     await startSlackApp({
       slack: {
         botToken: 'xoxb-app-test',
@@ -135,6 +138,7 @@ const test = slackAppTest
       traffic: counted.traffic,
       plugins: [
         (bolt) => {
+          client = (bolt as unknown as { receiver: SocketModeReceiver }).receiver.client;
           bolt.command('/cngn', async ({ ack, command }) => {
             ran.push(`command ${command.text}`);
             await ack();
@@ -143,10 +147,15 @@ const test = slackAppTest
             ran.push('click');
             await ack();
           });
+          bolt.view('probe.form', async ({ ack }) => {
+            ran.push('form');
+            await ack();
+          });
         },
       ],
     });
-    return { ...log, ran, counted };
+    if (!client) throw new Error('the socket client was not reached');
+    return { ...log, ran, counted, client };
   });
 
 describe('Socket Mode: the envelope check', () => {
@@ -262,5 +271,108 @@ describe('Socket Mode: the envelope check', () => {
     expect(pushed.payload).toEqual({ response_action: 'push', view: refusedFormView() });
     expect(ran).toEqual([]);
     expect(entries.filter((e) => e.message === 'refused a Slack request over Socket Mode')).toHaveLength(2);
+  });
+});
+
+describe('Socket Mode: what the guard relies on in the socket client', () => {
+  const socketApp = () => {
+    const receiver = new SocketModeReceiver({ appToken: 'xapp-unstarted' });
+    const app = new App({ receiver, token: 'xoxb-unstarted', tokenVerificationEnabled: false });
+    return { app, client: receiver.client };
+  };
+
+  it.for([0, 2])(
+    'refuses to start when the client has %i ws_message handlers, not its one, naming the library version',
+    (count) => {
+      const { app, client } = socketApp();
+      client.removeAllListeners('ws_message');
+      for (let i = 0; i < count; i++) client.on('ws_message', () => undefined);
+      const { logger } = capturedLog('warn');
+      expect(() => guardSocketEvents(app, client, { logger })).toThrow(
+        new RegExp(`^@slack/socket-mode \\d+\\.\\d+\\.\\d+ has ${count} ws_message handlers`),
+      );
+    },
+  );
+
+  test('keeps the guard the only handler after Slack asks for a new connection, and answers once', {
+    timeout: 30_000,
+  }, async ({ socket, socketApp: { client, entries, ran } }) => {
+    const guard = client.listeners('ws_message');
+    expect(guard).toHaveLength(1);
+    const reconnected = new Promise<void>((resolve) => client.once('connected', () => resolve()));
+    socket.send({
+      type: 'disconnect',
+      reason: 'refresh_requested',
+      debug_info: { host: 'fake-socket-mode' },
+    });
+    await reconnected;
+    expect(socket.connections).toBe(2);
+    expect(client.listeners('ws_message')).toEqual(guard);
+
+    socket.send({ envelope_id: 'env-no-event', type: 'events_api', payload: { type: 'event_callback' } });
+    await socket.waitFor((m) => m.envelope_id === 'env-no-event');
+    socket.sendCommand('env-good', 'status', 'https://hooks.slack.test/next');
+    await socket.waitFor((m) => m.envelope_id === 'env-good');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ran).toEqual(['command status']);
+    expect(socket.received.filter((m) => m.envelope_id === 'env-good')).toHaveLength(1);
+    expect(entries.filter((e) => e.message === 'refused a Slack request over Socket Mode')).toHaveLength(1);
+  });
+});
+
+describe('Socket Mode: the ack of an envelope refused before the client reads it', () => {
+  test('carries the whole envelope id, however long; the log line carries its first 100 characters', async ({
+    socket,
+    socketApp: { entries },
+  }) => {
+    const long = `env-${'e'.repeat(146)}`;
+    socket.send({ envelope_id: long, type: 'events_api', payload: { type: 'event_callback' } });
+    socket.sendCommand('env-good', 'status', 'https://hooks.slack.test/next');
+    await socket.waitFor((m) => m.envelope_id === 'env-good');
+    expect(socket.received.filter((m) => m.envelope_id === long)).toEqual([
+      { envelope_id: long, payload: {} },
+    ]);
+    expect(entries).toEqual([expect.objectContaining({ envelopeId: long.slice(0, 100) })]);
+  });
+
+  test("is sent by the client's own ack, which the client reports as an outgoing message", async ({
+    socket,
+    socketApp: { client },
+  }) => {
+    const outgoing: unknown[] = [];
+    const onOutgoing = (message: unknown) => outgoing.push(message);
+    client.on('outgoing_message', onOutgoing);
+    try {
+      socket.send({ envelope_id: 'env-bad', type: 'events_api', payload: { type: 'event_callback' } });
+      await socket.waitFor((m) => m.envelope_id === 'env-bad');
+    } finally {
+      client.off('outgoing_message', onOutgoing);
+    }
+    expect(outgoing).toEqual([{ envelope_id: 'env-bad', payload: {} }]);
+  });
+
+  test("logs Slack's notice that it is dropping the app's events as such, not as a malformed envelope", async ({
+    socket,
+    socketApp: { entries, lines },
+  }) => {
+    // Slack's documented payload (api.slack.com/events/app_rate_limited): no event inside.
+    const payload = {
+      token: PAYLOAD_TOKEN,
+      type: 'app_rate_limited',
+      team_id: 'T1',
+      minute_rate_limited: 1518467820,
+      api_app_id: 'A1',
+    };
+    socket.send({ envelope_id: 'env-limited', type: 'events_api', accepts_response_payload: false, payload });
+    const ack = await socket.waitFor((m) => m.envelope_id === 'env-limited');
+    expect(ack.payload).toEqual({});
+    expect(entries).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: 'Slack is dropping events for this app (app_rate_limited)',
+        envelopeId: 'env-limited',
+      }),
+    ]);
+    expect(lines.join('\n')).not.toContain(PAYLOAD_TOKEN);
   });
 });
