@@ -28,14 +28,28 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
+ * The block id of a form's first field, where a refusal's error goes: the first `input` block of the
+ * view (its order on screen) that has a value in its state, else the first block id of its state.
+ */
+export function firstFormField(view: unknown): string | undefined {
+  if (!isObject(view)) return undefined;
+  const state = view.state;
+  const values = isObject(state) && isObject(state.values) ? state.values : {};
+  const blocks = Array.isArray(view.blocks) ? view.blocks : [];
+  for (const block of blocks) {
+    if (!isObject(block) || block.type !== 'input' || typeof block.block_id !== 'string') continue;
+    if (Object.hasOwn(values, block.block_id)) return block.block_id;
+  }
+  return Object.keys(values)[0];
+}
+
+/**
  * The answer to a refused body that is a modal's submission (its view an object: a form is open),
  * read leniently since it failed the check; undefined for any other body (acked or refused as before).
  */
 export function refusedFormAnswer(body: unknown): RefusedFormAnswer | undefined {
   if (!isObject(body) || body.type !== 'view_submission' || !isObject(body.view)) return undefined;
-  const state = body.view.state;
-  const values = isObject(state) && isObject(state.values) ? state.values : {};
-  const field = Object.keys(values)[0];
+  const field = firstFormField(body.view);
   if (field && field.length <= BLOCK_ID_MAX) {
     return { response_action: 'errors', errors: { [field]: REFUSED_FORM_TEXT } };
   }
