@@ -2,8 +2,8 @@
 // looked at before the Socket Mode client reads it: the client reads `payload.event.type` of an event
 // envelope and emits on its envelope's and event's type names, so an envelope without its event, or
 // one naming the client's own events (`ws_message`, `close` …), would throw inside it (an unhandled
-// rejection, and no ack: Slack would send it again) or steer it. Such an envelope is acked here, with
-// the frame the client's own ack sends, and goes no further. Then each envelope's payload is checked
+// rejection, and no ack: Slack would send it again) or steer it. Such an envelope is acked here, by
+// the client's own ack, and goes no further. Then each envelope's payload is checked
 // as the guard checks a body over HTTP (nesting depth, then the envelope's shape: the same function)
 // before Bolt reads any of it. Bolt's socket receiver hands every envelope to `app.processEvent`, and
 // Bolt reads fields there before the first global middleware runs (`body.user.team_id` …), so the
