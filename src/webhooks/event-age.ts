@@ -24,12 +24,23 @@ function timeOf(value: unknown): number {
   return /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
 }
 
+/** How far ahead of the bot's clock a signed time may be and still be taken as new (clocks drift). */
+export const FUTURE_TOLERANCE_MS = 5 * 60_000;
+
 /**
- * Older than the dedupe records last (less a margin): possibly a replay. An event with no time is not
- * stale (nothing says it is old). One dated in the future is not either: only the service could have
- * signed that time, and a copy only ever grows older.
+ * Whether a delivery's signed time vouches for it: `fresh`, or a person should check it. `stale`: older
+ * than the dedupe records last (less a margin), possibly a replay. `ahead`: dated beyond the tolerance
+ * ahead of the bot's clock: one of the two clocks is wrong, and a copy of it would outlive its dedupe
+ * records by as much (docs/decisions/stale-webhooks-are-not-news.md). An event with no time is fresh
+ * (nothing says it is old).
  */
-export function isStaleEvent(event: WebhookEvent, nowMs: number, retentionMs: number): boolean {
+export function eventAge(
+  event: WebhookEvent,
+  nowMs: number,
+  retentionMs: number,
+): 'fresh' | 'stale' | 'ahead' {
   const at = signedEventTime(event);
-  return at !== undefined && nowMs - at > freshnessLimitMs(retentionMs);
+  if (at === undefined) return 'fresh';
+  if (nowMs - at > freshnessLimitMs(retentionMs)) return 'stale';
+  return at - nowMs > FUTURE_TOLERANCE_MS ? 'ahead' : 'fresh';
 }

@@ -5,7 +5,7 @@ import type { CngnEnvironment } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store, StoreWrite } from '../store/index.js';
-import { isStaleEvent, signedEventTime } from './event-age.js';
+import { eventAge, signedEventTime } from './event-age.js';
 import {
   dedupeKey,
   type FinalClass,
@@ -24,7 +24,8 @@ interface FinalClaim {
   entryId: string;
 }
 
-export type AcceptResult = 'stored' | 'duplicate';
+/** `stale`: stored, but posted only for a person to check (its signed time does not vouch for it). */
+export type AcceptResult = 'stored' | 'stale' | 'duplicate';
 
 /** What reading a delivery left out: field names, and the body as it came. */
 export interface ReadExtras {
@@ -75,16 +76,18 @@ export class WebhookPipeline {
     // No read first: the outbox entry's claim (a set-if-absent) is what tells a duplicate.
     const id = webhookEntryId(event, partial);
     const retentionMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
-    if (isStaleEvent(event, (this.options.now ?? Date.now)(), retentionMs)) {
+    const age = eventAge(event, (this.options.now ?? Date.now)(), retentionMs);
+    if (age !== 'fresh') {
       // Kept (it is signed) but announces nothing: no final-state claim, no subscriber, a warning only.
       const created = await this.enqueue(id, event, 'webhook', undefined, { ...partial, stale: true });
       if (created) {
         const at = new Date(signedEventTime(event) ?? 0).toISOString();
+        const why = age === 'stale' ? 'too old to be new' : "ahead of the bot's clock";
         this.log
           .child({ webhookId: id })
-          .warn(`webhook ${event.event} signed at ${at} is too old to be new; posted as a possible replay`);
+          .warn(`webhook ${event.event} signed at ${at} is ${why}; posted as a possible replay`);
       }
-      return created ? 'stored' : 'duplicate';
+      return created ? 'stale' : 'duplicate';
     }
     const finalClass = finalClassOf(event);
     const created = finalClass

@@ -2,7 +2,7 @@
 // anything else is no time at all (never a year read out of a short number).
 import { describe, expect, it } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
-import { signedEventTime } from '../../src/webhooks/event-age.js';
+import { eventAge, FUTURE_TOLERANCE_MS, signedEventTime } from '../../src/webhooks/event-age.js';
 
 const event = (timestamp: unknown, occurredAt?: unknown) =>
   ({ event: 'deposit.completed', timestamp, data: { occurredAt } }) as unknown as WebhookEvent;
@@ -25,5 +25,18 @@ describe('the signed time of a delivery', () => {
     expect(signedEventTime(event('2026-11-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'))).toBe(
       Date.parse('2026-11-20T00:00:00.000Z'),
     );
+  });
+});
+
+describe('whether a signed time vouches for a delivery', () => {
+  const retentionMs = 30 * 86_400_000;
+  const now = Date.parse('2026-11-23T08:00:00.000Z');
+  const at = (ms: number) => event(new Date(ms).toISOString());
+
+  it('is fresh within the tolerance ahead, and a person should check beyond it', () => {
+    expect(eventAge(at(now + FUTURE_TOLERANCE_MS), now, retentionMs)).toBe('fresh');
+    expect(eventAge(at(now + FUTURE_TOLERANCE_MS + 1), now, retentionMs)).toBe('ahead');
+    expect(eventAge(at(now - 29 * 86_400_000 - 1), now, retentionMs)).toBe('stale');
+    expect(eventAge(event(undefined), now, retentionMs)).toBe('fresh');
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { createStore } from '../../src/store/index.js';
-import type { DeadLetter } from '../../src/webhooks/index.js';
+import type { DeadLetter, IntakeResult } from '../../src/webhooks/index.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
@@ -91,18 +91,23 @@ describe('a delivery signed too long ago to be new', () => {
     expect(JSON.stringify(carrying[0]?.body)).not.toContain('REF-ROUTINE');
   });
 
-  test('within the retention less a day, with no time at all, or dated ahead, is posted as usual', async ({
+  test('within the retention less a day, with no time at all, or a few minutes ahead, is posted as usual', async ({
     startRig,
   }) => {
     const now = Date.now();
     const told = counting();
-    const rig = await startRig({ now: () => now, subscribers: [told.subscriber] });
+    const results: IntakeResult[] = [];
+    const rig = await startRig({
+      now: () => now,
+      subscribers: [told.subscriber],
+      onIntake: (result) => results.push(result),
+    });
     const untimed = webhookBody('deposit.completed', { trx_ref: 'REF-UNTIMED', occurredAt: undefined });
     delete untimed.timestamp;
     const bodies = [
       signedAgo(now, 28 * DAY_MS, { trx_ref: 'REF-28-DAYS' }),
       untimed,
-      signedAgo(now, -2 * DAY_MS, { trx_ref: 'REF-AHEAD' }),
+      signedAgo(now, -4 * 60_000, { trx_ref: 'REF-AHEAD' }),
     ];
     for (const body of bodies) expect((await rig.send(body)).status).toBe(200);
     for (const ref of ['REF-28-DAYS', 'REF-UNTIMED', 'REF-AHEAD']) {
@@ -115,6 +120,48 @@ describe('a delivery signed too long ago to be new', () => {
       'deposit.completed REF-AHEAD',
       'deposit.completed REF-UNTIMED',
     ]);
+    expect(results).toEqual(['accepted', 'accepted', 'accepted']);
+  });
+
+  test('is counted as stale, not accepted, so a run of replays shows on the intake figures', async ({
+    startRig,
+  }) => {
+    const now = Date.now();
+    const results: IntakeResult[] = [];
+    const rig = await startRig({ now: () => now, onIntake: (result) => results.push(result) });
+    const body = signedAgo(now, 40 * DAY_MS, { trx_ref: 'REF-COUNTED-COPY' });
+    expect((await rig.send(body)).status).toBe(200);
+    expect((await rig.send(body)).status).toBe(200);
+    await waitUntil(async () => results.length === 2);
+    expect(results).toEqual(['stale', 'duplicate']);
+  });
+});
+
+describe('a delivery dated further ahead of the bot’s clock than clocks drift', () => {
+  test('is posted only for a person to check, settling nothing, so a copy cannot outlive its dedupe records', async ({
+    startRig,
+  }) => {
+    const now = Date.now();
+    const told = counting();
+    const results: IntakeResult[] = [];
+    const rig = await startRig({
+      now: () => now,
+      subscribers: [told.subscriber],
+      onIntake: (result) => results.push(result),
+    });
+    // Signed by a service clock two days fast: 31 days on, a copy would look 29 days old.
+    expect((await rig.send(signedAgo(now, -2 * DAY_MS, { trx_ref: 'REF-FAST-CLOCK' }))).status).toBe(200);
+    const post = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-FAST-CLOCK'),
+    );
+    expect(post.body.text).toContain('Stale or replayed delivery — a person should check');
+    expect(post.body.text).not.toContain('Deposit credited');
+    expect(JSON.stringify(post.body.blocks)).toContain('ahead of the bot’s clock');
+    await rig.webhooks.pipeline.settled();
+    expect(told.seen).toEqual([]);
+    expect(results).toEqual(['stale']);
+    const placements = await rig.webhooks.placements(['REF-FAST-CLOCK']);
+    expect(placements.map((p) => p.stale)).toEqual([true]);
   });
 });
 

@@ -243,7 +243,7 @@ function staleDelivery(input: AlertInput): Parts {
       ['Type', data.trx_type ? typeWord(data.trx_type) : undefined],
       ['Network', plain(data.network)],
     ],
-    note: 'This delivery is signed by the service, but dated longer ago than the bot remembers the deliveries it has seen: it may be an old delivery sent again. It is kept, and nothing else is done with it: it is not announced, and no request is updated by it. Check this transaction with the service.',
+    note: 'This delivery is signed by the service, but dated longer ago than the bot remembers the deliveries it has seen, or ahead of the bot’s clock: it may be an old delivery sent again, or one of the two clocks is wrong. It is kept, and nothing else is done with it: it is not announced, and no request is updated by it. Check this transaction with the service.',
   };
 }
 
