@@ -209,6 +209,7 @@ export class Outbox {
       at,
       event: entry.event,
       environment: entry.environment,
+      origin: entry.origin,
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
       ...(entry.stale ? { stale: true } : {}),
     });

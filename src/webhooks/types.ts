@@ -119,6 +119,8 @@ export interface DeadLetter {
    * Absent from letters written before they were recorded.
    */
   environment?: CngnEnvironment;
+  /** Absent from letters written before it was recorded (their id tells it). */
+  origin?: AlertOrigin;
   unreadable?: string[];
   stale?: boolean;
 }

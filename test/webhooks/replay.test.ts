@@ -5,6 +5,7 @@ import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { createStore } from '../../src/store/index.js';
 import type { DeadLetter, IntakeResult } from '../../src/webhooks/index.js';
+import { dedupeKey, outboxIdFor } from '../../src/webhooks/keys.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
@@ -231,6 +232,48 @@ describe('a dead letter re-posted after its outbox entry expired', () => {
     const reposted = fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST');
     expect(reposted?.body.text).toContain('Stale or replayed delivery — a person should check');
     expect(reposted?.body.text).not.toContain('Deposit credited');
+  });
+
+  test('found by reconciliation still says so, whether its origin was recorded or is told by its id', async ({
+    startRig,
+    defer,
+  }) => {
+    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
+    defer(() => store.close());
+    const fake = await FakeSlack.start();
+    defer(() => fake.stop());
+    fake.on('chat.postMessage', (call) =>
+      call.body.channel === 'CALERTS' ? { body: { ok: false, error: 'invalid_arguments' } } : undefined,
+    );
+    const first = await startRig({ store, fake });
+    const found = webhookBody('deposit.completed', { trx_ref: 'REF-FOUND' }) as unknown as WebhookEvent;
+    expect(await first.webhooks.pipeline.acceptReconciled(found, 'succeeded')).toBe(true);
+    await waitUntil(async () => (await first.webhooks.outbox.deadLetters()).length === 1);
+    const [letter] = await first.webhooks.outbox.deadLetters();
+    await first.stop({ keepFake: true, keepStore: true });
+    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+    // One written before letters recorded their origin.
+    const older = webhookBody('deposit.completed', { trx_ref: 'REF-FOUND-OLDER' }) as unknown as WebhookEvent;
+    const { origin: _, ...unrecorded } = letter as DeadLetter;
+    await store.appendToList('webhooks:outbox:dead-letters', {
+      ...unrecorded,
+      id: outboxIdFor('reconciler', dedupeKey(older)),
+      event: older,
+    });
+
+    const rig = await startRig({ store, fake });
+    for (const ref of ['REF-FOUND', 'REF-FOUND-OLDER']) {
+      const [open] = ((await rig.webhooks.deadLetters?.open()) ?? []).filter(
+        (l) => l.event.data.trx_ref === ref,
+      );
+      expect(await rig.webhooks.deadLetters?.repost(String(open?.id), 'CREPOST', 'UOPS')).toMatchObject({
+        ok: true,
+      });
+      const reposted = fake
+        .callsTo('chat.postMessage')
+        .find((c) => c.body.channel === 'CREPOST' && JSON.stringify(c.body).includes(`${ref}\``));
+      expect(reposted?.body.text).toContain('(seen by reconciliation)');
+    }
   });
 
   test('written before environments were recorded: shown in the current one, and the re-post says so', async ({
