@@ -246,6 +246,7 @@ function newReconciler(
     keyId: options.keyId,
     log,
     retentionMs,
+    ...(options.now ? { now: options.now } : {}),
     ...(options.reconcileIntervalMs ? { intervalMs: options.reconcileIntervalMs } : {}),
     ...(options.reconcileGraceMs !== undefined ? { graceMs: options.reconcileGraceMs } : {}),
   });
