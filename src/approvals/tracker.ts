@@ -84,11 +84,8 @@ export class Tracker {
     // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
     // a person to look; the request's own polls still read the service).
     if (report.amountInvalid) return undefined;
-    let id: string | undefined;
-    for (const key of report.references) id ??= await this.repo.findIdByReference(key);
+    const id = await this.ownRequestNamed(report.references);
     if (!id) return undefined;
-    // Our own environment's service only speaks for our own environment's requests.
-    if ((await this.repo.get(id))?.environment !== this.custody.environment) return undefined;
     const to = report.result;
     this.log?.info?.('webhook about a request', {
       requestId: id,
@@ -104,6 +101,16 @@ export class Tracker {
       ...(report.hash !== undefined ? { hash: report.hash } : {}),
     };
     return this.settleOrFlag(id, report, `webhook ${report.name}`, outcome);
+  }
+
+  /** The request named first, unless any named is another environment's (its service is not ours). */
+  private async ownRequestNamed(references: readonly string[]): Promise<string | undefined> {
+    const found = await Promise.all(references.map((key) => this.repo.findIdByReference(key)));
+    const named = new Set(found.filter((id): id is string => id !== undefined));
+    for (const id of named) {
+      if ((await this.repo.get(id))?.environment !== this.custody.environment) return undefined;
+    }
+    return [...named][0];
   }
 
   /**

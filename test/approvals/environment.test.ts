@@ -2,7 +2,8 @@
 // filed in the sandbox and picked up after the switch to other credentials, it is closed, never sent.
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import type { ApprovalEngine } from '../../src/approvals/index.js';
+import type { ApprovalEngine, ApprovalRequest } from '../../src/approvals/index.js';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   type AnotherOptions,
@@ -96,4 +97,30 @@ test('keeps sandbox and test requests apart in listings', async ({ fx, networkId
   expect((await fx.engine.openRequests()).map((r) => r.id)).toEqual([sandboxed.id]);
   expect((await live.audit(20)).map((e) => e.requestId)).toEqual([own.id]);
   expect((await fx.engine.audit(20)).map((e) => e.requestId)).toEqual([sandboxed.id]);
+});
+
+test('settles nothing from a report one of whose references is another environment’s request', async ({
+  fx,
+  networkId,
+}) => {
+  const request = await fileDraft(fx.engine, withdrawal(networkId, '2100'));
+  expect((await approveAsSeen(fx.engine, request.id, APPROVER_A)).ok).toBe(true);
+  await fx.engine.idle();
+  const sent = await fx.engine.get(request.id);
+  expect(sent?.state).toBe('sent');
+  const reference = sent?.outcome?.reference ?? '';
+  // A test-environment request holds the transaction id the report names beside the sandbox reference.
+  const repo = new ApprovalRepository(fx.store, 'test');
+  const other = { ...(sent as ApprovalRequest), id: 'AR-OTHER-ENVIRONMENT', environment: 'test' as const };
+  await repo.save(other, false);
+  expect(await repo.indexReference('TX-OTHER-ENVIRONMENT', other.id)).toBeUndefined();
+  const report = {
+    name: 'withdrawal.completed',
+    key: 'withdrawal.completed|TX-OTHER-ENVIRONMENT',
+    references: [reference, 'TX-OTHER-ENVIRONMENT'],
+    result: 'completed' as const,
+    status: 'completed',
+  };
+  expect(await fx.engine.onCustodyReport(report)).toBeUndefined();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
 });
