@@ -2,7 +2,7 @@
 // replay header, so a copy recorded on the way (a TLS-terminating proxy) verifies forever; once the
 // records that dedupe it have expired, only the time signed into the body tells it apart.
 import type { WebhookEvent } from '../cngn/schemas.js';
-import { freshnessLimitMs } from './outbox.js';
+import { aheadLimitMs, freshnessLimitMs } from './outbox.js';
 
 /**
  * The signed time of an event: the later of the envelope's `timestamp` and `data.occurredAt` that reads
@@ -16,22 +16,22 @@ export function signedEventTime(event: WebhookEvent): number | undefined {
 
 /**
  * A signed time as text: epoch seconds or milliseconds written as digits (10 to 13 of them), or an ISO
- * date and time. Anything else is no time (`Date.parse` reads "12" as the year 2001).
+ * date and time, read as UTC when it names no zone (`Date.parse` would take the process's own zone, and
+ * replicas in different zones would judge one delivery differently). Anything else is no time
+ * (`Date.parse` reads "12" as the year 2001).
  */
 function timeOf(value: unknown): number {
   if (typeof value !== 'string') return Number.NaN;
   if (/^\d{10,13}$/.test(value)) return value.length > 10 ? Number(value) : Number(value) * 1000;
-  return /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value)) return Number.NaN;
+  return Date.parse(/(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(value) ? value : `${value}Z`);
 }
-
-/** How far ahead of the bot's clock a signed time may be and still be taken as new (clocks drift). */
-export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 /**
  * Whether a delivery's signed time vouches for it: `fresh`, or a person should check it. `stale`: older
- * than the dedupe records last (less a margin), possibly a replay. `ahead`: dated beyond the tolerance
- * ahead of the bot's clock: one of the two clocks is wrong, and a copy of it would outlive its dedupe
- * records by as much (docs/decisions/stale-webhooks-are-not-news.md). An event with no time is fresh
+ * than the dedupe records last (less a margin), possibly a replay. `ahead`: dated further ahead of the bot's clock
+ * than `aheadLimitMs`: one of the two clocks is wrong by hours, and a copy of it sent again after its
+ * dedupe records expired could look new (docs/decisions/stale-webhooks-are-not-news.md). An event with no time is fresh
  * (nothing says it is old).
  */
 export function eventAge(
@@ -42,5 +42,5 @@ export function eventAge(
   const at = signedEventTime(event);
   if (at === undefined) return 'fresh';
   if (nowMs - at > freshnessLimitMs(retentionMs)) return 'stale';
-  return at - nowMs > FUTURE_TOLERANCE_MS ? 'ahead' : 'fresh';
+  return at - nowMs > aheadLimitMs(retentionMs) ? 'ahead' : 'fresh';
 }
