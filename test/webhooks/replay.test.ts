@@ -92,7 +92,7 @@ describe('a delivery signed too long ago to be new', () => {
     expect(JSON.stringify(carrying[0]?.body)).not.toContain('REF-ROUTINE');
   });
 
-  test('within the retention less a day, with no time at all, or a few minutes ahead, is posted as usual', async ({
+  test('within the retention less a day, with no time at all, or hours ahead (a clock off), is posted as usual', async ({
     startRig,
   }) => {
     const now = Date.now();
@@ -109,19 +109,22 @@ describe('a delivery signed too long ago to be new', () => {
       signedAgo(now, 28 * DAY_MS, { trx_ref: 'REF-28-DAYS' }),
       untimed,
       signedAgo(now, -4 * 60_000, { trx_ref: 'REF-AHEAD' }),
+      // A service clock 2 hours fast: a copy of it would still be stale long before its records expire.
+      signedAgo(now, -2 * 3_600_000, { trx_ref: 'REF-2H-AHEAD' }),
     ];
     for (const body of bodies) expect((await rig.send(body)).status).toBe(200);
-    for (const ref of ['REF-28-DAYS', 'REF-UNTIMED', 'REF-AHEAD']) {
+    for (const ref of ['REF-28-DAYS', 'REF-UNTIMED', 'REF-AHEAD', 'REF-2H-AHEAD']) {
       const post = await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(ref));
       expect(post.body.text).toContain('Deposit credited');
     }
     await rig.webhooks.pipeline.settled();
     expect(told.seen.sort()).toEqual([
       'deposit.completed REF-28-DAYS',
+      'deposit.completed REF-2H-AHEAD',
       'deposit.completed REF-AHEAD',
       'deposit.completed REF-UNTIMED',
     ]);
-    expect(results).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(results).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
   });
 
   test('is counted as stale, not accepted, so a run of replays shows on the intake figures', async ({
