@@ -14,6 +14,7 @@ import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { markMissingHolders } from './reference-conflicts.js';
+import { requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
@@ -84,7 +85,7 @@ export class Tracker {
     // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
     // a person to look; the request's own polls still read the service).
     if (report.amountInvalid) return undefined;
-    const id = await this.ownRequestNamed(report.references);
+    const id = await requestNamedByReport(this.repo, this.custody.environment, report, this.log);
     if (!id) return undefined;
     const to = report.result;
     this.log?.info?.('webhook about a request', {
@@ -101,16 +102,6 @@ export class Tracker {
       ...(report.hash !== undefined ? { hash: report.hash } : {}),
     };
     return this.settleOrFlag(id, report, `webhook ${report.name}`, outcome);
-  }
-
-  /** The request named first, unless any named is another environment's (its service is not ours). */
-  private async ownRequestNamed(references: readonly string[]): Promise<string | undefined> {
-    const found = await Promise.all(references.map((key) => this.repo.findIdByReference(key)));
-    const named = new Set(found.filter((id): id is string => id !== undefined));
-    for (const id of named) {
-      if ((await this.repo.get(id))?.environment !== this.custody.environment) return undefined;
-    }
-    return [...named][0];
   }
 
   /**
