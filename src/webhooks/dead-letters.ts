@@ -167,7 +167,7 @@ export class DeadLetterDesk {
       event: letter.event,
       enqueuedAt: letter.at,
       ...(letter.unreadable?.length ? { unreadable: letter.unreadable } : {}),
-      ...(letter.stale ? { stale: true } : {}),
+      ...(letter.stale ? { stale: letter.stale } : {}),
     };
   }
 }

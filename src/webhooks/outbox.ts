@@ -222,7 +222,7 @@ export class Outbox {
       environment: entry.environment,
       origin: entry.origin,
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
-      ...(entry.stale ? { stale: true } : {}),
+      ...(entry.stale ? { stale: entry.stale } : {}),
     });
     await this.store.set(entryKey(entry.id), dead, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);

@@ -58,6 +58,8 @@ describe('a delivery signed too long ago to be new', () => {
     expect(warning.body.text).toContain('Stale or replayed delivery — a person should check');
     expect(warning.body.text).not.toContain('Deposit credited');
     expect(JSON.stringify(warning.body.blocks)).toContain('no request is updated by it');
+    expect(JSON.stringify(warning.body.blocks)).toContain('dated longer ago than the bot remembers');
+    expect(JSON.stringify(warning.body.blocks)).not.toContain('ahead of the bot');
     // Stored (it is signed): a third copy is a duplicate, and nothing more is posted.
     expect((await rig.send(body)).body).toContain('duplicate');
     const placements = await rig.webhooks.placements(['REF-REPLAYED']);
@@ -161,11 +163,15 @@ describe('a delivery dated further ahead of the bot’s clock than clocks drift'
     expect(post.body.text).toContain('Stale or replayed delivery — a person should check');
     expect(post.body.text).not.toContain('Deposit credited');
     expect(JSON.stringify(post.body.blocks)).toContain('ahead of the bot’s clock');
+    // It says what will happen: the transaction list confirms it once the bot's clock gets there.
+    expect(JSON.stringify(post.body.blocks)).toContain('seen by reconciliation');
+    expect(JSON.stringify(post.body.blocks)).toContain('once the bot’s clock passes the transaction’s time');
+    expect(JSON.stringify(post.body.blocks)).not.toContain('dated longer ago');
     await rig.webhooks.pipeline.settled();
     expect(told.seen).toEqual([]);
     expect(results).toEqual(['stale']);
     const placements = await rig.webhooks.placements(['REF-FAST-CLOCK']);
-    expect(placements.map((p) => p.stale)).toEqual([true]);
+    expect(placements.map((p) => p.stale)).toEqual(['ahead']);
   });
 });
 
