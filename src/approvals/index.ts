@@ -43,6 +43,7 @@ export {
 } from './state-machine.js';
 export { STOPPED_BUT_FOUND_ACTION } from './stop-lookup.js';
 export { TIERS_RAISED_ACTION } from './tiers-raised.js';
+export { leftToAPersonByTheLookup } from './transaction-match.js';
 export {
   type ActionResult,
   type ApprovalRequest,
