@@ -174,20 +174,58 @@ function boldRun(run: string, before: boolean, after: boolean): string {
 /** Slack refuses a section or context text longer than 3000 characters; this leaves some room. */
 export const MAX_MRKDWN_TEXT = 2900;
 
-/** What ends a text cut to fit a Slack limit, so a reader knows there was more. */
-const CUT_MARK = '…(cut)';
+/** What ends every text cut to fit a Slack limit (mrkdwn or plain), so a reader knows there was more. */
+export const CUT_MARK = '…(cut)';
+
+/** The longest code closer a cut can need (a code block's fence). */
+const LONGEST_CLOSER = 3;
+
+/** An end at or before `end` that splits no surrogate pair. */
+function wholeCharactersEnd(text: string, end: number): number {
+  const last = text.charCodeAt(end - 1);
+  return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
+}
+
+/**
+ * An end at or before `end` that splits nothing Slack reads as one piece: an escape such as `&amp;`,
+ * a surrogate pair, a `<…|…>` link or mention, a hidden-character marker such as ⟨U+202E⟩.
+ */
+function safeEnd(text: string, end: number): number {
+  let at = end;
+  const amp = text.lastIndexOf('&', at - 1);
+  if (amp >= 0 && amp >= at - 5 && !text.slice(amp, at).includes(';')) at = amp;
+  const open = text.lastIndexOf('<', at - 1);
+  if (open >= 0 && !text.slice(open, at).includes('>')) at = open;
+  const marker = text.lastIndexOf('⟨', at - 1);
+  if (marker >= 0 && !text.slice(marker, at).includes('⟩')) at = marker;
+  return wholeCharactersEnd(text, at);
+}
+
+/** What closes a code block or code span the text leaves open ('' when it leaves none open). */
+function codeCloser(text: string): string {
+  const parts = text.split('```');
+  if (parts.length % 2 === 0) return '```';
+  const outside = parts.filter((_, i) => i % 2 === 0).join('');
+  return outside.split('`').length % 2 === 0 ? '`' : '';
+}
 
 /**
  * mrkdwn as it will be sent (values from outside already escaped: an escape or a hidden-character
  * marker can make a value several times longer), cut to at most `max` characters with CUT_MARK at the
- * end; never inside an escape such as `&amp;` nor between the halves of a surrogate pair.
+ * end; never inside an escape, a surrogate pair, a link or mention, and a code span or block the cut
+ * leaves open is closed, so the rest of the message does not read as code.
  */
 export function clipMrkdwn(text: string, max = MAX_MRKDWN_TEXT): string {
   if (text.length <= max) return text;
-  let end = Math.max(0, max - CUT_MARK.length);
-  const amp = text.lastIndexOf('&', end - 1);
-  if (amp >= 0 && amp >= end - 5 && !text.slice(amp, end).includes(';')) end = amp;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}${CUT_MARK}`;
+  const room = Math.max(0, max - CUT_MARK.length);
+  let end = safeEnd(text, room);
+  if (codeCloser(text.slice(0, end))) end = safeEnd(text, Math.max(0, room - LONGEST_CLOSER));
+  const kept = text.slice(0, end);
+  return `${kept}${codeCloser(kept)}${CUT_MARK}`;
+}
+
+/** Plain text (a label, an option's text) cut to at most `max` characters with CUT_MARK, emoji whole. */
+export function clipPlain(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, wholeCharactersEnd(text, Math.max(0, max - CUT_MARK.length)))}${CUT_MARK}`;
 }

@@ -3,7 +3,7 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { LookAlikeMark, SameRequestMark } from '../../approvals/index.js';
-import { clipMrkdwn, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 import type { FieldErrors } from '../types.js';
 
@@ -25,7 +25,7 @@ export function toNetworkChoices(
 /** plain_text, shown as typed: outside text in options (network, bank names) has its hidden characters marked. */
 export const plain = (text: string) => ({
   type: 'plain_text' as const,
-  text: markHiddenCharacters(text).slice(0, 75),
+  text: clipPlain(markHiddenCharacters(text), 75),
 });
 
 export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
