@@ -5,7 +5,7 @@ import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { SameRequestMark } from '../../../approvals/index.js';
 import { clipMrkdwn } from '../../../format/mrkdwn.js';
 import type { FieldErrors, Prefill } from '../../types.js';
-import { modal, option, textInput, withErrors } from '../../ui/modal.js';
+import { MAX_OPTION_VALUE, modal, option, textInput, withErrors } from '../../ui/modal.js';
 import type { BankChoice } from '../types.js';
 import { purposeInput } from './modals.js';
 import { sameRequestInputs } from './same-request.js';
@@ -26,6 +26,9 @@ export const SETTLEMENT = { bank: 'settlement.bank', account: 'settlement.accoun
 export const BANK_PICKERS = [REDEEM.bank, SETTLEMENT.bank] as const;
 
 function bankPicker(id: string, initial?: BankChoice): KnownBlock {
+  // The chosen bank is shown again only when its option holds it whole (its code alone is read as the
+  // one bank listed under it, which a form shown again cannot tell).
+  const initialOption = initial && bankOption(initial, []);
   return {
     type: 'input',
     block_id: id,
@@ -35,14 +38,23 @@ function bankPicker(id: string, initial?: BankChoice): KnownBlock {
       action_id: id,
       min_query_length: 0,
       placeholder: { type: 'plain_text', text: 'Type to search banks' },
-      ...(initial ? { initial_option: bankOption(initial) } : {}),
+      ...(initialOption ? { initial_option: initialOption } : {}),
     },
   };
 }
 
-/** The option value carries the code and the name, so a submission needs no second lookup. */
-function bankOption(bank: BankChoice): PlainTextOption {
-  return option(bank.name, `${bank.code}|${bank.name}`.slice(0, 150));
+/**
+ * The option value carries the code and the name, so a bank listed under a shared code is told apart.
+ * A value is never cut (it is what the submission is read by): where code and name pass Slack's 150
+ * characters, the value is the code alone when `banks` lists that code once (bankUnderCode reads it back
+ * as that bank), and the bank is left out when several share it.
+ */
+function bankOption(bank: BankChoice, banks: readonly BankChoice[]): PlainTextOption | undefined {
+  const whole = `${bank.code}|${bank.name}`;
+  if (whole.length <= MAX_OPTION_VALUE) return option(bank.name, whole);
+  const byCode = `${bank.code}|`;
+  const alone = banks.filter((b) => b.code === bank.code).length === 1;
+  return alone && byCode.length <= MAX_OPTION_VALUE ? option(bank.name, byCode) : undefined;
 }
 
 export function parseBankOption(value: string): BankChoice | undefined {
@@ -71,8 +83,8 @@ export function bankOptions(banks: BankChoice[], query: string): PlainTextOption
   const q = query.trim().toLowerCase();
   return banks
     .filter((b) => !q || b.name.toLowerCase().includes(q) || b.code.includes(q))
-    .slice(0, 100)
-    .map(bankOption);
+    .flatMap((b) => bankOption(b, banks) ?? [])
+    .slice(0, 100);
 }
 
 const accountInput = (id: string, initial: string | undefined): KnownBlock =>
