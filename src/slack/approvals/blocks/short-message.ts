@@ -8,7 +8,7 @@ import { contextLine, section } from '../../ui/messages.js';
 import { requestTitle, stateWords } from '../../ui/words.js';
 
 /** Where an approver finds what the short form leaves out (the figures, checks and buttons). */
-export const SHORT_FORM_NOTE =
+const SHORT_FORM_NOTE =
   'Slack would not show this request’s full message: its details and buttons are in the bot’s App Home, and `/cngn pending` lists it while it waits.';
 
 export function shortApprovalMessage(request: ApprovalRequest): SlackMessage {
