@@ -9,6 +9,7 @@ import {
   bankUnderCode,
   parseBankOption,
   redeemModal,
+  settlementModal,
 } from '../../../src/slack/approvals/blocks/bank-modal.js';
 import { withdrawModal } from '../../../src/slack/approvals/blocks/modals.js';
 import { checkOptions, checkView } from '../../../src/workbench/slack-rules.js';
@@ -22,6 +23,15 @@ function optionsOf(view: { blocks: unknown[] }): Array<{ text: { text: string };
     const element = (b as { element?: { type?: string; options?: [] } }).element;
     return element?.type === 'static_select' ? (element.options ?? []) : [];
   });
+}
+
+/** The option a form's bank picker starts with. */
+function initialBank(view: { blocks: unknown[] }): { text: { text: string }; value: string } | undefined {
+  for (const b of view.blocks) {
+    const element = (b as { element?: { type?: string; initial_option?: never } }).element;
+    if (element?.type === 'external_select') return element.initial_option;
+  }
+  return undefined;
 }
 
 describe('bank search options', () => {
@@ -46,6 +56,37 @@ describe('bank search options', () => {
   it('answers at most 100 options however many banks match', () => {
     const banks = Array.from({ length: 250 }, (_, i) => ({ code: String(i), name: `Bank ${i}` }));
     expect(() => checkOptions({ options: bankOptions(banks, 'bank') })).not.toThrow();
+  });
+
+  it('shows a form again with a bank chosen under its code alone, named as listed or by its code', () => {
+    const chosen = parseBankOption('999|');
+    if (!chosen) throw new Error('999| did not parse');
+    const views = [
+      redeemModal({ bank: chosen, environment: 'LIVE' }),
+      settlementModal({ bank: chosen, environment: 'LIVE' }),
+      redeemModal({ bank: chosen, bankListedAs: LONG_NAME, environment: 'LIVE' }),
+      settlementModal({ bank: chosen, bankListedAs: LONG_NAME, environment: 'LIVE' }),
+    ];
+    for (const view of views) expect(() => checkView(view, 'modal')).not.toThrow();
+    const initial = views.map(initialBank);
+    expect(initial.map((o) => o?.value)).toEqual(['999|', '999|', '999|', '999|']);
+    const listed = `${LONG_NAME.slice(0, 75 - CUT_MARK.length)}${CUT_MARK}`;
+    expect(initial.map((o) => o?.text.text)).toEqual(['999', '999', listed, listed]);
+  });
+
+  it('never offers a bank whose code holds the `|` an option is read back by', () => {
+    const banks = [
+      { code: 'A', name: 'Alpha' },
+      { code: 'A|B', name: 'Bravo' },
+    ];
+    const options = bankOptions(banks, '');
+    expect(options.map((o) => o.value)).toEqual(['A|Alpha']);
+    for (const o of options) {
+      const chosen = parseBankOption(o.value ?? '');
+      expect(chosen && bankUnderCode(banks, chosen)).toEqual({ code: 'A', name: 'Alpha' });
+    }
+    const view = redeemModal({ bank: { code: 'A|B', name: 'Bravo' }, environment: 'LIVE' });
+    expect(initialBank(view)).toBeUndefined();
   });
 
   it('shows the redeem form with a chosen bank too long for a value without it chosen', () => {
