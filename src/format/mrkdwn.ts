@@ -186,19 +186,41 @@ function wholeCharactersEnd(text: string, end: number): number {
   return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
 }
 
-/**
- * An end at or before `end` that splits nothing Slack reads as one piece: an escape such as `&amp;`,
- * a surrogate pair, a `<…|…>` link or mention, a hidden-character marker such as ⟨U+202E⟩.
- */
-function safeEnd(text: string, end: number): number {
+/** A hidden-character marker as markHiddenCharacters writes it; the longest is `⟨U+10FFFF⟩`. */
+const HIDDEN_MARKER = /⟨U\+[0-9A-F]{4,6}⟩/y;
+const LONGEST_MARKER = '⟨U+10FFFF⟩'.length;
+
+/** An end at or before `end` outside any hidden-character marker (a `⟨` from outside is no marker). */
+function outsideMarker(text: string, end: number): number {
+  const from = text.lastIndexOf('⟨', end - 1);
+  if (from < 0 || from <= end - LONGEST_MARKER) return end;
+  HIDDEN_MARKER.lastIndex = from;
+  const marker = HIDDEN_MARKER.exec(text);
+  return marker && from + marker[0].length > end ? from : end;
+}
+
+/** An end at or before `end` outside an escape such as `&amp;` and outside a `<…|…>` link or mention. */
+function outsideMarkup(text: string, end: number): number {
   let at = end;
   const amp = text.lastIndexOf('&', at - 1);
   if (amp >= 0 && amp >= at - 5 && !text.slice(amp, at).includes(';')) at = amp;
   const open = text.lastIndexOf('<', at - 1);
   if (open >= 0 && !text.slice(open, at).includes('>')) at = open;
-  const marker = text.lastIndexOf('⟨', at - 1);
-  if (marker >= 0 && !text.slice(marker, at).includes('⟩')) at = marker;
-  return wholeCharactersEnd(text, at);
+  return at;
+}
+
+/**
+ * An end at or before `end` that splits nothing Slack reads as one piece: an escape such as `&amp;`,
+ * a surrogate pair, a `<…|…>` link or mention, a hidden-character marker such as ⟨U+202E⟩. Each step
+ * only moves the end back, so they run again until none moves it: a step never undoes another.
+ */
+function safeEnd(text: string, end: number): number {
+  let at = end;
+  for (let before = -1; before !== at; ) {
+    before = at;
+    at = wholeCharactersEnd(text, outsideMarker(text, outsideMarkup(text, at)));
+  }
+  return at;
 }
 
 /** What closes a code block or code span the text leaves open ('' when it leaves none open). */
@@ -224,8 +246,12 @@ export function clipMrkdwn(text: string, max = MAX_MRKDWN_TEXT): string {
   return `${kept}${codeCloser(kept)}${CUT_MARK}`;
 }
 
-/** Plain text (a label, an option's text) cut to at most `max` characters with CUT_MARK, emoji whole. */
+/**
+ * Plain text (a label, an option's text) cut to at most `max` characters with CUT_MARK, never between
+ * the halves of an emoji nor inside a hidden-character marker.
+ */
 export function clipPlain(text: string, max: number): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, wholeCharactersEnd(text, Math.max(0, max - CUT_MARK.length)))}${CUT_MARK}`;
+  const end = outsideMarker(text, Math.max(0, max - CUT_MARK.length));
+  return `${text.slice(0, wholeCharactersEnd(text, end))}${CUT_MARK}`;
 }

@@ -1,7 +1,7 @@
 // A text cut to fit a Slack limit reads as a cut text: it ends with the one cut mark, and the cut never
 // leaves half an escape, half an emoji, half a link or mention, or a code span that swallows the rest.
 import { describe, expect, it } from 'vitest';
-import { CUT_MARK, clipMrkdwn, clipPlain, escapeMrkdwn } from '../../src/format/mrkdwn.js';
+import { CUT_MARK, clipMrkdwn, clipPlain, escapeMrkdwn, MAX_MRKDWN_TEXT } from '../../src/format/mrkdwn.js';
 
 /** Every cut point from `from` to `to` characters, so one of them lands in each awkward place. */
 const cutsOf = (text: string, from: number, to: number) =>
@@ -36,6 +36,30 @@ describe('clipMrkdwn', () => {
     }
   });
 
+  it('never cuts inside a hidden-character marker', () => {
+    const text = `${'a'.repeat(20)}⟨U+202E⟩b⟨U+E0041⟩${'c'.repeat(20)}`;
+    for (const { max, clipped } of cutsOf(text, 20, 50)) {
+      expect(clipped.length).toBeLessThanOrEqual(max);
+      expect(clipped.slice(0, -CUT_MARK.length)).toMatch(/^a*(⟨U\+202E⟩(b(⟨U\+E0041⟩c*)?)?)?$/);
+    }
+  });
+
+  it('keeps nearly all of a text holding a ⟨ from outside, which is no marker', () => {
+    const text = escapeMrkdwn(`Bank ⟨ ${'word '.repeat(1000)}`);
+    expect(clipMrkdwn(text).length).toBeGreaterThan(MAX_MRKDWN_TEXT - 10);
+  });
+
+  it('never leaves half a link whose label holds a ⟨ from outside', () => {
+    const link = `<https://basescan.org/tx/0x1|${escapeMrkdwn('a⟨b')}>`;
+    const text = `Approved by <@U0123ABCDEF> ${link} ${'x'.repeat(3000)}`;
+    for (const { max, clipped } of [...cutsOf(text, 20, 120), { max: 2900, clipped: clipMrkdwn(text) }]) {
+      expect(clipped.length).toBeLessThanOrEqual(max);
+      const kept = clipped.slice(0, -CUT_MARK.length);
+      expect(kept.split('<').length).toBe(kept.split('>').length);
+    }
+    expect(clipMrkdwn(text).length).toBeGreaterThan(MAX_MRKDWN_TEXT - 10);
+  });
+
   it('closes a code span or a code block it cut open, so the rest does not read as code', () => {
     const span = `Reference \`${'a'.repeat(60)}\` then more`;
     for (const { max, clipped } of cutsOf(span, 15, 70)) {
@@ -57,6 +81,15 @@ describe('clipPlain', () => {
       const clipped = clipPlain('😀'.repeat(40), max);
       expect(clipped.length).toBeLessThanOrEqual(max);
       expect(clipped).toMatch(new RegExp(`^(😀)*${CUT_MARK.replace(/[()]/g, '\\$&')}$`, 'u'));
+    }
+  });
+
+  it('never cuts plain text inside a hidden-character marker', () => {
+    const text = `${'a'.repeat(20)}⟨U+202E⟩b⟨U+E0041⟩${'c'.repeat(20)}`;
+    for (let max = 20; max <= 50; max++) {
+      const clipped = clipPlain(text, max);
+      expect(clipped.length).toBeLessThanOrEqual(max);
+      expect(clipped.slice(0, -CUT_MARK.length)).toMatch(/^a*(⟨U\+202E⟩(b(⟨U\+E0041⟩c*)?)?)?$/);
     }
   });
 });
