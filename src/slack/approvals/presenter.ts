@@ -21,7 +21,7 @@ import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import type { SlackMessage } from '../types.js';
 import { checksThreadText } from './blocks/checks.js';
 import { approvalMessage, conflictAlert, evidenceAlert } from './blocks/message.js';
-import { shortApprovalMessage } from './blocks/short-message.js';
+import { shortApprovalMessages } from './blocks/short-message.js';
 import { requesterNotice, threadReply } from './blocks/steps.js';
 
 export interface PresenterOptions {
@@ -274,25 +274,30 @@ export class ApprovalPresenter {
   }
 
   /**
-   * Send the message; where Slack refuses its body, send the short form once instead, so the message
-   * still follows the request rather than the refused body being retried at every run.
+   * Send the message; where Slack refuses its body, send the short forms in turn instead (with the
+   * buttons, then without), so the message still follows the request rather than the refused body
+   * being retried at every run.
    */
   private async orInShort<T>(
     request: ApprovalRequest,
     message: SlackMessage,
     send: (body: SlackMessage) => Promise<T>,
   ): Promise<T> {
-    try {
-      return await send(message);
-    } catch (error) {
-      const reason = refusedBody(error);
-      if (!reason) throw error;
-      this.options.log?.warn('Slack refused an approval message; it is shown in short', {
-        requestId: request.id,
-        error: reason,
-      });
-      return send(shortApprovalMessage(request));
+    const forms = [message, ...shortApprovalMessages(request, message)];
+    for (const [at, body] of forms.entries()) {
+      try {
+        return await send(body);
+      } catch (error) {
+        const reason = refusedBody(error);
+        if (!reason || at === forms.length - 1) throw error;
+        const words = at === 0 ? 'it is shown in short' : 'its short form is shown without buttons';
+        this.options.log?.warn(`Slack refused an approval message; ${words}`, {
+          requestId: request.id,
+          error: reason,
+        });
+      }
     }
+    throw new Error('no form of the approval message to send');
   }
 
   /** Post the approval message once, or update it when it shows something else than the stored state. */

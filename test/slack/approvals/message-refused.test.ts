@@ -1,6 +1,7 @@
 // When Slack refuses a request's message itself (invalid_blocks, msg_too_long), the message is shown
-// once in its short form (title, amount, state, where the details are) instead of the same refused
-// body being sent again at every retry.
+// once in its short form (title, amount, state, where to follow it, and the full message's buttons)
+// instead of the same refused body being sent again at every retry; without the buttons only should
+// Slack refuse those too.
 import { expect } from 'vitest';
 import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.js';
 import { approvalsTest } from '../../support/approvals-bot.js';
@@ -32,8 +33,10 @@ const test = approvalsTest.extend(
     },
 );
 
-const SHORT_NOTE = 'App Home';
+const SHORT_NOTE = 'Slack would not show this request’s full message';
 const isShort = (c: SlackCall) => JSON.stringify(c.body.blocks ?? '').includes(SHORT_NOTE);
+const buttonsOf = (c: SlackCall | undefined) =>
+  [...JSON.stringify(c?.body.blocks ?? '').matchAll(/"action_id":"([^"]+)"/g)].map((m) => m[1]);
 const announcements = (calls: SlackCall[]) =>
   calls.filter((c) => c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts);
 
@@ -79,5 +82,48 @@ test('updates a request’s message in short when Slack refuses the full one, an
   await app.presenter.idle();
   expect(updates()).toHaveLength(before);
   expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  await app.stop();
+});
+
+test('keeps the stop buttons of an approved request held by a freeze in its short message', async ({
+  boot,
+  slack,
+}) => {
+  const app = await boot();
+  const id = await fileWithdrawal(app, '250');
+  expect(await app.engine.freezeSends(APPROVER_B, 'checking a look-alike address')).toMatchObject({
+    ok: true,
+  });
+  slack.on('chat.update', (c) => (isShort(c) ? undefined : { body: { ok: false, error: 'msg_too_long' } }));
+  await approve(app, id, APPROVER_A);
+  await waitUntil(async () => (await app.engine.get(id))?.state === 'approved', 'approved');
+  const approvedInShort = () =>
+    announcements(slack.callsTo('chat.update')).filter(
+      (c) => isShort(c) && JSON.stringify(c.body.blocks).includes('Approved'),
+    );
+  await waitUntil(() => approvedInShort().length > 0, 'the short message, approved');
+  await app.engine.idle();
+  await app.presenter.idle();
+  const last = announcements(slack.callsTo('chat.update')).at(-1);
+  expect(last && isShort(last)).toBe(true);
+  expect(last && approvedInShort().includes(last)).toBe(true);
+  expect(buttonsOf(last)).toEqual(['approval.reject', 'approval.cancel']);
+  expect((await app.engine.get(id))?.state).toBe('approved');
+  await app.stop();
+});
+
+test('shows the short message without buttons only when Slack refuses them too', async ({ boot, slack }) => {
+  const app = await boot();
+  slack.on('chat.postMessage', (c) =>
+    c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts && buttonsOf(c).length > 0
+      ? { body: { ok: false, error: 'invalid_blocks' } }
+      : undefined,
+  );
+  const id = await fileWithdrawal(app, '250');
+  await app.presenter.idle();
+  const posts = announcements(slack.callsTo('chat.postMessage'));
+  expect(posts.map(isShort)).toEqual([false, true, true]);
+  expect(posts.map((c) => buttonsOf(c).length > 0)).toEqual([true, true, false]);
+  expect((await app.engine.get(id))?.announcement?.ts).toBeTruthy();
   await app.stop();
 });
