@@ -12,6 +12,7 @@ import {
   type ApprovalRequest,
   CONFLICT_ACTION,
   FINAL_STATES,
+  type Freeze,
   NEEDS_A_PERSON_NOTES,
 } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
@@ -281,9 +282,10 @@ export class ApprovalPresenter {
   private async orInShort<T>(
     request: ApprovalRequest,
     message: SlackMessage,
+    freeze: Freeze | undefined,
     send: (body: SlackMessage) => Promise<T>,
   ): Promise<T> {
-    const forms = [message, ...shortApprovalMessages(request, message)];
+    const forms = [message, ...shortApprovalMessages(request, message, freeze)];
     for (const [at, body] of forms.entries()) {
       try {
         return await send(body);
@@ -313,7 +315,7 @@ export class ApprovalPresenter {
     if (!where) {
       // A request that ended before approvers ever saw it gets no message now.
       if (FINAL_STATES.has(request.state)) return;
-      const posted = await this.orInShort(request, message, (body) =>
+      const posted = await this.orInShort(request, message, freeze, (body) =>
         client.chat.postMessage({ channel: this.options.channel, ...body }),
       );
       if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
@@ -326,7 +328,7 @@ export class ApprovalPresenter {
         shown.steps === request.history.length &&
         (shown.frozen === freeze?.at || FINAL_STATES.has(request.state));
       if (current && !render) return;
-      await this.orInShort(request, message, (body) =>
+      await this.orInShort(request, message, freeze, (body) =>
         client.chat.update({ channel: where.channel, ts: where.ts, ...body }),
       );
     }

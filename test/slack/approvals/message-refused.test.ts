@@ -108,6 +108,8 @@ test('keeps the stop buttons of an approved request held by a freeze in its shor
   expect(last && isShort(last)).toBe(true);
   expect(last && approvedInShort().includes(last)).toBe(true);
   expect(buttonsOf(last)).toEqual(['approval.reject', 'approval.cancel']);
+  // Its state as the full message words it: held, not only approved.
+  expect(JSON.stringify(last?.body.blocks)).toContain('held: sends are frozen');
   expect((await app.engine.get(id))?.state).toBe('approved');
   await app.stop();
 });

@@ -53,6 +53,11 @@ describe('bank search options', () => {
     expect(options.map((o) => o.value)).toEqual(['058|Guaranty Trust Bank', '090|Beta Microfinance Bank']);
   });
 
+  it('shows a bank the service names with spaces only under its code, never as a blank option', () => {
+    const options = bankOptions([GTB, { code: '777', name: '   ' }], '');
+    expect(options.find((o) => o.value?.startsWith('777|'))?.text.text).toBe('777');
+  });
+
   it('answers at most 100 options however many banks match', () => {
     const banks = Array.from({ length: 250 }, (_, i) => ({ code: String(i), name: `Bank ${i}` }));
     expect(() => checkOptions({ options: bankOptions(banks, 'bank') })).not.toThrow();

@@ -48,7 +48,9 @@ function bankPicker(id: string, initial?: BankChoice, listedName?: string): Know
 const offerable = (code: string) => code !== '' && !code.includes('|');
 
 /** Slack refuses an option with an empty text: a bank without a name is shown under its code. */
-const bankText = (bank: BankChoice, listedName?: string) => bank.name || listedName || bank.code;
+/** An option's text: Slack refuses an empty one, and one of spaces shows nothing to choose by. */
+const bankText = (bank: BankChoice, listedName?: string) =>
+  bank.name.trim() || listedName?.trim() || bank.code;
 
 /**
  * The option a form shown again starts with: the value the person chose, unchanged (it is what the
