@@ -13,7 +13,7 @@ import {
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
-import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import { CUT_MARK, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
@@ -264,7 +264,7 @@ function invalidAmount(input: AlertInput, raw: string): Parts {
   const { data } = event;
   const cut = raw.length > RAW_AMOUNT_SHOWN;
   // In a code span: outside text, escaped, and nothing in it can close the span or break the line.
-  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}${cut ? '…' : ''}\``;
+  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}\`${cut ? CUT_MARK : ''}`;
   const length = cut ? ` (${raw.length} characters)` : '';
   const what = `${escapeMrkdwn(event.event)} needs a person: the amount ${shown}${length} is not a valid amount`;
   return {
