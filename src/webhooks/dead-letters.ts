@@ -12,13 +12,13 @@ import { alertFor } from './alert.js';
 import { type AlertBlocks, type AlertSink, failureReason, type SinkAnswer } from './alert-sink.js';
 import { dedupeKey, outboxIdFor } from './keys.js';
 import type { Outbox } from './outbox.js';
-import { whilePosting } from './post-lock.js';
+import { CLAIM_LEASE_MS, whilePosting } from './post-lock.js';
 import type { AlertOrigin, DeadLetter, OutboxEntry, RenderAlert } from './types.js';
 
 const REPOSTED_SET = 'webhooks:dead-letters:reposted';
 const claimKey = (id: string) => `webhooks:dead-letters:repost-claim:${id}`;
 const recordKey = (id: string) => `webhooks:dead-letters:reposted:${id}`;
-const CLAIM_MS = 60_000;
+const CLAIM_MS = CLAIM_LEASE_MS;
 
 /** Where and by whom a dead letter was re-posted. */
 export interface RepostRecord {
@@ -100,7 +100,10 @@ export class DeadLetterDesk {
       // Under the same post lock as an alert's (post-lock.ts): a claim that lapsed during a slow post
       // and was taken by another re-post waits for this one, then finds it re-posted.
       const repost = () => this.repostClaimed(letter, channel, by, record);
-      const result = await whilePosting(store, letter.id, repost, { log: this.options.log });
+      const result = await whilePosting(store, letter.id, repost, {
+        log: this.options.log,
+        claimMs: CLAIM_MS,
+      });
       return result === 'busy' ? { ok: false, reason: 'busy', letter } : result;
     } finally {
       // A claim that lapsed during a slow post and was taken by another re-post stays theirs.

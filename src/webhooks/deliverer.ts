@@ -15,7 +15,7 @@ import { safeDigestRendering } from './digest.js';
 import { chooseStep, pickCandidates, planDigest, sortClaimed } from './digest-plan.js';
 import { postDigest } from './digest-post.js';
 import type { Outbox } from './outbox.js';
-import { whilePosting } from './post-lock.js';
+import { CLAIM_LEASE_MS, whilePosting } from './post-lock.js';
 import { type DeliveryOutcome, PostPolicy } from './post-policy.js';
 import type { DigestRecord, DigestRendering, OutboxEntry, RenderAlert } from './types.js';
 
@@ -74,7 +74,7 @@ export class Deliverer {
 
   constructor(private readonly options: DelivererOptions) {
     this.log = options.log ?? silentLogger;
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? CLAIM_LEASE_MS;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
     this.policy = new PostPolicy({
       log: this.log,
@@ -372,10 +372,11 @@ export class Deliverer {
       if (previous && this.mustWaitFor(previous)) return { kind: 'blocked' };
     }
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
-    // The claim's lease is fixed; the post lock is held as long as the post lasts (post-lock.ts).
-    // A lock the store could not take: nothing was posted, and the claim is let go now, not left to lapse.
+    // The claim's lease is fixed; the post lock is held as long as the post lasts, up to past the lease
+    // (post-lock.ts). A lock the store could not take: nothing was posted, and the claim is let go now.
     const outcome = await whilePosting(this.options.store, entry.id, () => this.postClaimed(entry, channel), {
       log: this.log,
+      claimMs: this.leaseMs,
       notStarted: () => outbox.release(entry.id, this.owner),
     });
     if (outcome !== 'busy') return outcome;
@@ -438,6 +439,7 @@ export class Deliverer {
     };
     const posting = await whilePosting(store, record.id, () => postDigest(deps, record, channel), {
       log: this.log,
+      claimMs: this.leaseMs,
     });
     // Another deliverer is posting it: its claim is that one's, and a later scan looks again.
     const outcome: DeliveryOutcome = posting === 'busy' ? { kind: 'skip' } : posting;
