@@ -221,10 +221,18 @@ export class ApprovalEngine {
     return this.core.cancel(id, user, options).then((r) => this.afterStop(id, r));
   }
 
-  /** A stop of an approved request is looked up at the service after it is recorded, in the background. */
-  private afterStop(id: string, result: ActionResult): ActionResult {
+  /**
+   * A stop of an approved request is queued for its lookup before the click is answered (one store
+   * write), and looked up at the service in the background.
+   */
+  private async afterStop(id: string, result: ActionResult): Promise<ActionResult> {
     if (result.ok && StopLookup.stoppedWhileApproved(result.request)) {
-      this.running.background(this.stopLookup.afterStop(id));
+      // The stop is recorded whatever this write does: a failed one is made again in the background.
+      const queued = await this.stopLookup.queue(id).then(
+        () => true,
+        () => false,
+      );
+      this.running.background(queued ? this.stopLookup.sweep() : this.stopLookup.afterStop(id));
     }
     return result;
   }

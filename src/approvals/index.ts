@@ -41,7 +41,7 @@ export {
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
 } from './state-machine.js';
-export { STOPPED_BUT_FOUND_ACTION } from './stop-lookup.js';
+export { STOP_NOT_CHECKED_ACTION, STOPPED_BUT_FOUND_ACTION } from './stop-lookup.js';
 export { TIERS_RAISED_ACTION } from './tiers-raised.js';
 export { leftToAPersonByTheLookup } from './transaction-match.js';
 export {

@@ -213,6 +213,7 @@ const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'bridge-callback',
   'conflicting-reports',
   'stopped-but-found',
+  'stop-not-checked',
   HELD_ACTION,
 ]);
 

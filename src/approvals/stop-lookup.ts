@@ -5,8 +5,11 @@
 // from the list, so a match changes nothing on the request: the stop stands, and a person is alerted
 // (a notice on the request, said in its thread and in the alerts channel) to check with the service and
 // correct the books and limits by hand. Once per request: the notice is written under the request's
-// lock only when the request does not have it yet. A service that cannot be read is asked again at a
-// later sweep, a few times, then given up with a log line (docs/decisions/stop-an-approved-request.md).
+// lock only when the request does not have it yet. The queued requests are looked up together, from
+// one read of the list per sweep. A read our limiter refused (the budget spent) is not a try; a
+// failed read, store read or notice is, and after a few the lookup is given up with a notice for a
+// person (said in the alerts channel too), as is a read that did not reach back to the approval
+// (docs/decisions/stop-an-approved-request.md).
 
 import type { Store } from '../store/index.js';
 import { bindingProblem, type ServiceBinding } from './binding.js';
@@ -26,18 +29,30 @@ import { type ApprovalRequest, type EngineLog, MONEY_KINDS } from './types.js';
 
 /** The notice a stopped request gets when the service lists a transaction that matches it. */
 export const STOPPED_BUT_FOUND_ACTION = 'stopped-but-found';
+/** The notice a stopped request gets when its lookup could not be made, or not far enough back. */
+export const STOP_NOT_CHECKED_ACTION = 'stop-not-checked';
 
 /** The stopped requests still to look up; each one's tries in `approvals:stop-lookup:<id>`. */
 const TO_LOOK_UP = 'approvals:stop-lookups';
-/** How many times a lookup the service did not answer is made before it is given up. */
+/** How many times a lookup that failed is made before it is given up (with a notice). */
 const STOP_LOOKUP_TRIES = 3;
 const RETRY_MS = 60_000;
-/** One replica looks a request up at a time (the reads share the service's budget). */
+/** One replica looks the queued requests up at a time (the reads share the service's budget). */
+const LEASE = 'approvals:stop-lookup-lease';
 const LEASE_MS = 120_000;
+/** The code of a read our own limiter refused (the budget is spent; nothing was sent): not a try. */
+const BUDGET_REFUSED = 'cngn_rate_budget';
 
 interface Tries {
   count: number;
   nextAt: string;
+}
+
+/** A queued request due for its lookup. */
+interface Due {
+  request: ApprovalRequest;
+  tries: Tries | undefined;
+  from: number;
 }
 
 export interface StopLookupDeps {
@@ -69,85 +84,148 @@ export class StopLookup {
     return stop > 0 && request.history[stop - 1]?.state === 'approved';
   }
 
-  /** After the stop's ack: queued (so a later sweep tries again), then looked up once now. */
-  async afterStop(id: string): Promise<void> {
+  /** Queued, so the lookup is made even if this process stops before it; one store write. */
+  async queue(id: string): Promise<void> {
     await this.deps.store.addToSet(TO_LOOK_UP, id);
-    await this.lookUp(id);
   }
 
-  /** Each sweep: the stopped requests whose lookup is still to be made (the service did not answer). */
+  /** After the stop was recorded and queued: the queued requests looked up now. */
+  async afterStop(id: string): Promise<void> {
+    await this.queue(id);
+    await this.sweep();
+  }
+
+  /**
+   * Each sweep: the queued stopped requests still to look up, all from one read of the list (back
+   * to the earliest approval among them), by one replica at a time.
+   */
   async sweep(): Promise<void> {
+    const { store, owner } = this.deps;
+    if (!(await store.setIfAbsent(LEASE, owner, LEASE_MS))) return;
+    try {
+      await this.sweepHeld();
+    } finally {
+      await store.compareAndDelete(LEASE, owner);
+    }
+  }
+
+  private async sweepHeld(): Promise<void> {
+    const due: Due[] = [];
     for (const id of await this.deps.store.setMembers(TO_LOOK_UP)) {
       try {
-        await this.lookUp(id);
+        const one = await this.dueOf(id);
+        if (one) due.push(one);
       } catch (error) {
-        this.deps.log?.warn('stopped request not looked up; tried again next sweep', {
-          requestId: id,
-          error: String(error),
+        await this.failed(id, undefined, error);
+      }
+    }
+    if (due.length === 0) return;
+    const from = Math.min(...due.map((d) => d.from));
+    let read: Awaited<ReturnType<typeof transactionsSince>>;
+    try {
+      // A background read: it never takes the money calls' share of the service's budget.
+      read = await transactionsSince(this.deps.custody, from, this.readBack);
+    } catch (error) {
+      if ((error as { code?: unknown } | undefined)?.code === BUDGET_REFUSED) {
+        // Our limiter refused at once, nothing was asked: not a try, the next sweep reads again.
+        this.deps.log?.info?.('stopped requests not looked up: the service budget is spent; next sweep', {
+          requests: due.length,
         });
+        return;
+      }
+      for (const one of due) await this.failed(one.request.id, one.tries, error);
+      return;
+    }
+    for (const one of due) {
+      try {
+        await this.lookedUp(one, read);
+      } catch (error) {
+        await this.failed(one.request.id, one.tries, error);
       }
     }
   }
 
-  private async lookUp(id: string): Promise<void> {
-    const { store, owner } = this.deps;
-    const lease = `approvals:stop-lookup-lease:${id}`;
-    if (!(await store.setIfAbsent(lease, owner, LEASE_MS))) return;
-    try {
-      await this.lookUpHeld(id);
-    } finally {
-      await store.compareAndDelete(lease, owner);
-    }
-  }
-
-  private async lookUpHeld(id: string): Promise<void> {
+  /** The queued request when its lookup is due; one with nothing to look up leaves the queue. */
+  private async dueOf(id: string): Promise<Due | undefined> {
     const { repo, store, now, log } = this.deps;
     const request = await repo.get(id);
     if (
       !request ||
       !StopLookup.stoppedWhileApproved(request) ||
       hasNotice(request, STOPPED_BUT_FOUND_ACTION) ||
-      bindingProblem(request, this.deps.binding())
+      hasNotice(request, STOP_NOT_CHECKED_ACTION)
     ) {
-      return this.done(id);
+      await this.done(id);
+      return undefined;
     }
-    const key = `approvals:stop-lookup:${id}`;
-    const tries = await store.get<Tries>(key);
-    if (tries && Date.parse(tries.nextAt) > now().getTime()) return;
-    let matches: CustodyTransaction[];
-    try {
-      matches = await this.matches(request);
-    } catch (error) {
-      const count = (tries?.count ?? 0) + 1;
-      if (count >= STOP_LOOKUP_TRIES) {
-        log?.warn('stopped request could not be looked up at the service; given up', {
-          requestId: id,
-          tries: count,
-          error: String(error),
-        });
-        return this.done(id);
-      }
-      await store.set(key, { count, nextAt: new Date(now().getTime() + RETRY_MS).toISOString() });
+    const problem = bindingProblem(request, this.deps.binding());
+    if (problem) {
+      log?.warn('stopped request not looked up: it was filed against another key or environment', {
+        requestId: id,
+        problem: String(problem),
+      });
+      await this.done(id);
+      return undefined;
+    }
+    const tries = await store.get<Tries>(triesKey(id));
+    if (tries && Date.parse(tries.nextAt) > now().getTime()) return undefined;
+    const from = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt) - CLOCK_SKEW_MS;
+    return { request, tries, from };
+  }
+
+  /** Matched against the list read: a match alerts a person; a read not reaching back far enough too. */
+  private async lookedUp({ request, from }: Due, read: Awaited<ReturnType<typeof transactionsSince>>) {
+    const window = { from, to: this.deps.now().getTime() + CLOCK_SKEW_MS };
+    const { matches } = await matchingTransactions(this.deps.repo, request, read.transactions, window, []);
+    if (matches.length > 0) {
+      await this.alert(request, matches);
+    } else if (!read.complete && !(read.coversAfter <= from)) {
+      // Only part of the way back to its approval: what was not read may hold a match.
+      await this.notChecked(
+        request,
+        "the service's transaction list could not be read back as far as its approval",
+      );
+    }
+    await this.done(request.id);
+  }
+
+  /** One failed try (a read, the store, a notice); the last one gives up with a notice for a person. */
+  private async failed(id: string, known: Tries | undefined, error: unknown): Promise<void> {
+    const { store, now, log } = this.deps;
+    const tries = known ?? (await store.get<Tries>(triesKey(id)).catch(() => undefined));
+    const count = (tries?.count ?? 0) + 1;
+    if (count < STOP_LOOKUP_TRIES) {
+      log?.warn('stopped request not looked up; tried again at a later sweep', {
+        requestId: id,
+        tries: count,
+        error: String(error),
+      });
+      await store.set(triesKey(id), { count, nextAt: new Date(now().getTime() + RETRY_MS).toISOString() });
       return;
     }
-    if (matches.length > 0) await this.alert(request, matches);
+    log?.warn('stopped request could not be looked up at the service; given up', {
+      requestId: id,
+      tries: count,
+      error: String(error),
+    });
+    try {
+      const request = await this.deps.repo.get(id);
+      if (request) await this.notChecked(request, `it could not be looked up (${count} tries)`);
+    } catch (noticeError) {
+      log?.warn('stopped request given up, and its notice could not be written', {
+        requestId: id,
+        error: String(noticeError),
+      });
+    }
     await this.done(id);
   }
 
-  /** Transactions since its approval of its kind, amount and destination that no other request owns. */
-  private async matches(request: ApprovalRequest): Promise<CustodyTransaction[]> {
-    const { custody, repo, now } = this.deps;
-    const from = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt) - CLOCK_SKEW_MS;
-    // A background read: it never takes the money calls' share of the service's budget.
-    const read = await transactionsSince(custody, from, this.readBack);
-    const window = { from, to: now().getTime() + CLOCK_SKEW_MS };
-    const { matches } = await matchingTransactions(repo, request, read.transactions, window, []);
-    if (matches.length === 0 && !read.complete) {
-      this.deps.log?.info?.('stopped request looked up only part of the way back to its approval', {
-        requestId: request.id,
-      });
-    }
-    return matches;
+  /** A notice that the lookup could not be made: a person checks with the service instead. */
+  private async notChecked(request: ApprovalRequest, why: string): Promise<void> {
+    const note = `It was ${request.state} while approved, and ${why}: it may have gone out before the store was restored from a backup, or been paid outside the bot. A person must check with the service whether it was paid, and correct the books and the limits by hand if so.`;
+    await this.deps.core.notice(request.id, STOP_NOT_CHECKED_ACTION, note, {
+      when: (current) => current.state === request.state,
+    });
   }
 
   /** A notice on the request, its state unchanged: said in its thread and in the alerts channel. */
@@ -160,7 +238,9 @@ export class StopLookup {
   }
 
   private async done(id: string): Promise<void> {
-    await this.deps.store.delete(`approvals:stop-lookup:${id}`);
+    await this.deps.store.delete(triesKey(id));
     await this.deps.store.removeFromSet(TO_LOOK_UP, id);
   }
 }
+
+const triesKey = (id: string) => `approvals:stop-lookup:${id}`;

@@ -2,10 +2,15 @@
 // after it, in the background, the request is looked for once in the service's transaction list. A
 // match (it went out before a store restore, or was paid outside the bot) changes nothing on the
 // request: the stop stands and a person is alerted once, with the references. A service that cannot
-// be read is asked again at later sweeps, a few times, then given up with a log line.
+// be read is asked again at later sweeps, a few times, then given up with a notice for a person; a
+// read that did not reach back to the approval gives that notice too. Queued stops share one read.
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { type ApprovalRequest, STOPPED_BUT_FOUND_ACTION } from '../../src/approvals/index.js';
+import {
+  type ApprovalRequest,
+  STOP_NOT_CHECKED_ACTION,
+  STOPPED_BUT_FOUND_ACTION,
+} from '../../src/approvals/index.js';
 import { rejectAsSeen } from '../support/approve-as-seen.js';
 import { capturedLog } from '../support/captured-log.js';
 import {
@@ -18,11 +23,13 @@ import {
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { withdrawCalls, withdrawDirectly } from './lookup-support.js';
+import { ONE_SHORT_PAGE, withdrawCalls, withdrawDirectly } from './lookup-support.js';
 
 const listReads = (fx: EngineFixture) => fx.sandbox.count('GET', '/v1/api/transactions');
 const found = (request: ApprovalRequest | undefined) =>
   request?.history.filter((h) => h.action === STOPPED_BUT_FOUND_ACTION) ?? [];
+const notChecked = (request: ApprovalRequest | undefined) =>
+  request?.history.filter((h) => h.action === STOP_NOT_CHECKED_ACTION) ?? [];
 
 /** Approved, and not sent (the process that approved it stopped before sending). */
 async function approved(fx: EngineFixture, networkId: string, amount: string): Promise<ApprovalRequest> {
@@ -86,7 +93,7 @@ test('a cancellation by the requester is looked up the same way', async ({ fx, n
   expect(found(after)[0]?.note).toContain(outside.trxRef);
 });
 
-test('a service that cannot be read is asked again at later sweeps, then given up with a log line', async ({
+test('a service that cannot be read is asked again at later sweeps, then given up with a notice for a person', async ({
   startEngine,
 }) => {
   const log = capturedLog<{ message?: string; requestId?: string }>('info');
@@ -114,4 +121,44 @@ test('a service that cannot be read is asked again at later sweeps, then given u
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('rejected');
   expect(found(after)).toHaveLength(0);
+  expect(notChecked(after)).toHaveLength(1);
+  expect(notChecked(after)[0]?.note).toContain('could not be looked up');
+});
+
+test('stopped requests queued together are looked up from one read of the list per sweep', async ({
+  fx,
+  networkId,
+}) => {
+  const one = await approved(fx, networkId, '2345.65');
+  const two = await approved(fx, networkId, '2345.66');
+  fx.sandbox.failNext('GET', '/v1/api/transactions', 403, 2, 'IP address not whitelisted');
+  expect(await rejectAsSeen(fx.engine, one.id, APPROVER_B, 'not needed')).toMatchObject({ ok: true });
+  await fx.engine.idle();
+  expect(await rejectAsSeen(fx.engine, two.id, APPROVER_B, 'not needed')).toMatchObject({ ok: true });
+  await fx.engine.idle();
+  const reads = listReads(fx);
+  await sweep(fx, 61_000);
+  expect(listReads(fx)).toBe(reads + 1);
+  for (const id of [one.id, two.id]) {
+    const after = await fx.engine.get(id);
+    expect([found(after), notChecked(after)]).toEqual([[], []]);
+  }
+  await sweep(fx, 61_000);
+  expect(listReads(fx)).toBe(reads + 1);
+});
+
+test('a list read that does not reach back to the approval gives a notice for a person, not a quiet no match', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine(ONE_SHORT_PAGE);
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await approved(fx, networkId, '2345.67');
+  for (const amount of ['11.01', '11.02', '11.03']) await withdrawDirectly(fx, networkId, amount);
+  expect(await rejectAsSeen(fx.engine, request.id, APPROVER_B, 'not needed')).toMatchObject({ ok: true });
+  await fx.engine.idle();
+  const after = await fx.engine.get(request.id);
+  expect(after?.state).toBe('rejected');
+  expect(found(after)).toHaveLength(0);
+  expect(notChecked(after)).toHaveLength(1);
+  expect(notChecked(after)[0]?.note).toContain('could not be read back as far as its approval');
 });

@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { Money } from '../../../src/format/money.js';
+import { startSandbox } from '../../../src/sandbox/index.js';
 import { rejectAsSeen } from '../../support/approve-as-seen.js';
 import { botTest as test } from '../../support/bot.js';
 import { APPROVER_A, APPROVER_B, DEST, fileWithdrawal, waitUntil } from './support.js';
@@ -43,4 +44,32 @@ test('a rejected request that matches a transaction at the service alerts a pers
   await app.engine.idle();
   await app.approvals?.presenter?.present(id);
   expect(alerts()).toHaveLength(1);
+});
+
+test('a rejected request whose lookup is given up alerts a person in the alerts channel too', async ({
+  startApp,
+  defer,
+}) => {
+  const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+  defer(() => sandbox.stop());
+  let at = Date.now();
+  const app = await startApp({ tiers: '0:1', sandbox, now: () => new Date(at) });
+  const id = await fileWithdrawal(app, '1234.57');
+  expect(await partsOf(app.engine).core.approve(id, APPROVER_A)).toMatchObject({ ok: true });
+  sandbox.failNext('GET', '/v1/api/transactions', 403, 3, 'IP address not whitelisted');
+  expect(await rejectAsSeen(app.engine, id, APPROVER_B, 'not needed')).toMatchObject({ ok: true });
+  await app.engine.idle();
+  for (const _ of [1, 2]) {
+    at += 61_000;
+    await app.engine.tick();
+    await app.engine.idle();
+  }
+  const alerts = () =>
+    app.slack
+      .callsTo('chat.postMessage')
+      .filter((c) => c.body.channel === 'CALERTS' && String(c.body.text).includes(id));
+  await waitUntil(() => alerts().length > 0, 'the alert');
+  expect(String(alerts()[0]?.body.text)).toMatch(/^Needs a person: /);
+  expect(String(alerts()[0]?.body.text)).toContain('could not be looked up');
+  expect((await app.engine.get(id))?.state).toBe('rejected');
 });
