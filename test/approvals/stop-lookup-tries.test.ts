@@ -1,6 +1,7 @@
 // The tries of a stopped request's lookup: a read our own limiter refused (the budget spent, nothing
 // asked) is not a try, and the next sweep reads again; a store read that fails is a try like a failed
 // read of the service, so a request never stays queued for ever, and the last one gives a notice.
+// A stop is queued before it is answered, so a process that stops right after still looks it up.
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { type ApprovalRequest, STOP_NOT_CHECKED_ACTION } from '../../src/approvals/index.js';
@@ -8,12 +9,14 @@ import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { StopLookup } from '../../src/approvals/stop-lookup.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { RateBudgetError } from '../../src/cngn/errors.js';
+import { createStore } from '../../src/store/index.js';
 import { rejectAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
   type EngineFixture,
   engineTest as test,
+  twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -117,4 +120,33 @@ test('a store read that keeps failing is counted as a try: given up after the la
   fx.clock.advance(61_000);
   await lookup.sweep();
   expect([gets, fx.sandbox.count('GET', '/v1/api/transactions')]).toEqual([seen, reads]);
+});
+
+test('a stop of an approved request is queued for its lookup before the stop is answered', async ({
+  startEngine,
+  defer,
+}) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  // The queue's write takes a few turns of the event loop, as a store across the network would.
+  const slowQueue = new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'addToSet' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (set: string, member: string) => {
+        for (let turn = 0; turn < 5; turn++) await new Promise((next) => setImmediate(next));
+        return value.call(target, set, member);
+      };
+    },
+  });
+  const fx = await startEngine({ store: slowQueue });
+  const [networkId] = await twoNetworks(fx.client);
+  const { core } = partsOf(fx.engine);
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2345.73'));
+  expect(await core.approve(filed.id, APPROVER_A)).toMatchObject({ ok: true });
+  expect(await rejectAsSeen(fx.engine, filed.id, APPROVER_B, 'not needed')).toMatchObject({ ok: true });
+  expect(await store.setMembers('approvals:stop-lookups')).toContain(filed.id);
+  await fx.engine.idle();
 });
