@@ -3,14 +3,17 @@
 // read of the service, so a request never stays queued for ever, and the last one gives a notice.
 // A stop is queued before it is answered, so a process that stops right after still looks it up.
 import { expect } from 'vitest';
+import type { ServiceBinding } from '../../src/approvals/binding.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { type ApprovalRequest, STOP_NOT_CHECKED_ACTION } from '../../src/approvals/index.js';
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { StopLookup } from '../../src/approvals/stop-lookup.js';
+import type { EngineLog } from '../../src/approvals/types.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { RateBudgetError } from '../../src/cngn/errors.js';
 import { createStore } from '../../src/store/index.js';
 import { rejectAsSeen } from '../support/approve-as-seen.js';
+import { capturedLog } from '../support/captured-log.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -40,6 +43,7 @@ function lookupOn(
   fx: EngineFixture,
   custody: CustodyGateway,
   repo = partsOf(fx.engine).core.repo,
+  more: { binding?: ServiceBinding; log?: EngineLog } = {},
 ): StopLookup {
   const { core } = partsOf(fx.engine);
   return new StopLookup({
@@ -47,9 +51,10 @@ function lookupOn(
     repo,
     store: fx.store,
     custody,
-    binding: () => core.binding,
+    binding: () => more.binding ?? core.binding,
     now: core.now,
     owner: 'sweeper',
+    log: more.log,
   });
 }
 
@@ -149,4 +154,24 @@ test('a stop of an approved request is queued for its lookup before the stop is 
   expect(await rejectAsSeen(fx.engine, filed.id, APPROVER_B, 'not needed')).toMatchObject({ ok: true });
   expect(await store.setMembers('approvals:stop-lookups')).toContain(filed.id);
   await fx.engine.idle();
+});
+
+test('a stopped request filed for another environment is not looked up, and a log line says so', async ({
+  fx,
+  networkId,
+}) => {
+  const request = await stopped(fx, networkId, '2345.74');
+  const log = capturedLog<{ message?: string; requestId?: string }>('info');
+  const reads = fx.sandbox.count('GET', '/v1/api/transactions');
+  const lookup = lookupOn(fx, custodyGateway(fx.client), undefined, {
+    binding: { environment: request.environment === 'sandbox' ? 'live' : 'sandbox' },
+    log: log.logger,
+  });
+  await lookup.afterStop(request.id);
+  expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBe(reads);
+  expect(
+    log.entries.some(
+      (e) => e.requestId === request.id && String(e.message).includes('another key or environment'),
+    ),
+  ).toBe(true);
 });
