@@ -41,9 +41,12 @@ export function heldByFreeze(request: Pick<ApprovalRequest, 'kind'>): boolean {
   return HELD_KINDS[request.kind];
 }
 
-/** The stored record: frozen now, or the last freeze and the request that lifted it. */
+/**
+ * The stored record: frozen now, or the last freeze and the request that lifted it. `barred`: the
+ * unfreeze requests whose lift went unanswered and was given up on; none of them lifts this freeze.
+ */
 type FreezeRecord =
-  | ({ state: 'frozen' } & Freeze)
+  | ({ state: 'frozen'; barred?: string[] } & Freeze)
   | { state: 'lifted'; at: string; by: string; requestId: string; frozen: Freeze };
 
 const freezeKey = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
@@ -55,6 +58,14 @@ export type FreezeChange =
   | { lifted: Freeze; by: string; requestId: string };
 
 export type FreezeListener = (change: FreezeChange) => Promise<void>;
+
+/** An interrupted lift, settled: it landed (the change, to be told), or it never can. */
+export type InterruptedLift =
+  | { landed: true; change: Extract<FreezeChange, { lifted: Freeze }> }
+  | { landed: false };
+
+/** How many times the bar is tried when the record keeps changing under a lapsed lock. */
+const BAR_RUNS = 5;
 
 export type FreezeResult =
   /** `underway`: requests whose call was already marked as going out when the freeze came. */
@@ -83,6 +94,20 @@ export interface FreezeDeps {
   auditLog: AuditLog;
   now: () => Date;
   log?: EngineLog | undefined;
+}
+
+/** An interrupted lift against the record as read: settled already, or the record that bars it. Pure. */
+function barStep(
+  read: FreezeRecord | undefined,
+  request: RequestOf<'unfreeze'>,
+): InterruptedLift | { bar: FreezeRecord } {
+  if (read?.state === 'lifted') {
+    if (read.requestId !== request.id) return { landed: false };
+    return { landed: true, change: { lifted: read.frozen, by: read.by, requestId: request.id } };
+  }
+  if (read?.state !== 'frozen' || read.at !== request.payload.frozenAt) return { landed: false };
+  if (read.barred?.includes(request.id)) return { landed: false };
+  return { bar: { ...read, barred: [...(read.barred ?? []), request.id] } };
 }
 
 const freezeOf = (record: Extract<FreezeRecord, { state: 'frozen' }>): Freeze => ({
@@ -171,6 +196,9 @@ export class FreezeSwitch {
           'the freeze it was filed to lift is no longer in place; nothing changed',
         );
       }
+      if (read.barred?.includes(request.id)) {
+        throw new CustodyCallError('not-done', 'this unfreeze was given up on; nothing changed');
+      }
       const at = this.deps.now().toISOString();
       const by = request.approvals.at(-1)?.user ?? request.requester;
       const frozen = freezeOf(read);
@@ -206,10 +234,26 @@ export class FreezeSwitch {
     });
   }
 
-  /** Whether this unfreeze request lifted the freeze (an interrupted execution is settled by it). */
-  async liftedBy(requestId: string): Promise<boolean> {
-    const record = await this.deps.store.get<FreezeRecord>(this.key);
-    return record?.state === 'lifted' && record.requestId === requestId;
+  /**
+   * An unfreeze whose lift went unanswered (a store that timed out on the bot's side, or a holder that
+   * stalled past its lease) may still land. Found lifted by it: it landed. Otherwise the freeze it was
+   * filed for is barred to it before anyone is told it failed: the record, rewritten naming it, no
+   * longer equals what that lift read, so its compare-and-set is refused whenever it arrives, and
+   * `lift` refuses it from then on. A freeze no longer in place needs no bar: the lift's write is
+   * conditional on that freeze's record, which never comes back. Throws when the bar is not written
+   * (the next sweep tries again). See docs/decisions/unanswered-writes-fenced.md.
+   */
+  async settleInterrupted(request: RequestOf<'unfreeze'>): Promise<InterruptedLift> {
+    const { store } = this.deps;
+    return store.withLock(lockName(this.environment), async () => {
+      for (let run = 1; ; run++) {
+        const read = await store.get<FreezeRecord>(this.key);
+        const step = barStep(read, request);
+        if ('landed' in step) return step;
+        if (await store.compareAndSet<FreezeRecord>(this.key, read, step.bar)) return { landed: false };
+        if (run >= BAR_RUNS) throw new Error(`the freeze record kept changing while ${run} bars were tried`);
+      }
+    });
   }
 
   /** Resolves when listeners told so far have finished (tests, shutdown). */
