@@ -114,6 +114,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
       options.custody.environment,
       (ids) => this.repo.getMany(ids),
       this.now,
+      (request) => this.signed.grantStands(request),
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
     const { repo, now } = this;
@@ -228,7 +229,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     next: ApprovalRequest,
     options: WriteOptions = {},
   ): Promise<LimitFigures | undefined> {
-    return this.limits.approve(next, () => this.write(read, next, options), options.click?.signal);
+    return this.limits.approve(read, next, () => this.write(read, next, options), options.click?.signal);
   }
 
   get(id: string): Promise<ApprovalRequest | undefined> {
