@@ -50,6 +50,11 @@ type FreezeRecord =
   | { state: 'lifted'; at: string; by: string; requestId: string; frozen: Freeze };
 
 const freezeKey = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
+/** Taken once per lift, by whoever tells it first: its holder, or the sweep that settled it. */
+const liftToldKey = (environment: ServiceEnvironment, requestId: string) =>
+  `approvals:freeze:${environment}:told:${requestId}`;
+/** Long past any sweep that could settle the lift again. */
+const LIFT_TOLD_TTL_MS = 90 * 86_400_000;
 const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
 
 /** A change of the freeze, as listeners hear it (after it is stored and audited). */
@@ -277,14 +282,41 @@ export class FreezeSwitch {
     return underway;
   }
 
-  /** Tell the listeners without holding up the caller (an executor recording its answer, a command). */
+  /**
+   * Tell the listeners without holding up the caller (an executor recording its answer, a command).
+   * A lift is told once: its holder tells it when its write is answered, and a sweep that settles the
+   * same lift later (the holder stalled before recording it) tells it only if the holder never did. A
+   * marker that cannot be written is told anyway: twice is better than never.
+   */
   private tell(change: FreezeChange): void {
-    for (const listener of this.listeners) {
-      const told = listener(change).catch((error: unknown) => {
-        this.deps.log?.warn('a listener of the freeze failed', { error: String(error) });
-      });
-      this.telling.add(told);
-      void told.finally(() => this.telling.delete(told));
+    if (!('lifted' in change)) {
+      this.startListeners(change);
+      return;
     }
+    const key = liftToldKey(this.environment, change.requestId);
+    this.track(
+      this.deps.store.setIfAbsent(key, this.deps.now().toISOString(), LIFT_TOLD_TTL_MS).then(
+        (first) => (first ? this.startListeners(change) : undefined),
+        (error: unknown) => {
+          this.deps.log?.warn('whether the lift was told could not be checked', { error: String(error) });
+          this.startListeners(change);
+        },
+      ),
+    );
+  }
+
+  private startListeners(change: FreezeChange): void {
+    for (const listener of this.listeners) {
+      this.track(
+        listener(change).catch((error: unknown) => {
+          this.deps.log?.warn('a listener of the freeze failed', { error: String(error) });
+        }),
+      );
+    }
+  }
+
+  private track(told: Promise<void>): void {
+    this.telling.add(told);
+    void told.finally(() => this.telling.delete(told));
   }
 }

@@ -290,6 +290,33 @@ describe('an unfreeze whose lift went unanswered', () => {
   });
 });
 
+describe('a lift told', () => {
+  test('once, though its holder told it and stalled, and the sweep settled it again', async ({ fx }) => {
+    const heard: FreezeChange[] = [];
+    fx.engine.onFreezeChange(async (change) => {
+      heard.push(change);
+    });
+    await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    await fx.engine.idle();
+    heard.length = 0;
+    const filed = await fx.engine.fileUnfreeze(APPROVER_B);
+    if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
+    const { core } = partsOf(fx.engine);
+    const at = fx.clock.now().toISOString();
+    // The holder: its lift answered, and told; it stalled before recording the request completed, and
+    // the request was taken over as of unknown outcome.
+    const given = { ...filed.request, approvals: [{ user: APPROVER_A, at }] } as RequestOf<'unfreeze'>;
+    await core.freeze.lift(given);
+    const step = { at, state: 'outcome-unknown' as const, action: 'interrupted' };
+    await core.repo.save({ ...given, state: 'outcome-unknown', history: [...given.history, step] });
+    await fx.engine.idle();
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
+    expect(heard).toEqual([expect.objectContaining({ requestId: filed.request.id })]);
+  });
+});
+
 describe('starting frozen', () => {
   test('freezes as the start-up, audited, and leaves a freeze already in place as it is', async ({ fx }) => {
     expect(await fx.engine.freezeAtStart()).toMatchObject({ by: START_FROZEN_ACTOR });
