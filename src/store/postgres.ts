@@ -29,7 +29,8 @@ const QUERY_TIMEOUT_MS = 15_000;
  * commit after the bot was told it failed. Not a guarantee (an answer lost on the way back), so what
  * must never land late is also fenced (docs/decisions/unanswered-writes-fenced.md).
  */
-const statementTimeoutOf = (queryTimeoutMs: number) => queryTimeoutMs - Math.min(2_000, queryTimeoutMs / 4);
+const statementTimeoutOf = (queryTimeoutMs: number) =>
+  Math.round(queryTimeoutMs - Math.min(2_000, queryTimeoutMs / 4));
 const PING_TIMEOUT_MS = 2_000;
 /** Expired keyv rows are never read (see get), only swept now and then. */
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -71,26 +72,25 @@ export class PostgresStore implements Store {
   ): Promise<PostgresStore> {
     const server = postgresServer(url);
     const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
-    const timeouts = { query_timeout: queryTimeoutMs, statement_timeout: statementTimeoutOf(queryTimeoutMs) };
-    const pool = new pg.Pool({
-      connectionString: url,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-      ...timeouts,
-      keepAlive: true,
-      application_name: 'cngn-desk',
-    });
+    // statement_timeout is set once connected, queued before any query of the pool's: as a startup
+    // parameter PgBouncer refuses it ("unsupported startup parameter"), and the bot would not start.
+    const statementTimeout = `SET statement_timeout = ${statementTimeoutOf(queryTimeoutMs)}`;
+    const poolOf = (name: string, max?: number) => {
+      const made = new pg.Pool({
+        connectionString: url,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        query_timeout: queryTimeoutMs,
+        keepAlive: true,
+        application_name: name,
+        ...(max ? { max } : {}),
+      });
+      made.on('connect', (client) => void client.query(statementTimeout).catch(() => undefined));
+      made.on('error', () => {}); // a dropped idle connection leaves the pool; the next query reconnects
+      return made;
+    };
+    const pool = poolOf('cngn-desk');
     // Lock renewals only (see the top of this file): one connection, never queued behind the pool.
-    const renewalPool = new pg.Pool({
-      connectionString: url,
-      max: 1,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-      ...timeouts,
-      keepAlive: true,
-      application_name: 'cngn-desk-locks',
-    });
-    // An idle connection that drops is dropped from the pool; the next query reconnects or fails.
-    pool.on('error', () => {});
-    renewalPool.on('error', () => {});
+    const renewalPool = poolOf('cngn-desk-locks', 1);
     try {
       await migrate(pool);
     } catch (error) {

@@ -144,6 +144,24 @@ describe.runIf(hasPostgres)('postgres store', () => {
     }
   });
 
+  it('sets its statement timeout after connecting, never as a startup parameter a pooler refuses', async ({
+    database,
+  }) => {
+    const relay = await relayTo(await database.url());
+    const store = await createStore(relay.url, { prefix: testPrefix('startup') });
+    try {
+      await store.set('k', 'v');
+      expect(relay.startups.length).toBeGreaterThan(0);
+      // PgBouncer answers "unsupported startup parameter" to anything but a few it knows.
+      for (const packet of relay.startups)
+        expect(packet.toString('latin1')).not.toContain('statement_timeout');
+    } finally {
+      await clearStore(store);
+      await store.close();
+      await relay.close();
+    }
+  });
+
   it('has the server cancel a write the bot gave up on, so it never lands afterwards', async ({
     database,
   }) => {
