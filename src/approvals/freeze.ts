@@ -44,9 +44,11 @@ export function heldByFreeze(request: Pick<ApprovalRequest, 'kind'>): boolean {
 /**
  * The stored record: frozen now, or the last freeze and the request that lifted it. `barred`: the
  * unfreeze requests whose lift went unanswered and was given up on; none of them lifts this freeze.
+ * `previousLift`: the request that lifted the freeze before this one, so an interrupted lift that
+ * landed is still found once sends are frozen again.
  */
 type FreezeRecord =
-  | ({ state: 'frozen'; barred?: string[] } & Freeze)
+  | ({ state: 'frozen'; barred?: string[]; previousLift?: { requestId: string; at: string } } & Freeze)
   | { state: 'lifted'; at: string; by: string; requestId: string; frozen: Freeze };
 
 const freezeKey = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
@@ -64,9 +66,12 @@ export type FreezeChange =
 
 export type FreezeListener = (change: FreezeChange) => Promise<void>;
 
-/** An interrupted lift, settled: it landed (the change, to be told), or it never can. */
+/**
+ * An interrupted lift, settled: it landed (the change, to be told; none when sends are frozen again
+ * since, so "sends resumed" is never told while frozen), or it never can.
+ */
 export type InterruptedLift =
-  | { landed: true; change: Extract<FreezeChange, { lifted: Freeze }> }
+  | { landed: true; change?: Extract<FreezeChange, { lifted: Freeze }> }
   | { landed: false };
 
 /** How many times the bar is tried when the record keeps changing under a lapsed lock. */
@@ -110,6 +115,7 @@ function barStep(
     if (read.requestId !== request.id) return { landed: false };
     return { landed: true, change: { lifted: read.frozen, by: read.by, requestId: request.id } };
   }
+  if (read?.state === 'frozen' && read.previousLift?.requestId === request.id) return { landed: true };
   if (read?.state !== 'frozen' || read.at !== request.payload.frozenAt) return { landed: false };
   if (read.barred?.includes(request.id)) return { landed: false };
   return { bar: { ...read, barred: [...(read.barred ?? []), request.id] } };
@@ -166,7 +172,9 @@ export class FreezeSwitch {
         actor: by,
         note: reason,
       });
-      if (!(await store.compareAndSet<FreezeRecord>(this.key, read, { state: 'frozen', ...freeze }))) {
+      const previousLift = read?.state === 'lifted' ? { requestId: read.requestId, at: read.at } : undefined;
+      const next: FreezeRecord = { state: 'frozen', ...freeze, ...(previousLift ? { previousLift } : {}) };
+      if (!(await store.compareAndSet<FreezeRecord>(this.key, read, next))) {
         throw new Error('the freeze record changed while the freeze was written; try again');
       }
       return { ok: true, freeze, underway: [] };

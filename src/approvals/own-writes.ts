@@ -46,7 +46,7 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
           NOT_FOUND,
           'lifting the freeze was not confirmed, and it is now barred from landing later; sends are still frozen. File /cngn unfreeze again.',
         );
-      } else if (await completed(FOUND)) {
+      } else if ((await completed(FOUND)) && settled.change) {
         // Told as when the lift is answered: the channel hears it, and what was held goes out.
         deps.freeze.announce(settled.change);
       }

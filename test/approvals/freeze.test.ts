@@ -288,6 +288,19 @@ describe('an unfreeze whose lift went unanswered', () => {
     expect((await fx.engine.get(held))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(1);
   });
+
+  test('is completed when the late write landed, though sends were frozen again before the sweep', async ({
+    startEngine,
+    defer,
+  }) => {
+    const { fx, id, late } = await liftAnsweredLate(startEngine, defer);
+    expect(await late.landed()).toBe(true);
+    await fx.engine.freezeSends(APPROVER_A, 'a second look');
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(await fx.engine.get(id)).toMatchObject({ state: 'completed' });
+    expect(await fx.engine.currentFreeze()).toMatchObject({ by: APPROVER_A });
+  });
 });
 
 describe('a lift told', () => {
