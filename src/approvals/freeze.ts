@@ -259,13 +259,28 @@ export class FreezeSwitch {
   async settleInterrupted(request: RequestOf<'unfreeze'>): Promise<InterruptedLift> {
     const { store } = this.deps;
     return store.withLock(lockName(this.environment), async () => {
+      let audited = false;
       for (let run = 1; ; run++) {
         const read = await store.get<FreezeRecord>(this.key);
         const step = barStep(read, request);
         if ('landed' in step) return step;
+        // The entry first, like every step: the chain already says "unfrozen" (the lift audits before
+        // its write), and this says that lift never took effect.
+        if (!audited) await this.auditBar(request);
+        audited = true;
         if (await store.compareAndSet<FreezeRecord>(this.key, read, step.bar)) return { landed: false };
         if (run >= BAR_RUNS) throw new Error(`the freeze record kept changing while ${run} bars were tried`);
       }
+    });
+  }
+
+  private async auditBar(request: RequestOf<'unfreeze'>): Promise<void> {
+    await this.deps.auditLog.append(this.environment, {
+      at: this.deps.now().toISOString(),
+      kind: 'freeze',
+      action: 'unfreeze-barred',
+      subject: request.id,
+      note: `its lift of the freeze of ${request.payload.frozenAt} was not confirmed; it never takes effect`,
     });
   }
 

@@ -289,6 +289,23 @@ describe('an unfreeze whose lift went unanswered', () => {
     expect(withdrawCalls(fx)).toBe(1);
   });
 
+  test('puts the bar in the audit chain after the lift it answers, so the chain never ends "unfrozen"', async ({
+    startEngine,
+    defer,
+  }) => {
+    const { fx, id } = await liftAnsweredLate(startEngine, defer);
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(await fx.engine.get(id)).toMatchObject({ state: 'failed' });
+    const entries = (await fx.engine.audit(50)).filter((e) => e.kind === 'freeze');
+    expect(entries.map((e) => [e.action, e.subject])).toEqual([
+      ['frozen', undefined],
+      ['unfrozen', id],
+      ['unfreeze-barred', id],
+    ]);
+    expect((await fx.engine.verifyAudit()).ok).toBe(true);
+  });
+
   test('is completed when the late write landed, though sends were frozen again before the sweep', async ({
     startEngine,
     defer,
