@@ -6,7 +6,7 @@
 import type { View } from '@slack/types';
 
 export const REFUSED_FORM_TEXT =
-  'cngn-desk could not read this form, so nothing was filed. Try again; if it happens again, ask an admin to look at the bot’s log.';
+  'Not filed: cngn-desk could not read this form. Try again; if it happens again, ask an admin to look at the bot’s log.';
 
 /** Slack's limit on a block id: a longer key is not one of the form's fields. */
 const BLOCK_ID_MAX = 255;
