@@ -18,10 +18,15 @@ import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
 import {
   CLAIM_OWNER_FILE,
+  type ClaimsFileSystem,
   claimHolder,
   claimName,
+  clearAbandoned,
   exclusiveDir,
   FOLDER_MODE,
+  holderText,
+  removeAbandoned,
+  removeAll,
   writeOnce,
 } from './archive-claims.js';
 import type { ListFolder } from './archive-find.js';
@@ -35,6 +40,7 @@ import {
   INCOMING_DIR,
   MANIFEST_FILE,
   manifestText,
+  type ReadArchiveFile,
   readSegment,
   SEGMENT_FORMAT,
   type SegmentChecks,
@@ -55,13 +61,17 @@ export interface ArchiveRecord {
   at: string;
 }
 
-export type ArchiveOutcome =
+export type ArchiveOutcome = (
   | { written: true; segment: string; firstSeq: number; lastSeq: number; count: number }
   | { written: false; reason: 'nothing-new' | 'not-due'; through?: number }
   /** Another writer claimed the segment's first seq meanwhile (its lock had lapsed): the next round goes on. */
   | { written: false; reason: 'taken'; why: string }
   /** The chain or the archive does not verify, or the folder is not the one the others write to. */
-  | { written: false; reason: 'refused'; why: string };
+  | { written: false; reason: 'refused'; why: string }
+) & {
+  /** What the writer met among the claims and an operator should hear of (logged as warnings). */
+  notes?: string[];
+};
 
 /**
  * The store's chain, checked: its entries and the head they were checked against (none: the chain is
@@ -97,6 +107,10 @@ export class AuditArchive {
       now: () => Date;
       /** How the folder is listed: node's readdirSync (a test stands in a failing one). */
       list?: ListFolder;
+      /** How the archive's files are read: node's readFileSync (a test stands in a failing one). */
+      readFile?: ReadArchiveFile;
+      /** How a folder is removed, whole: node's rm (a test stands in a failing one). */
+      remove?: (path: string) => Promise<void>;
       /** Awaited between staging a segment and renaming it: a test stalls a writer there. */
       staged?: () => Promise<void>;
     },
@@ -108,7 +122,9 @@ export class AuditArchive {
   read(): ArchiveReport {
     let segments: SegmentOnDisk[];
     try {
-      segments = this.segmentNames().map((name) => readSegment(join(this.folder, name)));
+      segments = this.segmentNames().map((name) =>
+        readSegment(join(this.folder, name), this.options.readFile),
+      );
     } catch (error) {
       // A folder the bot cannot read (restored as another user) is a broken archive, not an error to log;
       // a passing failure (out of file handles, a busy disk) is an error: the check fails with a warning.
@@ -165,15 +181,16 @@ export class AuditArchive {
    */
   write(reason: string, chain: () => Promise<VerifiedChain>, dueEveryMs?: number): Promise<ArchiveOutcome> {
     const { store, environment } = this.options;
-    return store.withLock(lockName(environment), () => this.writeLocked(reason, chain, dueEveryMs), {
-      waitMs: 30_000,
-    });
+    const notes: string[] = [];
+    const locked = async () => withNotes(await this.writeLocked(reason, chain, dueEveryMs, notes), notes);
+    return store.withLock(lockName(environment), locked, { waitMs: 30_000 });
   }
 
   private async writeLocked(
     reason: string,
     chain: () => Promise<VerifiedChain>,
     dueEveryMs: number | undefined,
+    notes: string[],
   ): Promise<ArchiveOutcome> {
     const now = this.options.now();
     const report = this.read();
@@ -201,7 +218,7 @@ export class AuditArchive {
         `the store's chain does not continue from the archive's last segment ${through.segment} (seq ${through.seq}, hash ${short(through.hash)}): its next entry there is seq ${first.seq}`,
       );
     }
-    return this.writeSegment(entries, through, recorded, now, reason);
+    return this.writeSegment(entries, through, recorded, { now, reason, notes });
   }
 
   /** Sign `entries` (chained, in order, at least one) after `through`, claim their first seq, write them. */
@@ -209,8 +226,7 @@ export class AuditArchive {
     entries: AuditEntry[],
     through: ArchiveReport['verifiedHead'],
     recorded: ArchiveRecord | undefined,
-    now: Date,
-    reason: string,
+    { now, reason, notes }: { now: Date; reason: string; notes: string[] },
   ): Promise<ArchiveOutcome> {
     const text = entriesText(entries);
     const unsigned = this.unsignedManifest(entries, through, text, now, reason);
@@ -219,14 +235,20 @@ export class AuditArchive {
       signature: this.options.signer.sign(manifestText(unsigned)),
     };
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
-    const claim = await this.claim(unsigned.firstSeq);
+    const claim = await this.claim(unsigned.firstSeq, notes);
     if (claim) return claim;
     const staging = join(this.folder, CLAIMS_DIR, claimName(unsigned.firstSeq), `staged-${randomUUID()}`);
     try {
       await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`, unsigned.firstSeq, staging);
     } catch (error) {
       // Still under the lock: a claim no segment follows would refuse every later write.
-      await this.unclaim(unsigned.firstSeq, staging).catch(() => undefined);
+      await this.unclaim(unsigned.firstSeq, staging).catch((kept: unknown) => {
+        const what = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `${what}; this writer's claim of seq ${unsigned.firstSeq} could not be given back (${readError(kept)}): the next segment waits until it is taken over`,
+          { cause: error },
+        );
+      });
       throw error;
     }
     crashPoint('audit-segment-renamed');
@@ -250,16 +272,18 @@ export class AuditArchive {
    * read the same folder one wins. A claim no segment follows, made longer ago than CLAIM_ABANDONED_MS,
    * is taken over: renamed away (an atomic rename: one writer alone wins it), then claimed afresh with the
    * same exclusive mkdir. A takeover stopped between the two leaves no claim: the next writer claims as
-   * usual. Nothing when claimed; otherwise why this writer stops.
+   * usual. A claim whose owner file cannot be read is dated by its folder. Nothing when claimed; otherwise
+   * why this writer stops. What an operator should hear of (a takeover) goes to `notes`.
    */
-  private async claim(firstSeq: number): Promise<ArchiveOutcome | undefined> {
+  private async claim(firstSeq: number, notes: string[]): Promise<ArchiveOutcome | undefined> {
     const claims = join(this.folder, CLAIMS_DIR);
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
+    await clearAbandoned(claims, this.fileSystem(), notes);
     const path = join(claims, claimName(firstSeq));
     if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
     const written = this.unlessWritten(firstSeq);
     if (written) return written;
-    const held = await claimHolder(path);
+    const held = await claimHolder(path, this.options.readFile);
     if (!held) {
       // Renamed away by a takeover between the mkdir and now: claim it, unless another got there first.
       if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
@@ -268,7 +292,7 @@ export class AuditArchive {
     const age = this.options.now().getTime() - held.at;
     if (age < CLAIM_ABANDONED_MS) {
       return refused(
-        `seq ${firstSeq} is claimed in ${claims} (by ${held.owner}, ${new Date(held.at).toISOString()}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
+        `seq ${firstSeq} is claimed in ${claims} (by ${holderText(held)}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
       );
     }
     const abandoned = join(claims, `.${claimName(firstSeq)}-abandoned-${randomUUID()}`);
@@ -278,11 +302,17 @@ export class AuditArchive {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       return taken(`another replica took over the abandoned claim of seq ${firstSeq} meanwhile`);
     }
+    notes.push(`took over the abandoned claim of seq ${firstSeq} (by ${holderText(held)})`);
     const claimed = await this.claimAfresh(path);
-    // Best effort: what the abandoned claim staged is no segment; a folder left is only clutter.
-    await rm(abandoned, { recursive: true, force: true }).catch(() => undefined);
+    // What the abandoned claim staged is no segment: its folder goes, now or at the next segment.
+    await removeAbandoned(abandoned, this.fileSystem(), notes);
     if (claimed) return this.unlessWritten(firstSeq);
     return taken(`another replica claimed seq ${firstSeq} meanwhile`);
+  }
+
+  /** The listing and removal the claims' clearing uses: node's, or a test's stand-ins. */
+  private fileSystem(): ClaimsFileSystem {
+    return { list: this.options.list ?? readdirSync, remove: this.options.remove ?? removeAll };
   }
 
   /**
@@ -313,20 +343,18 @@ export class AuditArchive {
   }
 
   /**
-   * A write that failed after its claim: what it staged goes, and the claim (when it is still this
-   * writer's and no segment starts there). Another writer's claim and staging are left alone.
+   * A write that failed after its claim: its staged folder goes, and the claim when it is still this
+   * writer's and no segment starts there. Another's claim is left, as is one not told this writer's (thrown).
    */
   private async unclaim(firstSeq: number, staging: string): Promise<void> {
-    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) {
-      await rm(staging, { recursive: true, force: true });
-      return;
-    }
+    await rm(staging, { recursive: true, force: true });
+    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) return;
     await rm(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), { recursive: true, force: true });
   }
 
-  /** Whether the claim of `firstSeq` is still this writer's (another takes over one it thinks abandoned). */
+  /** Whether the claim of `firstSeq` is still this writer's (a passing failure to read it is thrown). */
   private async owns(firstSeq: number): Promise<boolean> {
-    const held = await claimHolder(join(this.folder, CLAIMS_DIR, claimName(firstSeq))).catch(() => undefined);
+    const held = await claimHolder(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), this.options.readFile);
     return held?.owner === this.owner;
   }
 
@@ -447,6 +475,10 @@ function refused(why: string): ArchiveOutcome {
 
 function taken(why: string): ArchiveOutcome {
   return { written: false, reason: 'taken', why };
+}
+
+function withNotes(outcome: ArchiveOutcome, notes: string[]): ArchiveOutcome {
+  return notes.length > 0 ? { ...outcome, notes } : outcome;
 }
 
 /** So the rename survives a crash (where the file system allows a folder to be synced). */

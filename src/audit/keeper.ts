@@ -226,6 +226,7 @@ export class AuditKeeper {
       return { written: false, reason: 'refused', why: 'no archive is configured (CNGN_AUDIT_ARCHIVE)' };
     const outcome = await this.archive.write(reason, () => this.verifiedChain(), dueEveryMs);
     const { logger } = this.options;
+    for (const note of outcome.notes ?? []) logger?.warn('audit archive claims', { note });
     if (outcome.written) {
       logger?.info?.('audit segment written', {
         segment: outcome.segment,
