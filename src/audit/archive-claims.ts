@@ -27,6 +27,13 @@ export async function writeOnce(path: string, text: string): Promise<void> {
   }
 }
 
+/** So a rename survives a crash (where the file system allows a folder to be synced). */
+export async function syncFolder(path: string): Promise<void> {
+  const folder = await open(path, 'r').catch(() => undefined);
+  await folder?.sync().catch(() => undefined);
+  await folder?.close();
+}
+
 /** mkdir, exclusive: false when it exists already. */
 export async function exclusiveDir(path: string): Promise<boolean> {
   try {

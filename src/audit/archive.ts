@@ -11,7 +11,7 @@
 // its own final rename finds nothing to move.
 import { randomUUID } from 'node:crypto';
 import { type Dirent, existsSync, readdirSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { crashPoint } from '../crash-points.js';
@@ -27,10 +27,11 @@ import {
   holderText,
   removeAbandoned,
   removeAll,
+  syncFolder,
   writeOnce,
 } from './archive-claims.js';
 import type { ListFolder } from './archive-find.js';
-import type { ChainHead } from './chain.js';
+import { type ChainHead, chainedBetween, continues } from './chain.js';
 import { sha256Hex, short } from './crypto.js';
 import {
   type ArchiveReport,
@@ -96,6 +97,8 @@ export class AuditArchive {
   private readonly checks: SegmentChecks = new Map();
   /** This writer, as its claims name it. */
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** This writer's writes under way: with none but the one asking, a claim of its own is a failed write's. */
+  private writing = 0;
 
   constructor(
     private readonly options: {
@@ -182,7 +185,14 @@ export class AuditArchive {
   write(reason: string, chain: () => Promise<VerifiedChain>, dueEveryMs?: number): Promise<ArchiveOutcome> {
     const { store, environment } = this.options;
     const notes: string[] = [];
-    const locked = async () => withNotes(await this.writeLocked(reason, chain, dueEveryMs, notes), notes);
+    const locked = async () => {
+      this.writing += 1;
+      try {
+        return withNotes(await this.writeLocked(reason, chain, dueEveryMs, notes), notes);
+      } finally {
+        this.writing -= 1;
+      }
+    };
     return store.withLock(lockName(environment), locked, { waitMs: 30_000 });
   }
 
@@ -290,7 +300,10 @@ export class AuditArchive {
       return taken(`another replica claimed seq ${firstSeq} meanwhile`);
     }
     const age = this.options.now().getTime() - held.at;
-    if (age < CLAIM_ABANDONED_MS) {
+    // This writer's own claim, with no other write of it under way: a failed write left it (its owner
+    // names this instance alone, never a restarted or another replica), so it is taken back at once.
+    const leftByThisWriter = held.owner === this.owner && this.writing === 1;
+    if (age < CLAIM_ABANDONED_MS && !leftByThisWriter) {
       return refused(
         `seq ${firstSeq} is claimed in ${claims} (by ${holderText(held)}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
       );
@@ -479,21 +492,4 @@ function taken(why: string): ArchiveOutcome {
 
 function withNotes(outcome: ArchiveOutcome, notes: string[]): ArchiveOutcome {
   return notes.length > 0 ? { ...outcome, notes } : outcome;
-}
-
-/** So the rename survives a crash (where the file system allows a folder to be synced). */
-async function syncFolder(path: string): Promise<void> {
-  const folder = await open(path, 'r').catch(() => undefined);
-  await folder?.sync().catch(() => undefined);
-  await folder?.close();
-}
-
-/** The chained entries after seq `from` up to `upTo`: a retention cut's marker (first in the log) has no seq; its record has. */
-function chainedBetween(entries: AuditEntry[], from: number, upTo: number): AuditEntry[] {
-  return entries.filter((e) => e.hash && e.seq !== undefined && e.seq > from && e.seq <= upTo);
-}
-
-/** The entry is the one right after the archive's last segment: its seq next, its prev that head. */
-function continues(through: { seq: number; hash: string }, first: AuditEntry): boolean {
-  return first.seq === through.seq + 1 && first.prev === through.hash;
 }

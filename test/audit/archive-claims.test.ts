@@ -125,6 +125,36 @@ test('out of file handles while checking its claim is still its own, a writer tr
   expect(await lasting.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 2 });
 });
 
+test('a claim its own failed write could not give back is taken back by that writer at once, and by no other', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-claims-own-left');
+  const dir = join(auditDir, 'archive');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 1);
+  const on = (readFile?: ArchiveOptions['readFile']) =>
+    new AuditArchive({
+      store: a,
+      dir,
+      environment: 'sandbox',
+      signer,
+      now: () => NOW,
+      ...(readFile ? { readFile } : {}),
+    });
+  // Out of file handles through every try, both while checking the claim and while giving it back.
+  const writer = on(failingReads('owner.json', 'EMFILE', 8));
+  await expect(writer.write('schedule', chainOf(log))).rejects.toThrow(
+    "this writer's claim of seq 0 could not be given back (EMFILE)",
+  );
+  expect(readdirSync(join(writer.folder, CLAIMS_DIR))).toEqual(['0000000000']);
+  // Another writer (another replica, or this one restarted) cannot tell it from a writer under way.
+  expect(await on().write('schedule', chainOf(log))).toMatchObject({ written: false, reason: 'refused' });
+  expect(await writer.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
+  expect(writer.read()).toMatchObject({ problems: [], verifiedHead: { seq: 0 } });
+});
+
 test('the folder of a claim taken over that cannot be removed is reported, is no claim, and goes at the next segment', async ({
   replicas,
   auditDir,
