@@ -8,9 +8,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { AuditArchive, CLAIM_ABANDONED_MS, type VerifiedChain } from '../../src/audit/archive.js';
+import { AuditKeeper } from '../../src/audit/keeper.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { CLAIMS_DIR, ENTRIES_FILE, MANIFEST_FILE } from '../../src/audit/segments.js';
+import { HeadMarks } from '../../src/audit/signing.js';
 import { auditTest as test } from '../support/audit-archive.js';
+import { capturedLog } from '../support/captured-log.js';
 import { auditDraft } from '../support/engine.js';
 
 const NOW = new Date('2026-11-02T10:00:00.000Z');
@@ -227,4 +230,39 @@ test("a passing failure reading a segment's files fails the check; a file no use
   rmSync(entries);
   mkdirSync(entries);
   expect(archive.read().problems).toEqual([{ segment, text: `${ENTRIES_FILE} cannot be read (EISDIR)` }]);
+});
+
+test('the keeper logs a takeover of an abandoned claim as a warning', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-claims-keeper-note');
+  const { logger, entries } = capturedLog('warn');
+  const log = new AuditLog(a);
+  const keeper = new AuditKeeper({
+    store: a,
+    log,
+    environment: 'sandbox',
+    openRequests: async () => [],
+    seal: { signer, marks: new HeadMarks(join(auditDir, 'heads.json')) },
+    archiveDir: join(auditDir, 'archive'),
+    now: () => NOW,
+    logger,
+  });
+  await appendMany(log, 0, 1);
+  const claim = join(auditDir, 'archive', 'sandbox', CLAIMS_DIR, '0000000000');
+  mkdirSync(join(claim, 'owner.json'), { recursive: true });
+  utimesSync(
+    claim,
+    new Date(NOW.getTime() - CLAIM_ABANDONED_MS),
+    new Date(NOW.getTime() - CLAIM_ABANDONED_MS),
+  );
+  expect(await keeper.archiveNow('command')).toMatchObject({ written: true, firstSeq: 0 });
+  expect(entries).toContainEqual(
+    expect.objectContaining({
+      message: 'audit archive claims',
+      note: expect.stringContaining('took over the abandoned claim of seq 0 (by a writer that is not known'),
+    }),
+  );
 });
