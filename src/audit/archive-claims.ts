@@ -1,6 +1,7 @@
 // The claims of archive segments (audit/archive.ts): each segment's first seq is claimed in the folder
 // (`.claims/<seq>`, an exclusive mkdir holding `owner.json`) before the segment is staged inside it; here
-// the names, the exclusive file and folder primitives, and the reading of who holds a claim.
+// the names, the exclusive file and folder primitives, the reading of who holds a claim (a passing
+// failure tried again shortly), and the clearing of the folders of claims taken over.
 import { type Dirent, existsSync, readFileSync } from 'node:fs';
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
