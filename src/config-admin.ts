@@ -16,7 +16,7 @@ export interface AdminConfig {
 
 const DEFAULT_ADMIN_PORT = 9091;
 /** The public port (`PORT`) when unset. */
-export const DEFAULT_PUBLIC_PORT = 3000;
+const DEFAULT_PUBLIC_PORT = 3000;
 const DEFAULT_HOST = '127.0.0.1';
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
@@ -27,6 +27,17 @@ const port = (message: string, min: number) =>
 const host = z.preprocess(
   blank,
   z.union([z.ipv4(), z.ipv6(), z.hostname()], 'must be an IP address or a host name').optional(),
+);
+
+/** PORT, the public port: read as the admin ports are, so a bad value gets the same plain reason. */
+export const PUBLIC_PORT = z.preprocess(
+  blank,
+  z.coerce
+    .number(PORT_NUMBER)
+    .int(PORT_NUMBER)
+    .min(0, PORT_NUMBER)
+    .max(65535, PORT_NUMBER)
+    .default(DEFAULT_PUBLIC_PORT),
 );
 
 /** The variables, spread into the configuration's schema (docs/configuration.md lists them from there). */

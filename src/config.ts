@@ -15,7 +15,7 @@ import {
   ADMIN_VARIABLES,
   type AdminConfig,
   adminProblems,
-  DEFAULT_PUBLIC_PORT,
+  PUBLIC_PORT,
   settleAdmin,
 } from './config-admin.js';
 import { approvalSetUpProblems, tierProblems } from './config-approvers.js';
@@ -151,7 +151,7 @@ export const envSchema = z.object({
   SLACK_SIGNING_SECRET: optional,
   SLACK_APP_TOKEN: z.preprocess(blank, z.string().startsWith('xapp-', 'must start with xapp-').optional()),
   SLACK_API_URL: z.preprocess(blank, z.url('must be a URL').optional()),
-  PORT: z.preprocess(blank, z.coerce.number().int().min(0).max(65535).default(DEFAULT_PUBLIC_PORT)),
+  PORT: PUBLIC_PORT,
   CNGN_API_KEY: z.preprocess(
     blank,
     z

@@ -20,7 +20,8 @@ export interface Logger {
 }
 
 // Fields named like this are written as [redacted], at any depth.
-const SECRET_FIELD = /(secret|token|password|private|encryption|api_?key|authorization|signature|cookie)/i;
+const SECRET_FIELD =
+  /(secret|token|password|passphrase|private|encryption|api_?key|authori[sz]ation|signature|cookie|credential|pem)/i;
 // Fields nested deeper than this are not walked, so they are never written either: they could hold
 // anything (Bolt hands over the HTTP client's whole request).
 const MAX_DEPTH = 4;

@@ -179,6 +179,15 @@ describe('configuration', () => {
     }
   });
 
+  it('says in plain words what PORT and CNGN_RATE_LIMIT take, naming each variable once', () => {
+    for (const port of ['eighty', '65536', '80.5']) {
+      expect(problemsOf({ ...slack, PORT: port })).toContain('PORT: must be a port number from 0 to 65535');
+    }
+    expect(problemsOf({ ...slack, CNGN_RATE_LIMIT: '20 per minute' })).toContain(
+      'CNGN_RATE_LIMIT: must look like 20/60s (so many requests per so many seconds), got "20 per minute"',
+    );
+  });
+
   it('asks for what a mode needs', () => {
     expect(problemsOf({ SLACK_BOT_TOKEN: 'xoxb-1' }).join('\n')).toMatch(
       /SLACK_SIGNING_SECRET: required in HTTP mode/,

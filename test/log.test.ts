@@ -195,6 +195,17 @@ describe('secrets', () => {
     });
   });
 
+  it('writes fields named for keys in other words as [redacted]: a PEM, credentials, a passphrase', () => {
+    const { log, entries } = capture();
+    log.warn('fields', { pem: 'k1', credentials: { user: 'u' }, keyPassphrase: 'k2', Authorisation: 'k3' });
+    expect(entries()[0]).toMatchObject({
+      pem: '[redacted]',
+      credentials: '[redacted]',
+      keyPassphrase: '[redacted]',
+      Authorisation: '[redacted]',
+    });
+  });
+
   it('never writes what lies deeper than it walks (Bolt hands over nested objects)', () => {
     const { log, lines } = capture();
     log.warn('deep', {

@@ -114,6 +114,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
       options.custody.environment,
       (ids) => this.repo.getMany(ids),
       this.now,
+      (request) => this.signed.grantStands(request),
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
     const { repo, now } = this;

@@ -136,6 +136,8 @@ export class DelegationBook {
     /** The granting requests, in the order asked, in one store request. */
     private readonly load: (ids: string[]) => Promise<Array<ApprovalRequest | undefined>>,
     private readonly now: () => Date,
+    /** Whether a granting request stands: its filing seal holds where the bot checks it (request-seal.ts). */
+    private readonly stands: (request: ApprovalRequest) => boolean = () => true,
   ) {}
 
   /** The execution of a delegation request: idempotent, so a repeat writes nothing new. */
@@ -156,8 +158,8 @@ export class DelegationBook {
     const found: Delegation[] = [];
     for (const [index, id] of ids.entries()) {
       const request = requests[index];
-      const delegation = request && delegationOf(request);
-      if (!delegation) continue; // its outcome is still being settled
+      const delegation = request && this.grantOf(request);
+      if (!delegation) continue; // its outcome is still being settled, or its request was changed
       const endedAt = Date.parse(delegation.revoked?.at ?? delegation.until);
       if (now.getTime() - endedAt > KEEP_ENDED_MS) {
         await this.store.removeFromSet(indexKey(this.environment), id);
@@ -175,7 +177,20 @@ export class DelegationBook {
   async byId(id: string): Promise<Delegation | undefined> {
     const [request] = await this.load([id]);
     if (request?.environment !== this.environment) return undefined;
-    return delegationOf(request);
+    return this.grantOf(request);
+  }
+
+  /** The granting requests in the index as stored, whether their seals hold or not (sealUnsealed). */
+  async granting(): Promise<ApprovalRequest[]> {
+    const ids = await this.store.setMembers(indexKey(this.environment));
+    const requests = ids.length > 0 ? await this.load(ids) : [];
+    return requests.filter((r): r is ApprovalRequest => r !== undefined);
+  }
+
+  /** The delegation a request granted, unless it was changed outside the bot: then none. */
+  private grantOf(request: ApprovalRequest): Delegation | undefined {
+    const delegation = delegationOf(request);
+    return delegation && this.stands(request) ? delegation : undefined;
   }
 
   /** Delegations in effect now. */

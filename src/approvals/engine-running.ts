@@ -78,7 +78,9 @@ export class EngineRunning {
     if (recorded) core.judging.opened(recorded);
     // Before the bot takes a click: requests filed before requests were sealed are sealed once
     // (request-seal.ts), so a click in the first moments of an upgrade never meets an unsealed one.
-    await sealUnsealed(core, core.signed.filingSeal, core.options.custody.environment, this.options.log);
+    const granting = await core.delegations.granting();
+    const { environment } = core.options.custody;
+    await sealUnsealed(core, core.signed.filingSeal, environment, this.options.log, granting);
     this.trailOpen = true;
   }
 
@@ -102,6 +104,7 @@ export class EngineRunning {
     const sweep = sweepInTurn(core, executor.instanceId, every, {
       daily: () => trail.daily(),
       sweep: () => this.tick(),
+      busy: () => this.ticking,
     });
     this.timer = setInterval(() => this.background(sweep()), every);
     this.timer.unref();

@@ -2,9 +2,11 @@
 // the store; the one that seals the passkey book, passkey-seal.ts) over what an approver's signature
 // does not cover but the send relies on: who asked, how many approvals it needs (a limit-window total
 // or a look-alike may have raised it above the tier), when it was filed; with its id, kind, amount,
-// whole payload and key. Where approvals must be signed, the seal must hold over the request as it
-// stands just before the call, else nothing is sent: someone who can write to the store but does not
-// hold the key cannot make the requester an approver of their own request, or lower the count. The
+// whole payload and key. Where the bot holds the audit signing key (else where approvals must be
+// signed), the seal must hold over the request as it stands just before the call, else nothing is sent:
+// someone who can write to the store but does not hold the key cannot change what is sent or to whom,
+// make the requester an approver of their own request, or lower the count; nor write or widen a
+// delegation, whose request's seal must hold where it is used (delegation-requests.ts). The
 // engine seals again only where it changes a sealed field itself, and only over a seal that held.
 // docs/decisions/passkey-signed-approvals.md.
 import { canonicalJson } from '../audit/index.js';
@@ -65,8 +67,9 @@ export class FilingSeal {
 }
 
 /**
- * At start: every open request of this environment without a seal (filed before requests were sealed)
- * is sealed as it stands, once, and logged. One written unsealed into the store just before is sealed
+ * At start: every open request of this environment without a seal (filed before requests were sealed),
+ * and every `granting` one (the delegation requests behind delegations), is sealed as it stands, once,
+ * and logged. One written unsealed into the store just before is sealed
  * too: docs/passkeys.md. A seal that does not hold is never replaced.
  */
 export async function sealUnsealed(
@@ -74,9 +77,10 @@ export async function sealUnsealed(
   seal: FilingSeal,
   environment: string,
   log: EngineLog | undefined,
+  granting: readonly ApprovalRequest[] = [],
 ): Promise<string[]> {
   const sealed: string[] = [];
-  for (const open of await core.openRequests()) {
+  for (const open of [...(await core.openRequests()), ...granting]) {
     if (open.sealed || open.environment !== environment) continue;
     await core.locked(open.id, async (request) => {
       if (!request || request.sealed || request.environment !== environment) return;
@@ -85,7 +89,7 @@ export async function sealUnsealed(
     });
   }
   if (sealed.length > 0) {
-    log?.warn('open requests filed before requests were sealed: sealed as they stand now', {
+    log?.warn('requests filed before requests were sealed: sealed as they stand now', {
       requests: sealed.join(', '),
     });
   }

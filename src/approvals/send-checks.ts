@@ -1,7 +1,8 @@
 // The approvals checked just before the one service call, in order: every counted approval's
 // signature where one is needed (signed-approvals.ts), as many approvals as the tiers ask for
-// (approvals-needed.ts), and, where signatures are needed, the request's filing seal (request-seal.ts),
-// so that the requester and the count judged above are the ones filed. Undefined: it may be sent.
+// (approvals-needed.ts), and, where the bot holds the audit signing key or signatures are needed, the
+// request's filing seal (request-seal.ts), so that what is sent, the requester and the count judged
+// above are the ones filed. Undefined: it may be sent.
 // Before those, the write-ahead mark itself is refused unless the approvals are the claimed ones
 // (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
 import type { ApprovalPolicy } from '../access/index.js';

@@ -161,7 +161,10 @@ export class SignedApprovals {
   readonly book: PasskeyBook;
   /** Each request's seal at filing, by the key that seals the book (request-seal.ts). */
   readonly filingSeal: FilingSeal;
+  /** Sealed with the audit signing key (kept outside the store), not a key made for this process. */
+  readonly sealsKept: boolean;
   private readonly observers: Array<(event: SigningEvent) => void> = [];
+  private readonly brokenGrants = new Set<string>();
 
   #options: SigningOptions | undefined;
   private readonly log: EngineLog | undefined;
@@ -191,6 +194,7 @@ export class SignedApprovals {
     }
     this.book = new PasskeyBook(from.store, from.custody.environment, sealer);
     this.filingSeal = new FilingSeal(sealer, from.custody.environment);
+    this.sealsKept = from.auditSeal !== undefined;
     this.#options = from.signing;
     this.log = from.log;
     const { policy } = from;
@@ -341,18 +345,38 @@ export class SignedApprovals {
   }
 
   /**
-   * Just before the call, where the request's approvals must be signed: FILING_SEAL_BROKEN unless its
-   * filing seal holds over it as it stands (its requester, count and filing time are then as filed).
+   * Just before the call, for every request where the bot holds the audit signing key, and where the
+   * request's approvals must be signed: FILING_SEAL_BROKEN unless its filing seal holds over it as it
+   * stands (its payload, amount, requester, count and filing time are then as filed).
    */
   filingSealProblem(request: ApprovalRequest): string | undefined {
-    const { options } = this;
-    if (!options) return undefined;
-    const kind = request.kind as Parameters<typeof needsSignature>[1];
-    if (!needsSignature(options.rule, kind, request.amount) || this.filingSeal.holds(request))
-      return undefined;
+    if (!this.sealChecked(request) || this.filingSeal.holds(request)) return undefined;
     this.log?.warn('the filing seal does not hold: nothing sent', { requestId: request.id });
     this.tell({ evidenceFailed: request.id });
     return FILING_SEAL_BROKEN;
+  }
+
+  /**
+   * Whether a delegation's granting request may be relied on: where the bot holds the audit signing
+   * key, only while its filing seal holds (a delegation written or widened in the store counts for none).
+   */
+  grantStands(request: ApprovalRequest): boolean {
+    if (!this.sealsKept || this.filingSeal.holds(request)) return true;
+    if (!this.brokenGrants.has(request.id)) {
+      this.brokenGrants.add(request.id); // delegations are read at every sweep: said once
+      this.log?.warn('a delegation whose request was changed outside the bot: it does not count', {
+        requestId: request.id,
+      });
+    }
+    return false;
+  }
+
+  /** Whether the request's filing seal must hold where the bot relies on it (filingSealProblem). */
+  private sealChecked(request: ApprovalRequest): boolean {
+    if (this.sealsKept) return true;
+    const { options } = this;
+    const kind = request.kind as Parameters<typeof needsSignature>[1];
+    return options !== undefined && needsSignature(options.rule, kind, request.amount);
   }
 
   /**

@@ -58,16 +58,20 @@ export async function closeOtherEnvironments(core: ApprovalCore): Promise<Approv
 
 /**
  * Replicas take turns: one sweep per interval across all of them, so polls are not doubled; whoever
- * claims the interval's slot in the shared store sweeps. `daily` runs in every process first.
+ * claims the interval's slot in the shared store sweeps. `daily` runs in every process first. A
+ * replica whose last sweep is still running (`busy`) does not claim the slot: it would skip the sweep
+ * it claimed, and while its sweep ran for minutes no replica would sweep (take over a dead replica's
+ * sends, expire, poll, reconcile).
  */
 export function sweepInTurn(
   core: ApprovalCore,
   instanceId: string,
   every: number,
-  work: { daily: () => Promise<void>; sweep: () => Promise<void> },
+  work: { daily: () => Promise<void>; sweep: () => Promise<void>; busy: () => boolean },
 ): () => Promise<void> {
   return async () => {
     await work.daily();
+    if (work.busy()) return;
     const slot = Math.floor(Date.now() / every);
     if (await core.options.store.setIfAbsent(`approvals:sweep:${slot}`, instanceId, every * 2)) {
       await work.sweep();

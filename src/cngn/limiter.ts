@@ -33,7 +33,7 @@ export function parseRateLimit(text: string | undefined): RateLimit {
   const limit = Number(match?.[1]);
   const windowSeconds = Number(match?.[2]);
   if (!match || limit < 1 || windowSeconds < 1) {
-    throw new Error(`CNGN_RATE_LIMIT must look like 20/60s (requests/seconds), got "${text}"`);
+    throw new Error(`must look like 20/60s (so many requests per so many seconds), got "${text}"`);
   }
   return { limit, windowSeconds };
 }

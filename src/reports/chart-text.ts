@@ -116,7 +116,12 @@ export function figuresLine(days: readonly DayFigures[], opening?: string): stri
 export interface ReadFlags {
   unconfirmed?: boolean | undefined;
   cutShort?: boolean | undefined;
+  /** Movements whose amounts could not be read (none when 0 or unset). */
+  unreadable?: number | undefined;
 }
+
+/** `3 amounts not counted`: movements whose amounts could not be read are in no figure. */
+const notCounted = (n: number) => `${n} ${n === 1 ? 'amount' : 'amounts'} not counted`;
 
 /**
  * `unconfirmed`, `cut short` or both, when the figures rest on less than a whole read at one moment:
@@ -124,7 +129,11 @@ export interface ReadFlags {
  * previewed) never looks confirmed.
  */
 export function readCaveat(flags: ReadFlags): string | undefined {
-  const words = [flags.unconfirmed && 'unconfirmed', flags.cutShort && 'cut short'].filter(Boolean);
+  const words = [
+    flags.unconfirmed && 'unconfirmed',
+    flags.cutShort && 'cut short',
+    flags.unreadable && notCounted(flags.unreadable),
+  ].filter(Boolean);
   return words.length > 0 ? words.join(', ') : undefined;
 }
 
@@ -139,6 +148,20 @@ const UNCONFIRMED =
   'Unconfirmed: money moved while the report was read, so the figures may be off by the latest movements.';
 const CUT_SHORT =
   "Cut short: the read of the service's transactions stopped to keep within its request budget.";
+
+const unreadableText = (n: number) =>
+  `Not counted: ${n === 1 ? "1 transaction's amount" : `${n} transactions' amounts`} could not be read; the report's notes name them.`;
+
+/** What each caveat of `flags` means, a sentence each, each after a space. */
+function caveatsSaid(flags: ReadFlags): string {
+  return [
+    flags.unconfirmed && ` ${UNCONFIRMED}`,
+    flags.cutShort && ` ${CUT_SHORT}`,
+    flags.unreadable && ` ${unreadableText(flags.unreadable)}`,
+  ]
+    .filter(Boolean)
+    .join('');
+}
 
 /** The period's figures in words, for the image's alt text and file title. */
 export function chartAlt(input: ChartInput): string {
@@ -160,9 +183,7 @@ export function chartAlt(input: ChartInput): string {
     body = `${periodText(days)}: ${balance}; ${moves}.`;
   }
   const complete = input.completeFrom ? ` ${completeFromText(input.completeFrom)}.` : '';
-  const why = [input.unconfirmed && ` ${UNCONFIRMED}`, input.cutShort && ` ${CUT_SHORT}`]
-    .filter(Boolean)
-    .join('');
+  const why = caveatsSaid(input);
   const title = titleWithEnvironment(input);
   // The caveat right after the title, in the first words a preview or a screen reader gives.
   const caveat = readCaveat(input);

@@ -118,6 +118,8 @@ export interface ChartInput {
   unconfirmed?: boolean | undefined;
   /** The read of the service's list was cut short by the request budget (TreasuryFigures.interrupted). */
   cutShort?: boolean | undefined;
+  /** How many movements' amounts could not be read, so are in no figure (TreasuryFigures.unreadable). */
+  unreadable?: number | undefined;
   /** Device pixels per CSS pixel (1 or 2). */
   scale?: number;
 }

@@ -1,7 +1,9 @@
 // The periodic sweep goes on past one request it cannot handle now: a store that fails writing one
 // request's expiry leaves that one for the next pass and still expires the others.
 import { expect } from 'vitest';
+import type { ApprovalCore } from '../../src/approvals/approval-core.js';
 import type { EngineLog } from '../../src/approvals/index.js';
+import { sweepInTurn } from '../../src/approvals/sweeps.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { DEST, REQUESTER, engineTest as test, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
@@ -51,4 +53,21 @@ test('expires the other requests when one expiry cannot be written, and retries 
   failing = '';
   await fx.engine.tick();
   expect((await fx.engine.get(first.id))?.state).toBe('expired');
+});
+
+test('a replica still busy with a sweep leaves the next slot to another, which sweeps', async ({ defer }) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  const core = { options: { store } } as unknown as ApprovalCore;
+  const swept: string[] = [];
+  const turn = (instance: string, busy: boolean) =>
+    sweepInTurn(core, instance, 60_000, {
+      daily: async () => {},
+      sweep: async () => void swept.push(instance),
+      busy: () => busy,
+    });
+  // Replica A's sweep of the last slot is still running (a long list read): it does not take this one.
+  await turn('A', true)();
+  await turn('B', false)();
+  expect(swept).toEqual(['B']);
 });

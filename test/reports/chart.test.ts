@@ -257,8 +257,14 @@ describe('the report chart', () => {
     );
     expect(chartSvg({ ...week, cutShort: true })).toContain('· cut short</tspan>');
 
+    const unread = await renderReportChart({ ...week, unreadable: 2 });
+    expect(unread.alt).toMatch(
+      /^cNGN treasury — last 7 days \(sandbox\) · 2 amounts not counted\. .* Not counted: 2 transactions' amounts could not be read; the report's notes name them\.$/,
+    );
+    expect(chartSvg({ ...week, unreadable: 1 })).toContain('· 1 amount not counted</tspan>');
+
     // A confirmed chart says none of it.
-    expect((await renderReportChart(week)).alt).not.toMatch(/unconfirmed|cut short/i);
+    expect((await renderReportChart(week)).alt).not.toMatch(/unconfirmed|cut short|not counted/i);
     expect(chartSvg(week)).not.toContain('tspan');
   });
 

@@ -160,6 +160,7 @@ export function reportSummary(report: Report, options: SummaryOptions): SlackMes
   const title = withCaveat(reportTitle(report), {
     unconfirmed: t.snapshotUnconfirmed,
     cutShort: t.interrupted,
+    unreadable: t.unreadable?.length,
   });
   const blocks: KnownBlock[] = [
     { type: 'header', text: { type: 'plain_text', text: title.slice(0, 150), emoji: true } },

@@ -82,7 +82,11 @@ function reportFileName(report: Report): string {
 /** The chart file's title: the report's title, unconfirmed or cut short when it is, and its balances. */
 function chartTitle(report: Report): string {
   const t = report.treasury;
-  const flags = { unconfirmed: t.snapshotUnconfirmed, cutShort: t.interrupted };
+  const flags = {
+    unconfirmed: t.snapshotUnconfirmed,
+    cutShort: t.interrupted,
+    unreadable: t.unreadable?.length,
+  };
   return `${withCaveat(reportTitle(report), flags)}: ${naira(t.opening)} → ${naira(t.closing)}`;
 }
 
@@ -181,6 +185,7 @@ export function chartOf(report: Report, source: Pick<ReportSource, 'chart'>): Pr
     completeFrom: report.treasury.completeFrom,
     unconfirmed: report.treasury.snapshotUnconfirmed,
     cutShort: report.treasury.interrupted,
+    unreadable: report.treasury.unreadable?.length,
     // Twice the pixels: sharp on the high-density screens most people read Slack on.
     scale: 2,
   });

@@ -1,5 +1,6 @@
 // The approval message as a pure function: what approvers read at each step.
 import { describe, expect, it } from 'vitest';
+import { AMOUNT_DIFFERS } from '../../../src/approvals/amount-check.js';
 import { backIfApproverLeft } from '../../../src/approvals/approver-left.js';
 import { closeUnsendable } from '../../../src/approvals/binding.js';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
@@ -88,6 +89,26 @@ describe('approval message', () => {
     });
     expect(requesterNotice(approved)).toContain('approved by <@UB>');
     expect(stepText(approved)).toBe('Approved by <@UB>');
+  });
+
+  it('tells the requester once that nothing was sent, whatever the failure note says at its end', () => {
+    const failedWith = (reason: string) =>
+      redeem({
+        state: 'failed',
+        outcome: { reason, nothingSent: true },
+        history: [{ at: '', state: 'failed', action: 'failed' }],
+      });
+    for (const reason of [
+      AMOUNT_DIFFERS,
+      'it was filed under another API key than the one the bot now uses; nothing was sent',
+      'the transaction list is too long to read back to its approval (9 pages read): it may have gone out already, so nothing was sent',
+      'Insufficient balance',
+    ]) {
+      const words = requesterNotice(failedWith(reason)) ?? '';
+      expect(words).toMatch(/^Your request .* failed, nothing was sent: /);
+      expect(words.split('nothing was sent')).toHaveLength(2);
+      expect(words).toContain(reason.replace(/(;|,? so) nothing was sent$/, '').slice(0, 40));
+    }
   });
 
   it('tells the requester an expiry held by a freeze apart from one short of approvals, whatever the tiers ask now', () => {

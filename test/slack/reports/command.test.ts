@@ -150,6 +150,11 @@ describe('/cngn report', () => {
       ':warning: 1 transaction with amounts that could not be read: `WD-＊odd＊` (\\"=100.505\\")',
     );
     expect(blocks.indexOf('could not be read')).toBeLessThan(blocks.indexOf('*Balance*'));
+    // The header and the chart's file title say it too: a chart forwarded on its own is not taken whole.
+    expect(blocks).toMatch(
+      /^\[\{"type":"header","text":\{"type":"plain_text","text":"[^"]*· 1 amount not counted"/,
+    );
+    expect(h.slack.sharedFiles()[0]?.title).toContain('· 1 amount not counted:');
     const rows = h.slack.sharedFiles()[1]?.content?.toString('utf8').split('\r\n') ?? [];
     expect(rows).toContain(
       '2026-11-25T09:00:00.000Z,WD-*odd*,withdrawal,out,,0.00,succeeded,,,"amount could not be read (the service sent ""=100.505""); left out of the report\'s figures"',

@@ -109,6 +109,9 @@ function byTheBot(what: string, note: string | undefined, opening: string): stri
   return why ? `${what} — ${escapeMrkdwn(why)}` : what;
 }
 
+/** The end of a failure note that says what the requester's notice says first (the bot's notes end so). */
+const SAYS_NOTHING_SENT = /(;|,? so) nothing was sent\.?$/;
+
 /** Failed with nothing sent to the service (a delegation or an unfreeze is never sent: it does not say so). */
 function nothingSent(request: ApprovalRequest): boolean {
   return (
@@ -160,10 +163,10 @@ export function requesterNotice(request: ApprovalRequest): string | undefined {
     case 'completed':
       return `Your request ${title} has settled: completed.`;
     case 'failed': {
-      const reason = escapeMrkdwn(request.outcome?.reason ?? 'see the approvals channel');
+      const reason = request.outcome?.reason ?? 'see the approvals channel';
       return nothingSent(request)
-        ? `Your request ${title} failed, nothing was sent: ${reason}.`
-        : `Your request ${title} failed: ${reason}.`;
+        ? `Your request ${title} failed, nothing was sent: ${escapeMrkdwn(reason.replace(SAYS_NOTHING_SENT, ''))}.`
+        : `Your request ${title} failed: ${escapeMrkdwn(reason)}.`;
     }
     case 'expired':
       // Approved when it expired (a freeze held it), whatever the tiers ask now.

@@ -1,0 +1,124 @@
+// What a store writer (write access to the store, not the audit signing key) can no longer do where the
+// bot holds that key, whether approvals are signed or not: change a filed request and have it sent
+// (its filing seal must hold at the send, request-seal.ts), or write or widen a delegation and have
+// approvals through it count (its request's seal must hold where it is used, delegation-requests.ts).
+import { describe, expect } from 'vitest';
+import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { FILING_SEAL_BROKEN } from '../../src/approvals/request-seal.js';
+import { HeadMarks } from '../../src/audit/signing.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
+import { newSigner } from '../support/audit-archive.js';
+import { fileDraft } from '../support/filing.js';
+import {
+  BOLA,
+  CHIDI,
+  DAY,
+  DAYO,
+  delegate,
+  test as delegationTest,
+  policy,
+  withdrawal,
+  withdrawCalls,
+} from './delegation-support.js';
+import { rewrite } from './signed-support.js';
+
+/** The delegation tests' engine, holding an audit signing key, approvals by click. */
+const test = delegationTest.extend('engineOptions', () => ({
+  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
+}));
+
+describe('with the audit signing key, approvals by click', () => {
+  test('a destination rewritten in the store after filing: nothing is sent', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await rewrite(
+      fx.store,
+      request.id,
+      (stored) =>
+        ({
+          ...stored,
+          payload: { ...stored.payload, address: '0x000000000000000000000000000000000000dEaD' },
+        }) as ApprovalRequest,
+    );
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect(await engine.get(request.id)).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FILING_SEAL_BROKEN, nothingSent: true },
+    });
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('a request filed unsealed before an upgrade is sealed at start and sent', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await rewrite(fx.store, request.id, ({ sealed: _seal, ...stored }) => stored as ApprovalRequest);
+    await engine.openTrail();
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect((await engine.get(request.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+});
+
+describe('with the audit signing key, a delegation', () => {
+  test('widened in the store (its cap taken out): the delegate’s approval above the cap does not count', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA, { max: '1000' });
+    await rewrite(fx.store, id, (stored) => {
+      const { max: _cap, ...payload } = stored.payload as { max?: string };
+      return { ...stored, payload } as ApprovalRequest;
+    });
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({ ok: false });
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('lengthened in the store after the delegate approved: the send goes back to the approvers', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA);
+    const request = await fileDraft(engine, withdrawal(networkId, '1500000'));
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({ ok: true });
+    await rewrite(
+      fx.store,
+      id,
+      (stored) =>
+        ({
+          ...stored,
+          payload: { ...stored.payload, until: new Date(fx.clock.now().getTime() + 60 * DAY).toISOString() },
+        }) as ApprovalRequest,
+    );
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect(await engine.get(request.id)).toMatchObject({ state: 'pending', reason: DELEGATION_GONE });
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('granted before an upgrade, its request unsealed, is sealed at start and still counts', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA);
+    await rewrite(fx.store, id, ({ sealed: _seal, ...stored }) => stored as ApprovalRequest);
+    await engine.openTrail();
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+});
