@@ -2,9 +2,11 @@
 // (`.claims/<seq>`, an exclusive mkdir holding `owner.json`) before the segment is staged inside it; here
 // the names, the exclusive file and folder primitives, the reading of who holds a claim (a passing
 // failure tried again shortly), and the clearing of the folders of claims taken over.
+
+import { randomUUID } from 'node:crypto';
 import { type Dirent, existsSync, readFileSync } from 'node:fs';
-import { mkdir, open, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ListFolder } from './archive-find.js';
 import type { ReadArchiveFile } from './segments.js';
@@ -128,6 +130,9 @@ export function holderText(held: ClaimHolder): string {
 }
 
 /** How the claims folder is listed and a folder removed: node's, or a test's failing stand-ins. */
+/** Where what an operator should hear of goes (logged as a warning), as it happens. */
+export type Note = (note: string) => void;
+
 export interface ClaimsFileSystem {
   list: ListFolder;
   remove: (path: string) => Promise<void>;
@@ -140,28 +145,56 @@ const why = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(
  * The folders of claims taken over (`.<seq>-abandoned-*`) whose removal failed before: removed again.
  * Never a live claim (a writer looks at `.claims/<seq>` alone); one that cannot be removed is noted.
  */
-export async function clearAbandoned(claims: string, fs: ClaimsFileSystem, notes: string[]): Promise<void> {
+export async function clearAbandoned(claims: string, fs: ClaimsFileSystem, note: Note): Promise<void> {
   let listed: Dirent[];
   try {
     listed = fs.list(claims, { withFileTypes: true });
   } catch (error) {
-    notes.push(`the claims folder ${claims} cannot be listed (${why(error)}) to clear the claims taken over`);
+    note(`the claims folder ${claims} cannot be listed (${why(error)}) to clear the claims taken over`);
     return;
   }
   for (const entry of listed) {
-    if (ABANDONED_NAME.test(entry.name)) await removeAbandoned(join(claims, entry.name), fs, notes);
+    if (ABANDONED_NAME.test(entry.name)) await removeAbandoned(join(claims, entry.name), fs, note);
   }
 }
 
 /** Remove the folder of a claim taken over; noted when it stays (it is tried again at the next segment). */
-export async function removeAbandoned(path: string, fs: ClaimsFileSystem, notes: string[]): Promise<void> {
+export async function removeAbandoned(path: string, fs: ClaimsFileSystem, note: Note): Promise<void> {
   try {
     await fs.remove(path);
   } catch (error) {
     // Removed by another writer meanwhile (a lapsed lock): nothing to say.
     if (!existsSync(path)) return;
-    notes.push(
+    note(
       `the folder of a claim taken over, ${path}, cannot be removed (${why(error)}); it is no claim, and it is tried again at the next segment`,
     );
   }
+}
+
+/**
+ * Give a claim back: renamed out of the claim path first (atomic, as a takeover does), then removed,
+ * never in place. A writer stalled after it found the claim its own may resume after a takeover made
+ * it another's: that writer's staged folder moves away whole with it, so its own rename finds nothing,
+ * it publishes nothing, and it claims afresh at its next write. `owner`: the writer giving it back.
+ */
+export async function giveBack(
+  claim: string,
+  owner: string,
+  fs: ClaimsFileSystem & { read?: ReadArchiveFile },
+  note: Note,
+): Promise<void> {
+  const moved = join(dirname(claim), `.${basename(claim)}-abandoned-${randomUUID()}`);
+  try {
+    await rename(claim, moved);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return;
+  }
+  const held = await claimHolder(moved, fs.read).catch(() => undefined);
+  if (held && !held.unknown && held.owner !== owner) {
+    note(
+      `gave back the claim of seq ${Number(basename(claim))}, which another writer had taken over meanwhile (${holderText(held)}): that writer publishes nothing from it and claims again`,
+    );
+  }
+  await removeAbandoned(moved, fs, note);
 }

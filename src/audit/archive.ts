@@ -8,7 +8,8 @@
 // readable by the bot's user alone, in a fresh folder inside the claim that is then renamed to a name no
 // segment had: nothing is rewritten. A claim abandoned long enough is taken over by renaming it away
 // (one renamer wins) and claiming afresh, so a stalled writer's staged folder goes with the old claim and
-// its own final rename finds nothing to move.
+// its own final rename finds nothing to move. A failed write gives its claim back the same way: renamed
+// away first, then removed, never removed in place where another writer may have staged.
 import { randomUUID } from 'node:crypto';
 import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
@@ -24,13 +25,16 @@ import {
   clearAbandoned,
   exclusiveDir,
   FOLDER_MODE,
+  giveBack,
   holderText,
+  type Note,
   removeAbandoned,
   removeAll,
   syncFolder,
   writeOnce,
 } from './archive-claims.js';
 import type { ListFolder } from './archive-find.js';
+import { type ArchiveOutcome, refused, taken, withNotes } from './archive-outcome.js';
 import { type ChainHead, chainedBetween, continues } from './chain.js';
 import { sha256Hex, short } from './crypto.js';
 import {
@@ -62,18 +66,6 @@ export interface ArchiveRecord {
   at: string;
 }
 
-export type ArchiveOutcome = (
-  | { written: true; segment: string; firstSeq: number; lastSeq: number; count: number }
-  | { written: false; reason: 'nothing-new' | 'not-due'; through?: number }
-  /** Another writer claimed the segment's first seq meanwhile (its lock had lapsed): the next round goes on. */
-  | { written: false; reason: 'taken'; why: string }
-  /** The chain or the archive does not verify, or the folder is not the one the others write to. */
-  | { written: false; reason: 'refused'; why: string }
-) & {
-  /** What the writer met among the claims and an operator should hear of (logged as warnings). */
-  notes?: string[];
-};
-
 /**
  * The store's chain, checked: its entries and the head they were checked against (none: the chain is
  * empty), or why not.
@@ -89,6 +81,8 @@ const lockName = (environment: ServiceEnvironment) => `approvals:audit-archive:$
 export const CLAIM_ABANDONED_MS = 10 * 60_000;
 /** Why an archive folder could not be read, in words. */
 const readError = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);
+
+export type { ArchiveOutcome };
 
 export class AuditArchive {
   /** This environment's folder of the archive. */
@@ -116,6 +110,8 @@ export class AuditArchive {
       remove?: (path: string) => Promise<void>;
       /** Awaited between staging a segment and renaming it: a test stalls a writer there. */
       staged?: () => Promise<void>;
+      /** Told each note as it happens, so a write that throws afterwards loses none (the keeper logs them). */
+      onNote?: Note;
     },
   ) {
     this.folder = join(options.dir, options.environment);
@@ -185,10 +181,14 @@ export class AuditArchive {
   write(reason: string, chain: () => Promise<VerifiedChain>, dueEveryMs?: number): Promise<ArchiveOutcome> {
     const { store, environment } = this.options;
     const notes: string[] = [];
+    const note = (text: string) => {
+      notes.push(text);
+      this.options.onNote?.(text);
+    };
     const locked = async () => {
       this.writing += 1;
       try {
-        return withNotes(await this.writeLocked(reason, chain, dueEveryMs, notes), notes);
+        return withNotes(await this.writeLocked(reason, chain, dueEveryMs, note), notes);
       } finally {
         this.writing -= 1;
       }
@@ -200,7 +200,7 @@ export class AuditArchive {
     reason: string,
     chain: () => Promise<VerifiedChain>,
     dueEveryMs: number | undefined,
-    notes: string[],
+    note: Note,
   ): Promise<ArchiveOutcome> {
     const now = this.options.now();
     const report = this.read();
@@ -228,7 +228,7 @@ export class AuditArchive {
         `the store's chain does not continue from the archive's last segment ${through.segment} (seq ${through.seq}, hash ${short(through.hash)}): its next entry there is seq ${first.seq}`,
       );
     }
-    return this.writeSegment(entries, through, recorded, { now, reason, notes });
+    return this.writeSegment(entries, through, recorded, { now, reason, note });
   }
 
   /** Sign `entries` (chained, in order, at least one) after `through`, claim their first seq, write them. */
@@ -236,7 +236,7 @@ export class AuditArchive {
     entries: AuditEntry[],
     through: ArchiveReport['verifiedHead'],
     recorded: ArchiveRecord | undefined,
-    { now, reason, notes }: { now: Date; reason: string; notes: string[] },
+    { now, reason, note }: { now: Date; reason: string; note: Note },
   ): Promise<ArchiveOutcome> {
     const text = entriesText(entries);
     const unsigned = this.unsignedManifest(entries, through, text, now, reason);
@@ -245,14 +245,14 @@ export class AuditArchive {
       signature: this.options.signer.sign(manifestText(unsigned)),
     };
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
-    const claim = await this.claim(unsigned.firstSeq, notes);
+    const claim = await this.claim(unsigned.firstSeq, note);
     if (claim) return claim;
     const staging = join(this.folder, CLAIMS_DIR, claimName(unsigned.firstSeq), `staged-${randomUUID()}`);
     try {
       await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`, unsigned.firstSeq, staging);
     } catch (error) {
       // Still under the lock: a claim no segment follows would refuse every later write.
-      await this.unclaim(unsigned.firstSeq, staging).catch((kept: unknown) => {
+      await this.unclaim(unsigned.firstSeq, staging, note).catch((kept: unknown) => {
         const what = error instanceof Error ? error.message : String(error);
         throw new Error(
           `${what}; this writer's claim of seq ${unsigned.firstSeq} could not be given back (${readError(kept)}): the next segment waits until it is taken over`,
@@ -283,20 +283,20 @@ export class AuditArchive {
    * is taken over: renamed away (an atomic rename: one writer alone wins it), then claimed afresh with the
    * same exclusive mkdir. A takeover stopped between the two leaves no claim: the next writer claims as
    * usual. A claim whose owner file cannot be read is dated by its folder. Nothing when claimed; otherwise
-   * why this writer stops. What an operator should hear of (a takeover) goes to `notes`.
+   * why this writer stops. What an operator should hear of (a takeover) goes to `note`.
    */
-  private async claim(firstSeq: number, notes: string[]): Promise<ArchiveOutcome | undefined> {
+  private async claim(firstSeq: number, note: Note): Promise<ArchiveOutcome | undefined> {
     const claims = join(this.folder, CLAIMS_DIR);
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
-    await clearAbandoned(claims, this.fileSystem(), notes);
+    await clearAbandoned(claims, this.fileSystem(), note);
     const path = join(claims, claimName(firstSeq));
-    if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
+    if (await this.claimAfresh(path, note)) return this.unlessWritten(firstSeq);
     const written = this.unlessWritten(firstSeq);
     if (written) return written;
     const held = await claimHolder(path, this.options.readFile);
     if (!held) {
       // Renamed away by a takeover between the mkdir and now: claim it, unless another got there first.
-      if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
+      if (await this.claimAfresh(path, note)) return this.unlessWritten(firstSeq);
       return taken(`another replica claimed seq ${firstSeq} meanwhile`);
     }
     const age = this.options.now().getTime() - held.at;
@@ -315,10 +315,10 @@ export class AuditArchive {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       return taken(`another replica took over the abandoned claim of seq ${firstSeq} meanwhile`);
     }
-    notes.push(`took over the abandoned claim of seq ${firstSeq} (by ${holderText(held)})`);
-    const claimed = await this.claimAfresh(path);
+    note(`took over the abandoned claim of seq ${firstSeq} (by ${holderText(held)})`);
+    const claimed = await this.claimAfresh(path, note);
     // What the abandoned claim staged is no segment: its folder goes, now or at the next segment.
-    await removeAbandoned(abandoned, this.fileSystem(), notes);
+    await removeAbandoned(abandoned, this.fileSystem(), note);
     if (claimed) return this.unlessWritten(firstSeq);
     return taken(`another replica claimed seq ${firstSeq} meanwhile`);
   }
@@ -326,6 +326,11 @@ export class AuditArchive {
   /** The listing and removal the claims' clearing uses: node's, or a test's stand-ins. */
   private fileSystem(): ClaimsFileSystem {
     return { list: this.options.list ?? readdirSync, remove: this.options.remove ?? removeAll };
+  }
+
+  /** The claims' file system, with how an owner file is read. */
+  private claimsAccess(): ClaimsFileSystem & { read?: ReadArchiveFile } {
+    return { ...this.fileSystem(), ...(this.options.readFile ? { read: this.options.readFile } : {}) };
   }
 
   /**
@@ -342,14 +347,14 @@ export class AuditArchive {
   }
 
   /** An exclusive mkdir of the claim, then this writer's owner file in it: false when it exists already. */
-  private async claimAfresh(path: string): Promise<boolean> {
+  private async claimAfresh(path: string, note: Note): Promise<boolean> {
     if (!(await exclusiveDir(path))) return false;
     try {
       const at = this.options.now().toISOString();
       await writeOnce(join(path, CLAIM_OWNER_FILE), `${JSON.stringify({ owner: this.owner, at })}\n`);
     } catch (error) {
       // A claim without its owner would be dated by its folder: give it back instead.
-      await rm(path, { recursive: true, force: true });
+      await giveBack(path, this.owner, this.claimsAccess(), note);
       throw error;
     }
     return true;
@@ -359,10 +364,10 @@ export class AuditArchive {
    * A write that failed after its claim: its staged folder goes, and the claim when it is still this
    * writer's and no segment starts there. Another's claim is left, as is one not told this writer's (thrown).
    */
-  private async unclaim(firstSeq: number, staging: string): Promise<void> {
+  private async unclaim(firstSeq: number, staging: string, note: Note): Promise<void> {
     await rm(staging, { recursive: true, force: true });
     if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) return;
-    await rm(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), { recursive: true, force: true });
+    await giveBack(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), this.owner, this.claimsAccess(), note);
   }
 
   /** Whether the claim of `firstSeq` is still this writer's (a passing failure to read it is thrown). */
@@ -480,16 +485,4 @@ export class AuditArchive {
     }
     await syncFolder(this.folder);
   }
-}
-
-function refused(why: string): ArchiveOutcome {
-  return { written: false, reason: 'refused', why };
-}
-
-function taken(why: string): ArchiveOutcome {
-  return { written: false, reason: 'taken', why };
-}
-
-function withNotes(outcome: ArchiveOutcome, notes: string[]): ArchiveOutcome {
-  return notes.length > 0 ? { ...outcome, notes } : outcome;
 }

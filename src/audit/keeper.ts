@@ -105,6 +105,8 @@ export class AuditKeeper {
             environment: options.environment,
             signer: seal.signer,
             now: options.now,
+            // As it happens: a write that throws afterwards (a failing disk) must not lose a takeover.
+            onNote: (note) => options.logger?.warn('audit archive claims', { note }),
           })
         : undefined;
     // An append found the head unverified and recorded it: check now, and tell.
@@ -226,7 +228,6 @@ export class AuditKeeper {
       return { written: false, reason: 'refused', why: 'no archive is configured (CNGN_AUDIT_ARCHIVE)' };
     const outcome = await this.archive.write(reason, () => this.verifiedChain(), dueEveryMs);
     const { logger } = this.options;
-    for (const note of outcome.notes ?? []) logger?.warn('audit archive claims', { note });
     if (outcome.written) {
       logger?.info?.('audit segment written', {
         segment: outcome.segment,
