@@ -255,7 +255,7 @@ export class AuditArchive {
       await this.unclaim(unsigned.firstSeq, staging, note).catch((kept: unknown) => {
         const what = error instanceof Error ? error.message : String(error);
         throw new Error(
-          `${what}; this writer's claim of seq ${unsigned.firstSeq} could not be given back (${readError(kept)}): the next segment waits until it is taken over`,
+          `${what}; this writer's claim of seq ${unsigned.firstSeq} could not be given back (${readError(kept)}): this writer takes it back at its next write, another replica (or the bot restarted) ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made`,
           { cause: error },
         );
       });

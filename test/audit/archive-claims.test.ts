@@ -149,7 +149,7 @@ test('a claim its own failed write could not give back is taken back by that wri
   // Out of file handles through every try, both while checking the claim and while giving it back.
   const writer = on(failingReads('owner.json', 'EMFILE', 8));
   await expect(writer.write('schedule', chainOf(log))).rejects.toThrow(
-    "this writer's claim of seq 0 could not be given back (EMFILE)",
+    "this writer's claim of seq 0 could not be given back (EMFILE): this writer takes it back at its next write, another replica (or the bot restarted) 10 minutes after it was made",
   );
   expect(readdirSync(join(writer.folder, CLAIMS_DIR))).toEqual(['0000000000']);
   // Another writer (another replica, or this one restarted) cannot tell it from a writer under way.
