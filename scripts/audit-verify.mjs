@@ -1647,6 +1647,7 @@ var listFolders = (path, list) => {
 var ENVIRONMENTS = ["sandbox", "test", "live"];
 var isArchiveName = (path) => ENVIRONMENTS.includes(basename2(path)) || SEGMENT_NAME.test(basename2(path));
 var isSegmentDir = (path) => {
+  if (SEGMENT_NAME.test(basename2(path))) return true;
   const isFile = (file) => {
     try {
       return statSync(join2(path, file)).isFile();

@@ -44,8 +44,12 @@ const ENVIRONMENTS: readonly ServiceEnvironment[] = ['sandbox', 'test', 'live'];
 /** A folder named as the archive names its own: an environment's or a segment's. */
 const isArchiveName = (path: string) =>
   (ENVIRONMENTS as readonly string[]).includes(basename(path)) || SEGMENT_NAME.test(basename(path));
-/** Whether a folder holds a segment's file; a passing failure to look (out of file handles) is thrown. */
+/**
+ * Whether a folder is a segment: named as one (read whatever it holds, so one emptied or that cannot be
+ * entered is reported), or holding a segment's file; a passing failure to look (out of file handles) is thrown.
+ */
 const isSegmentDir = (path: string) => {
+  if (SEGMENT_NAME.test(basename(path))) return true;
   const isFile = (file: string) => {
     try {
       return statSync(join(path, file)).isFile();
