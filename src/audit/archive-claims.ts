@@ -48,12 +48,20 @@ export async function exclusiveDir(path: string): Promise<boolean> {
   }
 }
 
-/** Who holds a claim and since when (ms); `unknown`: why its owner file does not say (the holder is unknown). */
+/**
+ * Who holds a claim and since when (ms); `claimId`: the write that made it (an older version's owner
+ * file names none); `unknown`: why its owner file does not say (the holder is unknown).
+ */
 export interface ClaimHolder {
   owner: string;
   at: number;
+  claimId?: string;
   unknown?: string;
 }
+
+/** An owner file's text: the writer (its process), the write that made the claim, and when. */
+export const ownerText = (owner: string, claimId: string, at: Date) =>
+  `${JSON.stringify({ owner, claimId, at: at.toISOString() })}\n`;
 
 /** Codes that say an owner file cannot be read whatever the moment: its holder is unknown. */
 const OWNER_UNREADABLE: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EISDIR', 'ELOOP']);
@@ -108,17 +116,17 @@ async function claimHolderOnce(claim: string, read: ReadArchiveFile): Promise<Cl
 }
 
 /** An owner file's writer and time (ms), or why it does not say both. */
-function parseOwner(text: string): { owner: string; at: number } | { why: string } {
-  let held: { owner?: unknown; at?: unknown } | null;
+function parseOwner(text: string): ClaimHolder | { why: string } {
+  let held: { owner?: unknown; claimId?: unknown; at?: unknown } | null;
   try {
-    held = JSON.parse(text) as { owner?: unknown; at?: unknown } | null;
+    held = JSON.parse(text) as { owner?: unknown; claimId?: unknown; at?: unknown } | null;
   } catch {
     return { why: 'is not JSON' };
   }
   const at = typeof held?.at === 'string' ? Date.parse(held.at) : Number.NaN;
   if (typeof held?.owner !== 'string' || !Number.isFinite(at))
     return { why: 'does not name a writer and a time' };
-  return { owner: held.owner, at };
+  return { owner: held.owner, at, ...(typeof held.claimId === 'string' ? { claimId: held.claimId } : {}) };
 }
 
 /** A claim's holder in words: who and since when, or why it is not known and the folder's time. */
@@ -175,12 +183,13 @@ export async function removeAbandoned(path: string, fs: ClaimsFileSystem, note: 
  * Give a claim back: renamed out of the claim path first (atomic, as a takeover does), then removed,
  * never in place. A writer stalled after it found the claim its own may resume after a takeover made
  * it another's: that writer's staged folder moves away whole with it, so its own rename finds nothing,
- * it publishes nothing, and it claims afresh at its next write. `owner`: the writer giving it back.
+ * it publishes nothing, and it claims afresh at its next write. `claimId`: the write giving it back;
+ * `published`: the segment starting at the claim's seq, if one is in the folder.
  */
 export async function giveBack(
   claim: string,
-  owner: string,
-  fs: ClaimsFileSystem & { read?: ReadArchiveFile },
+  claimId: string,
+  fs: ClaimsFileSystem & { read?: ReadArchiveFile; published: () => string | undefined },
   note: Note,
 ): Promise<void> {
   const moved = join(dirname(claim), `.${basename(claim)}-abandoned-${randomUUID()}`);
@@ -191,9 +200,19 @@ export async function giveBack(
     return;
   }
   const held = await claimHolder(moved, fs.read).catch(() => undefined);
-  if (held && !held.unknown && held.owner !== owner) {
+  if (held && !held.unknown && held.claimId !== claimId) {
+    // That writer may have published before the move: then its segment stands and nothing is lost.
+    let after: string;
+    try {
+      const segment = fs.published();
+      after = segment
+        ? ` and had already published segment ${segment} from; nothing is lost`
+        : ': that writer publishes nothing from it and claims again';
+    } catch (error) {
+      after = `; the folder cannot be listed (${why(error)}) to tell whether that writer published from it`;
+    }
     note(
-      `gave back the claim of seq ${Number(basename(claim))}, which another writer had taken over meanwhile (${holderText(held)}): that writer publishes nothing from it and claims again`,
+      `gave back the claim of seq ${Number(basename(claim))}, which another writer had taken over meanwhile (${holderText(held)})${after}`,
     );
   }
   await removeAbandoned(moved, fs, note);

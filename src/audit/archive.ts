@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
 import {
@@ -28,15 +28,17 @@ import {
   giveBack,
   holderText,
   type Note,
+  ownerText,
   removeAbandoned,
   removeAll,
   syncFolder,
   writeOnce,
 } from './archive-claims.js';
 import type { ListFolder } from './archive-find.js';
+import { unsignedManifest } from './archive-manifest.js';
 import { type ArchiveOutcome, refused, taken, withNotes } from './archive-outcome.js';
 import { type ChainHead, chainedBetween, continues } from './chain.js';
-import { sha256Hex, short } from './crypto.js';
+import { short } from './crypto.js';
 import {
   type ArchiveReport,
   CLAIMS_DIR,
@@ -47,7 +49,6 @@ import {
   manifestText,
   type ReadArchiveFile,
   readSegment,
-  SEGMENT_FORMAT,
   type SegmentChecks,
   type SegmentManifest,
   type SegmentOnDisk,
@@ -84,15 +85,21 @@ const readError = (error: unknown) => (error as NodeJS.ErrnoException).code ?? S
 
 export type { ArchiveOutcome };
 
+/** One write's own: the claim id its claim names, and where its notes go. */
+interface WriteTurn {
+  claimId: string;
+  note: Note;
+}
+
 export class AuditArchive {
   /** This environment's folder of the archive. */
   readonly folder: string;
   /** Each segment's check, by its files' content: a read checks only what is new or changed. */
   private readonly checks: SegmentChecks = new Map();
-  /** This writer, as its claims name it. */
+  /** This writer (its process), as its claims name it; each write's claim also names that write (`claimId`). */
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  /** This writer's writes under way: with none but the one asking, a claim of its own is a failed write's. */
-  private writing = 0;
+  /** The claim ids of this writer's writes under way: a claim of its own with none of them is a failed write's. */
+  private readonly underWay = new Set<string>();
 
   constructor(
     private readonly options: {
@@ -108,6 +115,8 @@ export class AuditArchive {
       readFile?: ReadArchiveFile;
       /** How a folder is removed, whole: node's rm (a test stands in a failing one). */
       remove?: (path: string) => Promise<void>;
+      /** Awaited between claiming a seq and staging its segment: a test stalls a writer there. */
+      claimed?: () => Promise<void>;
       /** Awaited between staging a segment and renaming it: a test stalls a writer there. */
       staged?: () => Promise<void>;
       /** Told each note as it happens, so a write that throws afterwards loses none (the keeper logs them). */
@@ -183,14 +192,18 @@ export class AuditArchive {
     const notes: string[] = [];
     const note = (text: string) => {
       notes.push(text);
-      this.options.onNote?.(text);
+      // A logger that throws must not stop a write part-way: the note is in the outcome all the same.
+      try {
+        this.options.onNote?.(text);
+      } catch {}
     };
     const locked = async () => {
-      this.writing += 1;
+      const claimId = randomUUID();
+      this.underWay.add(claimId);
       try {
-        return withNotes(await this.writeLocked(reason, chain, dueEveryMs, note), notes);
+        return withNotes(await this.writeLocked(reason, chain, dueEveryMs, { claimId, note }), notes);
       } finally {
-        this.writing -= 1;
+        this.underWay.delete(claimId);
       }
     };
     return store.withLock(lockName(environment), locked, { waitMs: 30_000 });
@@ -200,7 +213,7 @@ export class AuditArchive {
     reason: string,
     chain: () => Promise<VerifiedChain>,
     dueEveryMs: number | undefined,
-    note: Note,
+    turn: WriteTurn,
   ): Promise<ArchiveOutcome> {
     const now = this.options.now();
     const report = this.read();
@@ -228,7 +241,7 @@ export class AuditArchive {
         `the store's chain does not continue from the archive's last segment ${through.segment} (seq ${through.seq}, hash ${short(through.hash)}): its next entry there is seq ${first.seq}`,
       );
     }
-    return this.writeSegment(entries, through, recorded, { now, reason, note });
+    return this.writeSegment(entries, through, recorded, { now, reason, ...turn });
   }
 
   /** Sign `entries` (chained, in order, at least one) after `through`, claim their first seq, write them. */
@@ -236,23 +249,29 @@ export class AuditArchive {
     entries: AuditEntry[],
     through: ArchiveReport['verifiedHead'],
     recorded: ArchiveRecord | undefined,
-    { now, reason, note }: { now: Date; reason: string; note: Note },
+    { now, reason, ...turn }: WriteTurn & { now: Date; reason: string },
   ): Promise<ArchiveOutcome> {
     const text = entriesText(entries);
-    const unsigned = this.unsignedManifest(entries, through, text, now, reason);
+    const { environment, signer } = this.options;
+    const unsigned = unsignedManifest(
+      { entries, through, text },
+      { environment, now, reason, key: signer.publicKey },
+    );
     const manifest: SegmentManifest = {
       ...unsigned,
       signature: this.options.signer.sign(manifestText(unsigned)),
     };
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
-    const claim = await this.claim(unsigned.firstSeq, note);
+    const claim = await this.claim(unsigned.firstSeq, turn);
     if (claim) return claim;
     const staging = join(this.folder, CLAIMS_DIR, claimName(unsigned.firstSeq), `staged-${randomUUID()}`);
     try {
-      await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`, unsigned.firstSeq, staging);
+      await this.options.claimed?.();
+      const files = { entries: text, manifest: `${JSON.stringify(manifest, null, 2)}\n` };
+      await this.put(name, files, unsigned.firstSeq, turn.claimId, staging);
     } catch (error) {
       // Still under the lock: a claim no segment follows would refuse every later write.
-      await this.unclaim(unsigned.firstSeq, staging, note).catch((kept: unknown) => {
+      await this.unclaim(unsigned.firstSeq, staging, turn).catch((kept: unknown) => {
         const what = error instanceof Error ? error.message : String(error);
         throw new Error(
           `${what}; this writer's claim of seq ${unsigned.firstSeq} could not be given back (${readError(kept)}): this writer takes it back at its next write, another replica (or the bot restarted) ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made`,
@@ -285,24 +304,28 @@ export class AuditArchive {
    * usual. A claim whose owner file cannot be read is dated by its folder. Nothing when claimed; otherwise
    * why this writer stops. What an operator should hear of (a takeover) goes to `note`.
    */
-  private async claim(firstSeq: number, note: Note): Promise<ArchiveOutcome | undefined> {
+  private async claim(firstSeq: number, turn: WriteTurn): Promise<ArchiveOutcome | undefined> {
+    const { note } = turn;
     const claims = join(this.folder, CLAIMS_DIR);
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
     await clearAbandoned(claims, this.fileSystem(), note);
     const path = join(claims, claimName(firstSeq));
-    if (await this.claimAfresh(path, note)) return this.unlessWritten(firstSeq);
+    if (await this.claimAfresh(path, turn)) return this.unlessWritten(firstSeq);
     const written = this.unlessWritten(firstSeq);
     if (written) return written;
     const held = await claimHolder(path, this.options.readFile);
     if (!held) {
       // Renamed away by a takeover between the mkdir and now: claim it, unless another got there first.
-      if (await this.claimAfresh(path, note)) return this.unlessWritten(firstSeq);
+      if (await this.claimAfresh(path, turn)) return this.unlessWritten(firstSeq);
       return taken(`another replica claimed seq ${firstSeq} meanwhile`);
     }
     const age = this.options.now().getTime() - held.at;
-    // This writer's own claim, with no other write of it under way: a failed write left it (its owner
-    // names this instance alone, never a restarted or another replica), so it is taken back at once.
-    const leftByThisWriter = held.owner === this.owner && this.writing === 1;
+    // This writer's own claim (its owner names this instance alone, never a restarted or another replica)
+    // whose write is no longer under way: a failed write left it, so it is taken back at once. One naming
+    // no write (an older version's) only while no other write of this writer is under way.
+    const leftByThisWriter =
+      held.owner === this.owner &&
+      (held.claimId ? !this.underWay.has(held.claimId) : this.underWay.size === 1);
     if (age < CLAIM_ABANDONED_MS && !leftByThisWriter) {
       return refused(
         `seq ${firstSeq} is claimed in ${claims} (by ${holderText(held)}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
@@ -316,7 +339,7 @@ export class AuditArchive {
       return taken(`another replica took over the abandoned claim of seq ${firstSeq} meanwhile`);
     }
     note(`took over the abandoned claim of seq ${firstSeq} (by ${holderText(held)})`);
-    const claimed = await this.claimAfresh(path, note);
+    const claimed = await this.claimAfresh(path, turn);
     // What the abandoned claim staged is no segment: its folder goes, now or at the next segment.
     await removeAbandoned(abandoned, this.fileSystem(), note);
     if (claimed) return this.unlessWritten(firstSeq);
@@ -328,9 +351,10 @@ export class AuditArchive {
     return { list: this.options.list ?? readdirSync, remove: this.options.remove ?? removeAll };
   }
 
-  /** The claims' file system, with how an owner file is read. */
-  private claimsAccess(): ClaimsFileSystem & { read?: ReadArchiveFile } {
-    return { ...this.fileSystem(), ...(this.options.readFile ? { read: this.options.readFile } : {}) };
+  /** The claims' file system, with how an owner file is read and the segment starting at a seq found. */
+  private claimsAccess(firstSeq: number) {
+    const read = this.options.readFile ? { read: this.options.readFile } : {};
+    return { ...this.fileSystem(), ...read, published: () => this.segmentStarting(firstSeq) };
   }
 
   /**
@@ -346,15 +370,19 @@ export class AuditArchive {
     );
   }
 
-  /** An exclusive mkdir of the claim, then this writer's owner file in it: false when it exists already. */
-  private async claimAfresh(path: string, note: Note): Promise<boolean> {
+  /** An exclusive mkdir of the claim, then this write's owner file in it: false when it exists already. */
+  private async claimAfresh(path: string, { claimId, note }: WriteTurn): Promise<boolean> {
     if (!(await exclusiveDir(path))) return false;
     try {
-      const at = this.options.now().toISOString();
-      await writeOnce(join(path, CLAIM_OWNER_FILE), `${JSON.stringify({ owner: this.owner, at })}\n`);
+      await writeOnce(join(path, CLAIM_OWNER_FILE), ownerText(this.owner, claimId, this.options.now()));
     } catch (error) {
-      // A claim without its owner would be dated by its folder: give it back instead.
-      await giveBack(path, this.owner, this.claimsAccess(), note);
+      // A claim without its owner would be dated by its folder: give it back instead. The owner file's
+      // error is the one thrown; one giving the claim back goes with it.
+      await giveBack(path, claimId, this.claimsAccess(Number(basename(path))), note).catch(
+        (kept: unknown) => {
+          if (error instanceof Error && error.cause === undefined) error.cause = kept;
+        },
+      );
       throw error;
     }
     return true;
@@ -364,16 +392,20 @@ export class AuditArchive {
    * A write that failed after its claim: its staged folder goes, and the claim when it is still this
    * writer's and no segment starts there. Another's claim is left, as is one not told this writer's (thrown).
    */
-  private async unclaim(firstSeq: number, staging: string, note: Note): Promise<void> {
+  private async unclaim(firstSeq: number, staging: string, { claimId, note }: WriteTurn): Promise<void> {
     await rm(staging, { recursive: true, force: true });
-    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) return;
-    await giveBack(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), this.owner, this.claimsAccess(), note);
+    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq, claimId))) return;
+    const path = join(this.folder, CLAIMS_DIR, claimName(firstSeq));
+    await giveBack(path, claimId, this.claimsAccess(firstSeq), note);
   }
 
-  /** Whether the claim of `firstSeq` is still this writer's (a passing failure to read it is thrown). */
-  private async owns(firstSeq: number): Promise<boolean> {
+  /**
+   * Whether the claim of `firstSeq` is still the one write `claimId` made: another write's, of this
+   * process or not, is not (a passing failure to read it is thrown).
+   */
+  private async owns(firstSeq: number, claimId: string): Promise<boolean> {
     const held = await claimHolder(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), this.options.readFile);
-    return held?.owner === this.owner;
+    return held?.claimId === claimId;
   }
 
   /** The segment of the folder starting at `firstSeq`, if any. */
@@ -421,34 +453,6 @@ export class AuditArchive {
     );
   }
 
-  /** The manifest of a segment of `entries` (chained, in order, at least one) after `through`, before signing. */
-  private unsignedManifest(
-    entries: AuditEntry[],
-    through: ArchiveReport['verifiedHead'],
-    text: string,
-    now: Date,
-    reason: string,
-  ): Omit<SegmentManifest, 'signature'> {
-    const first = entries[0] as AuditEntry;
-    const last = entries.at(-1) as AuditEntry;
-    return {
-      format: SEGMENT_FORMAT,
-      environment: this.options.environment,
-      first: !through,
-      firstSeq: first.seq ?? 0,
-      lastSeq: last.seq ?? 0,
-      count: entries.length,
-      previousHead: through
-        ? { seq: through.seq, hash: through.hash }
-        : { seq: (first.seq ?? 0) - 1, hash: first.prev ?? '' },
-      head: { seq: last.seq ?? 0, hash: last.hash ?? '' },
-      entries: { file: ENTRIES_FILE, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
-      writtenAt: now.toISOString(),
-      reason,
-      key: this.options.signer.publicKey,
-    };
-  }
-
   /**
    * Both files, read-only, in a fresh folder inside the claim, then that folder renamed to the segment's
    * name. A claim taken over while this writer stalled was renamed away with its staged folder: the
@@ -456,33 +460,31 @@ export class AuditArchive {
    */
   private async put(
     name: string,
-    entries: string,
-    manifest: string,
+    { entries, manifest }: { entries: string; manifest: string },
     firstSeq: number,
+    claimId: string,
     staging: string,
   ): Promise<void> {
-    await mkdir(staging, { mode: FOLDER_MODE });
-    // Made in this writer's claim: a claim once moved away never comes back, so one still this writer's
-    // after the mkdir held the staged folder all along, which from now on goes wherever the claim goes.
-    if (!(await this.owns(firstSeq))) {
-      throw new Error(
+    const takenOver = () =>
+      new Error(
         `the claim of seq ${firstSeq} was taken over while this writer was stalled; nothing was written`,
       );
-    }
-    await writeOnce(join(staging, ENTRIES_FILE), entries);
-    await writeOnce(join(staging, MANIFEST_FILE), manifest);
+    // A claim (or the staged folder in it) moved away by a takeover: nothing is there to write in.
+    const unlessMoved = (error: unknown) => {
+      throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? takenOver() : error;
+    };
+    await mkdir(staging, { mode: FOLDER_MODE }).catch(unlessMoved);
+    // Made in this write's claim: a claim once moved away never comes back (one made afresh names another
+    // write), so one still this write's after the mkdir held the staged folder all along, which from now
+    // on goes wherever the claim goes.
+    if (!(await this.owns(firstSeq, claimId))) throw takenOver();
+    await writeOnce(join(staging, ENTRIES_FILE), entries).catch(unlessMoved);
+    await writeOnce(join(staging, MANIFEST_FILE), manifest).catch(unlessMoved);
     crashPoint('audit-segment-staged');
     await this.options.staged?.();
     const target = join(this.folder, name);
     if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
-    try {
-      await rename(staging, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw new Error(
-        `the claim of seq ${firstSeq} was taken over while this writer was stalled; nothing was written`,
-      );
-    }
+    await rename(staging, target).catch(unlessMoved);
     await syncFolder(this.folder);
   }
 }

@@ -1,7 +1,8 @@
 // A claim given back, and a writer that meets another's claim, when writers overlap: a writer that found
-// its claim its own and then stalled while a takeover made it another's, the notes of a write that then
-// fails, and a second write of one writer while its first still holds its claim.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// its claim its own and then stalled while a takeover made it another's (published from or not), the
+// notes of a write that then fails (or whose logger throws), a second write of one writer while its first
+// still holds its claim or after it took that claim over, and a claim moved away before its writer staged.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -12,6 +13,7 @@ import {
   type VerifiedChain,
 } from '../../src/audit/archive.js';
 import { CLAIM_OWNER_FILE } from '../../src/audit/archive-claims.js';
+import type { ListFolder } from '../../src/audit/archive-find.js';
 import { AuditKeeper } from '../../src/audit/keeper.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { CLAIMS_DIR, ENTRIES_FILE, MANIFEST_FILE } from '../../src/audit/segments.js';
@@ -216,4 +218,140 @@ test('a second write of one writer while its first holds the claim is refused, a
   );
   expect(segmentFiles(archive.folder)).toEqual([[ENTRIES_FILE, MANIFEST_FILE]]);
   expect(archive.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
+});
+
+test('a write of one writer stalled past the takeover of its claim by a later write of the same writer publishes nothing', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-give-back-own-write-taken-over');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  let clock = NOW;
+  let second: ArchiveOutcome | undefined;
+  // Its lock lapsed: the first write stalls holding its claim of seq 0 until, ten minutes on, a second
+  // write of the same writer took that claim over as abandoned and published.
+  const archive: AuditArchive = new AuditArchive({
+    store: lapsed(a),
+    dir: join(auditDir, 'archive'),
+    environment: 'sandbox',
+    signer,
+    now: () => clock,
+    claimed: async () => {
+      if (second) return;
+      clock = LATER;
+      second = await archive.write('command', chainOf(log));
+    },
+  });
+  await expect(archive.write('schedule', chainOf(log))).rejects.toThrow(
+    'the claim of seq 0 was taken over while this writer was stalled; nothing was written',
+  );
+  expect(second).toMatchObject({ written: true, firstSeq: 0, lastSeq: 1 });
+  expect(segmentFiles(archive.folder)).toEqual([[ENTRIES_FILE, MANIFEST_FILE]]);
+  expect(archive.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
+});
+
+test('a logger that throws at a note does not stop the write', async ({ replicas, auditDir, signer }) => {
+  const { a } = await replicas('audit-give-back-note-throws');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 1);
+  const archive = new AuditArchive({
+    store: a,
+    dir: join(auditDir, 'archive'),
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+    onNote: () => {
+      throw new Error('the logger is down');
+    },
+  });
+  const claim = join(archive.folder, CLAIMS_DIR, '0000000000');
+  mkdirSync(claim, { recursive: true });
+  const at = new Date(NOW.getTime() - CLAIM_ABANDONED_MS).toISOString();
+  writeFileSync(join(claim, CLAIM_OWNER_FILE), JSON.stringify({ owner: 'replica-gone', at }));
+  expect(await archive.write('schedule', chainOf(log))).toMatchObject({
+    written: true,
+    notes: [`took over the abandoned claim of seq 0 (by replica-gone, ${at})`],
+  });
+  expect(archive.read()).toMatchObject({ problems: [], verifiedHead: { seq: 0 } });
+});
+
+test('a writer whose claim was moved away before it staged says it was taken over, and writes nothing', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-give-back-moved-before-staging');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 1);
+  // While it stalls after claiming, a takeover renames its claim away and stops before claiming afresh.
+  const archive: AuditArchive = new AuditArchive({
+    store: a,
+    dir: join(auditDir, 'archive'),
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+    claimed: async () => {
+      const claims = join(archive.folder, CLAIMS_DIR);
+      renameSync(join(claims, '0000000000'), join(claims, '.0000000000-abandoned-x'));
+    },
+  });
+  await expect(archive.write('schedule', chainOf(log))).rejects.toThrow(
+    'the claim of seq 0 was taken over while this writer was stalled; nothing was written',
+  );
+  expect(segmentFiles(archive.folder)).toEqual([]);
+});
+
+test('a writer giving back a claim another took over and published from says nothing was lost', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a, b } = await replicas('audit-give-back-published');
+  const dir = join(auditDir, 'archive');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  const other = new AuditArchive({ store: lapsed(b), dir, environment: 'sandbox', signer, now: () => LATER });
+  let published = false;
+  let hidden = false;
+  let seen: Buffer | undefined;
+  let ownerReads = 0;
+  const notes: string[] = [];
+  const writer = new AuditArchive({
+    store: a,
+    dir,
+    environment: 'sandbox',
+    signer,
+    now: () => NOW,
+    onNote: (note) => notes.push(note),
+    // It looked for a segment and at its claim before the other published, and froze: the first listing
+    // and owner read after the other's write are as they were before it.
+    readFile: (path) => {
+      if (!path.endsWith(`/${CLAIM_OWNER_FILE}`)) return readFileSync(path);
+      ownerReads += 1;
+      if (ownerReads === 1) seen = readFileSync(path);
+      return ownerReads <= 2 && seen ? seen : readFileSync(path);
+    },
+    list: ((path: string, options: { withFileTypes: true }) => {
+      const listed = readdirSync(path, options);
+      if (!published || hidden || path !== writer.folder) return listed;
+      hidden = true;
+      return listed.filter((entry) => entry.name.startsWith('.'));
+    }) as ListFolder,
+    // The other writer takes the claim over and publishes; then this writer's disk fails.
+    staged: async () => {
+      expect(await other.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
+      published = true;
+      throw failure('ENOSPC');
+    },
+  });
+  await expect(writer.write('schedule', chainOf(log))).rejects.toThrow('ENOSPC');
+  expect(notes).toEqual([
+    expect.stringMatching(
+      /^gave back the claim of seq 0, which another writer had taken over meanwhile \(.+, 2026-11-02T10:10:00\.000Z\) and had already published segment 0000000000-0000000001-20261102T101000Z from; nothing is lost$/,
+    ),
+  ]);
+  expect(segmentFiles(writer.folder)).toEqual([[ENTRIES_FILE, MANIFEST_FILE]]);
+  expect(writer.read()).toMatchObject({ problems: [], verifiedHead: { seq: 1 } });
 });
