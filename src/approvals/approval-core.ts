@@ -229,7 +229,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     next: ApprovalRequest,
     options: WriteOptions = {},
   ): Promise<LimitFigures | undefined> {
-    return this.limits.approve(next, () => this.write(read, next, options), options.click?.signal);
+    return this.limits.approve(read, next, () => this.write(read, next, options), options.click?.signal);
   }
 
   get(id: string): Promise<ApprovalRequest | undefined> {

@@ -43,6 +43,7 @@ export {
   noticeText,
 } from './state-machine.js';
 export { TIERS_RAISED_ACTION } from './tiers-raised.js';
+export { leftToAPersonByTheLookup } from './transaction-match.js';
 export {
   type ActionResult,
   type ApprovalRequest,

@@ -17,6 +17,7 @@ import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
 import { LOOKED_UP_BEFORE_SENDING, transition } from './state-machine.js';
 import {
+  askAPersonToCheck,
   CLOCK_SKEW_MS,
   matchingTransactions,
   outcomeFromTransaction,
@@ -198,12 +199,7 @@ export class LateLookup {
   }
 
   private askAPerson(request: ApprovalRequest): Promise<ApprovalRequest | undefined> {
-    return this.deps.core.notice(
-      request.id,
-      'needs-manual-check',
-      `A person must check with the service (dashboard or support) whether it went out; the bot will not send it. An approver then records the answer: \`/cngn resolve ${request.id} completed|failed <what you saw>\`.`,
-      { when: (r) => r.state === 'outcome-unknown' },
-    );
+    return askAPersonToCheck(this.deps.core, request.id);
   }
 
   /**

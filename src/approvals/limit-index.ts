@@ -117,12 +117,14 @@ export class LimitIndex {
   }
 
   /**
-   * A final approval (`next` is approved) of a request that moves an amount, with a daily limit set, is
-   * written (`write`) only if what is approved or further on in the window, plus this, stays within
-   * it; the entry is marked approved first, so replicas deciding meanwhile count it. Any other
-   * approval is written as is. Refused: nothing written, and the figures are returned.
+   * A final approval (`next` is approved, over `read`) of a request that moves an amount, with a daily
+   * limit set, is written (`write`) only if what is approved or further on in the window, plus this,
+   * stays within it; the entry is marked approved first, so replicas deciding meanwhile count it, for
+   * as long as the request is still `read` (after that the write cannot land). Any other approval is
+   * written as is. Refused: nothing written, and the figures are returned.
    */
   async approve(
+    read: ApprovalRequest,
     next: ApprovalRequest,
     write: () => Promise<void>,
     signal?: AbortSignal,
@@ -140,12 +142,13 @@ export class LimitIndex {
       if (over) {
         // A mark left by an earlier try, whose write of the request was overtaken, no longer holds.
         if (own?.approvedRound !== undefined) {
-          const { approvedRound: _unmarked, ...unmarked } = own;
+          const { approvedRound: _unmarked, approvedSteps: _steps, ...unmarked } = own;
           await window.commit([...others, unmarked]);
         }
         return over;
       }
-      await window.commit([...others, { ...(own ?? windowEntry(next)), approvedRound: next.round }]);
+      const mark = { approvedRound: next.round, approvedSteps: read.history.length };
+      await window.commit([...others, { ...(own ?? windowEntry(next)), ...mark }]);
       await write();
       return undefined;
     });

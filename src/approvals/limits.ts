@@ -94,6 +94,13 @@ export interface WindowEntry {
    * then on, even before its own write lands, so a replica deciding meanwhile counts it.
    */
   approvedRound?: number;
+  /**
+   * The steps of the request as that approval's write read it. The write is conditional on the
+   * request being exactly that, so once the request holds other steps (approved and sent back to wait
+   * in the same round, an interrupted approval cleared, a notice) it can no longer land, and the mark
+   * no longer counts: the request counts by its state.
+   */
+  approvedSteps?: number;
 }
 
 export function windowEntry(request: ApprovalRequest): WindowEntry {
@@ -166,7 +173,7 @@ export function countWindow(
     if (request && !stillCounts(request)) continue;
     const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
     if (now.getTime() - since >= windowMs) continue;
-    const approved = request ? request.state !== 'pending' || entry.approvedRound === request.round : false;
+    const approved = request ? request.state !== 'pending' || approvalMayLand(entry, request) : false;
     counted.push({
       entry,
       amount: Money.parseDecimal(entry.amount),
@@ -175,6 +182,13 @@ export function countWindow(
     });
   }
   return counted;
+}
+
+/** A pending request whose final approval the daily limit let through, and whose write may still land. */
+function approvalMayLand(entry: WindowEntry, request: ApprovalRequest): boolean {
+  if (entry.approvedRound !== request.round) return false;
+  // A mark without its steps (written before they were kept) holds for its round, as it did then.
+  return entry.approvedSteps === undefined || entry.approvedSteps === request.history.length;
 }
 
 const sum = (counted: readonly Counted[]) => counted.reduce((total, c) => total.plus(c.amount), Money.zero());

@@ -8,10 +8,12 @@
 import type { CoreSections } from './core-sections.js';
 import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
-import { transition } from './state-machine.js';
+import { hasNotice, transition } from './state-machine.js';
 import {
+  askAPersonToCheck,
   CLOCK_SKEW_MS,
   coversFrom,
+  leftToAPersonByTheLookup,
   MATCH_WINDOW_MS,
   type Matching,
   matchingTransactions,
@@ -80,7 +82,16 @@ export class Reconciler {
   }
 
   /** Look for outcome-unknown withdrawals, redemptions and bridges in the transaction list. */
-  async reconcile(requests: ApprovalRequest[]): Promise<void> {
+  async reconcile(all: ApprovalRequest[]): Promise<void> {
+    // One the lookup before a late send left to a person is never settled from a match: the bot has no
+    // record of a call for it, so a match may be anyone's payment (even, after a store restore, the
+    // bot's own earlier one). Only the person it asked settles it; asked here too, in case the lookup
+    // stopped between leaving it and asking. No service read for it.
+    const parked = all.filter(leftToAPersonByTheLookup);
+    for (const request of parked.filter((r) => !hasNotice(r, 'needs-manual-check'))) {
+      await askAPersonToCheck(this.core, request.id);
+    }
+    const requests = all.filter((r) => !leftToAPersonByTheLookup(r));
     if (requests.length === 0) return;
     const since = Math.min(...requests.map((r) => sentAt(r) - CLOCK_SKEW_MS));
     const read = await transactionsSince(this.custody, since, this.readBack);

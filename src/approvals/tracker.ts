@@ -14,6 +14,7 @@ import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { markMissingHolders } from './reference-conflicts.js';
+import { requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
@@ -84,11 +85,8 @@ export class Tracker {
     // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
     // a person to look; the request's own polls still read the service).
     if (report.amountInvalid) return undefined;
-    let id: string | undefined;
-    for (const key of report.references) id ??= await this.repo.findIdByReference(key);
+    const id = await requestNamedByReport(this.repo, this.custody.environment, report, this.log);
     if (!id) return undefined;
-    // Our own environment's service only speaks for our own environment's requests.
-    if ((await this.repo.get(id))?.environment !== this.custody.environment) return undefined;
     const to = report.result;
     this.log?.info?.('webhook about a request', {
       requestId: id,

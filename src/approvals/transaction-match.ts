@@ -3,9 +3,11 @@
 // still in flight or unresolved may have made. One matcher, used by the reconciler (outcome unknown)
 // and by the lookup before a late send.
 import { Money } from '../format/money.js';
+import type { CoreSections } from './core-sections.js';
 import type { CustodyGateway, CustodyTransaction, ServiceReadOptions } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
-import { type ApprovalRequest, type ExecutionOutcome, MONEY_KINDS } from './types.js';
+import { LOOKED_UP_BEFORE_SENDING } from './state-machine.js';
+import { type ApprovalRequest, type ExecutionOutcome, type HistoryEntry, MONEY_KINDS } from './types.js';
 
 /** How far the service's clock and the replicas' clocks may disagree. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -156,12 +158,37 @@ function callTimes(request: ApprovalRequest): { from: number; to: number } {
   const approved = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt);
   const from = Number.isFinite(approved) ? approved : Number.NEGATIVE_INFINITY;
   if (request.state !== 'outcome-unknown') return { from, to: Number.POSITIVE_INFINITY };
-  const steps = request.history;
-  const became = steps.findLast(
-    (step, i) => step.state === 'outcome-unknown' && steps[i - 1]?.state !== step.state,
-  );
-  const at = Date.parse(became?.at ?? '');
+  const at = Date.parse(becameUnknown(request)?.at ?? '');
   return { from, to: Number.isFinite(at) ? at : Number.POSITIVE_INFINITY };
+}
+
+/**
+ * Made outcome unknown by the lookup before a late send (late-lookup.ts): the bot has no record of a
+ * call for it, so no transaction in the list is known to be its (after a store restore one may still
+ * be), and a person was asked.
+ */
+export function leftToAPersonByTheLookup(request: ApprovalRequest): boolean {
+  return request.state === 'outcome-unknown' && becameUnknown(request)?.action === LOOKED_UP_BEFORE_SENDING;
+}
+
+/**
+ * Ask a person to check one the lookup left to them (once a round): it never sends it, whatever the
+ * person finds. The lookup asks right after leaving it; the reconciler asks again in case it stopped
+ * in between.
+ */
+export function askAPersonToCheck(core: CoreSections, id: string): Promise<ApprovalRequest | undefined> {
+  return core.notice(
+    id,
+    'needs-manual-check',
+    `A person must check with the service (dashboard or support) whether it went out; the bot will not send it. An approver then records the answer: \`/cngn resolve ${id} completed|failed <what you saw>\`.`,
+    { when: (r) => r.state === 'outcome-unknown' },
+  );
+}
+
+/** The step that last made the request outcome unknown. */
+function becameUnknown(request: ApprovalRequest): HistoryEntry | undefined {
+  const steps = request.history;
+  return steps.findLast((step, i) => step.state === 'outcome-unknown' && steps[i - 1]?.state !== step.state);
 }
 
 export function outcomeFromTransaction(tx: CustodyTransaction): ExecutionOutcome {

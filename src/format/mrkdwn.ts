@@ -174,20 +174,84 @@ function boldRun(run: string, before: boolean, after: boolean): string {
 /** Slack refuses a section or context text longer than 3000 characters; this leaves some room. */
 export const MAX_MRKDWN_TEXT = 2900;
 
-/** What ends a text cut to fit a Slack limit, so a reader knows there was more. */
-const CUT_MARK = '…(cut)';
+/** What ends every text cut to fit a Slack limit (mrkdwn or plain), so a reader knows there was more. */
+export const CUT_MARK = '…(cut)';
+
+/** The longest code closer a cut can need (a code block's fence). */
+const LONGEST_CLOSER = 3;
+
+/** An end at or before `end` that splits no surrogate pair. */
+function wholeCharactersEnd(text: string, end: number): number {
+  const last = text.charCodeAt(end - 1);
+  return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
+}
+
+/** A hidden-character marker as markHiddenCharacters writes it; the longest is `⟨U+10FFFF⟩`. */
+const HIDDEN_MARKER = /⟨U\+[0-9A-F]{4,6}⟩/y;
+const LONGEST_MARKER = '⟨U+10FFFF⟩'.length;
+
+/** An end at or before `end` outside any hidden-character marker (a `⟨` from outside is no marker). */
+function outsideMarker(text: string, end: number): number {
+  const from = text.lastIndexOf('⟨', end - 1);
+  if (from < 0 || from <= end - LONGEST_MARKER) return end;
+  HIDDEN_MARKER.lastIndex = from;
+  const marker = HIDDEN_MARKER.exec(text);
+  return marker && from + marker[0].length > end ? from : end;
+}
+
+/** An end at or before `end` outside an escape such as `&amp;` and outside a `<…|…>` link or mention. */
+function outsideMarkup(text: string, end: number): number {
+  let at = end;
+  const amp = text.lastIndexOf('&', at - 1);
+  if (amp >= 0 && amp >= at - 5 && !text.slice(amp, at).includes(';')) at = amp;
+  const open = text.lastIndexOf('<', at - 1);
+  if (open >= 0 && !text.slice(open, at).includes('>')) at = open;
+  return at;
+}
+
+/**
+ * An end at or before `end` that splits nothing Slack reads as one piece: an escape such as `&amp;`,
+ * a surrogate pair, a `<…|…>` link or mention, a hidden-character marker such as ⟨U+202E⟩. Each step
+ * only moves the end back, so they run again until none moves it: a step never undoes another.
+ */
+function safeEnd(text: string, end: number): number {
+  let at = end;
+  for (let before = -1; before !== at; ) {
+    before = at;
+    at = wholeCharactersEnd(text, outsideMarker(text, outsideMarkup(text, at)));
+  }
+  return at;
+}
+
+/** What closes a code block or code span the text leaves open ('' when it leaves none open). */
+function codeCloser(text: string): string {
+  const parts = text.split('```');
+  if (parts.length % 2 === 0) return '```';
+  const outside = parts.filter((_, i) => i % 2 === 0).join('');
+  return outside.split('`').length % 2 === 0 ? '`' : '';
+}
 
 /**
  * mrkdwn as it will be sent (values from outside already escaped: an escape or a hidden-character
  * marker can make a value several times longer), cut to at most `max` characters with CUT_MARK at the
- * end; never inside an escape such as `&amp;` nor between the halves of a surrogate pair.
+ * end; never inside an escape, a surrogate pair, a link or mention, and a code span or block the cut
+ * leaves open is closed, so the rest of the message does not read as code.
  */
 export function clipMrkdwn(text: string, max = MAX_MRKDWN_TEXT): string {
   if (text.length <= max) return text;
-  let end = Math.max(0, max - CUT_MARK.length);
-  const amp = text.lastIndexOf('&', end - 1);
-  if (amp >= 0 && amp >= end - 5 && !text.slice(amp, end).includes(';')) end = amp;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}${CUT_MARK}`;
+  const room = Math.max(0, max - CUT_MARK.length);
+  let end = safeEnd(text, room);
+  if (codeCloser(text.slice(0, end))) end = safeEnd(text, Math.max(0, room - LONGEST_CLOSER));
+  const kept = text.slice(0, end);
+  return `${kept}${codeCloser(kept)}${CUT_MARK}`;
+}
+
+/**
+ * Plain text (a label, an option's text) cut to at most `max` characters with CUT_MARK, never between
+ * the halves of an emoji nor inside a hidden-character marker.
+ */
+export function clipPlain(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = outsideMarker(text, Math.max(0, max - CUT_MARK.length));
+  return `${text.slice(0, wholeCharactersEnd(text, end))}${CUT_MARK}`;
 }

@@ -69,6 +69,7 @@ const SEND_RESULTS: readonly SendResult[] = ['sent', 'completed', 'failed', 'out
 const CLOSED: readonly ClosedState[] = ['completed', 'failed', 'rejected', 'cancelled', 'expired'];
 const INTAKE_RESULTS: Record<IntakeResult, true> = {
   accepted: true,
+  stale: true,
   duplicate: true,
   'no-secret': true,
   unsigned: true,
@@ -360,7 +361,7 @@ export class BotMetrics {
     });
     const intake = new Counter({
       name: 'cngn_webhook_intake_total',
-      help: 'Webhook deliveries from the service by result: accepted, duplicate, or why refused.',
+      help: 'Webhook deliveries from the service by result: accepted, stale (a possible replay), duplicate, or why refused.',
       labelNames: ['result'] as const,
       registers,
     });

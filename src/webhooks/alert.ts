@@ -22,7 +22,7 @@ export async function alertFor(entry: OutboxEntry, options: AlertRendering): Pro
       environment: entry.environment,
       ...(bankName ? { bankName } : {}),
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
-      ...(entry.stale ? { stale: true } : {}),
+      ...(entry.stale ? { stale: entry.stale } : {}),
     });
   } catch (error) {
     options.log.error(

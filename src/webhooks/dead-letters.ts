@@ -10,8 +10,9 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { alertFor } from './alert.js';
 import { type AlertBlocks, type AlertSink, failureReason, type SinkAnswer } from './alert-sink.js';
+import { dedupeKey, outboxIdFor } from './keys.js';
 import type { Outbox } from './outbox.js';
-import type { DeadLetter, OutboxEntry, RenderAlert } from './types.js';
+import type { AlertOrigin, DeadLetter, OutboxEntry, RenderAlert } from './types.js';
 
 const REPOSTED_SET = 'webhooks:dead-letters:reposted';
 const claimKey = (id: string) => `webhooks:dead-letters:repost-claim:${id}`;
@@ -161,12 +162,17 @@ export class DeadLetterDesk {
     return {
       id: letter.id,
       seq: 0,
-      origin: 'webhook',
+      origin: letter.origin ?? originOf(letter),
       environment: letter.environment ?? this.options.environment,
       event: letter.event,
       enqueuedAt: letter.at,
       ...(letter.unreadable?.length ? { unreadable: letter.unreadable } : {}),
-      ...(letter.stale ? { stale: true } : {}),
+      ...(letter.stale ? { stale: letter.stale } : {}),
     };
   }
+}
+
+/** A letter written before its origin was recorded: the reconciler's entries are kept under an id of their own. */
+function originOf(letter: DeadLetter): AlertOrigin {
+  return letter.id === outboxIdFor('reconciler', dedupeKey(letter.event)) ? 'reconciler' : 'webhook';
 }

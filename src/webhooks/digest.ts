@@ -38,7 +38,7 @@ export function alertInputOf(entry: OutboxEntry): AlertInput {
     origin: entry.origin,
     environment: entry.environment,
     ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
-    ...(entry.stale ? { stale: true } : {}),
+    ...(entry.stale ? { stale: entry.stale } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
 // replay header, so a copy recorded on the way (a TLS-terminating proxy) verifies forever; once the
 // records that dedupe it have expired, only the time signed into the body tells it apart.
 import type { WebhookEvent } from '../cngn/schemas.js';
-import { freshnessLimitMs } from './outbox.js';
+import { aheadLimitMs, freshnessLimitMs } from './outbox.js';
 
 /**
  * The signed time of an event: the later of the envelope's `timestamp` and `data.occurredAt` that reads
@@ -16,20 +16,31 @@ export function signedEventTime(event: WebhookEvent): number | undefined {
 
 /**
  * A signed time as text: epoch seconds or milliseconds written as digits (10 to 13 of them), or an ISO
- * date and time. Anything else is no time (`Date.parse` reads "12" as the year 2001).
+ * date and time, read as UTC when it names no zone (`Date.parse` would take the process's own zone, and
+ * replicas in different zones would judge one delivery differently). Anything else is no time
+ * (`Date.parse` reads "12" as the year 2001).
  */
 function timeOf(value: unknown): number {
   if (typeof value !== 'string') return Number.NaN;
   if (/^\d{10,13}$/.test(value)) return value.length > 10 ? Number(value) : Number(value) * 1000;
-  return /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value)) return Number.NaN;
+  return Date.parse(/(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(value) ? value : `${value}Z`);
 }
 
 /**
- * Older than the dedupe records last (less a margin): possibly a replay. An event with no time is not
- * stale (nothing says it is old). One dated in the future is not either: only the service could have
- * signed that time, and a copy only ever grows older.
+ * Whether a delivery's signed time vouches for it: `fresh`, or a person should check it. `stale`: older
+ * than the dedupe records last (less a margin), possibly a replay. `ahead`: dated further ahead of the bot's clock
+ * than `aheadLimitMs`: one of the two clocks is wrong by hours, and a copy of it sent again after its
+ * dedupe records expired could look new (docs/decisions/stale-webhooks-are-not-news.md). An event with no time is fresh
+ * (nothing says it is old).
  */
-export function isStaleEvent(event: WebhookEvent, nowMs: number, retentionMs: number): boolean {
+export function eventAge(
+  event: WebhookEvent,
+  nowMs: number,
+  retentionMs: number,
+): 'fresh' | 'stale' | 'ahead' {
   const at = signedEventTime(event);
-  return at !== undefined && nowMs - at > freshnessLimitMs(retentionMs);
+  if (at === undefined) return 'fresh';
+  if (nowMs - at > freshnessLimitMs(retentionMs)) return 'stale';
+  return at - nowMs > aheadLimitMs(retentionMs) ? 'ahead' : 'fresh';
 }

@@ -14,7 +14,7 @@ import { WebhookPipeline } from './pipeline.js';
 import { Reconciler, type TransactionSource } from './reconciler.js';
 import { RepeatedWarnings } from './repeated-warnings.js';
 import { type AlertRoute, alertRouter, parseAlertRoutes } from './routing.js';
-import type { DigestRendering, OutboxEntry, RenderAlert, WebhookSubscriber } from './types.js';
+import type { DigestRendering, OutboxEntry, RenderAlert, Stale, WebhookSubscriber } from './types.js';
 
 export type * from './alert-sink.js';
 export { DeadLetterDesk, type RepostOutcome, type RepostResult } from './dead-letters.js';
@@ -92,8 +92,8 @@ export interface AlertPlacement {
   digestPart?: number;
   /** What the event said, as the alert recorded it. */
   recorded: AlertRecord;
-  /** Signed long ago: possibly a replay (posted only as a warning). */
-  stale?: boolean;
+  /** Its signed time does not vouch for it: possibly a replay (posted only as a warning). */
+  stale?: Stale;
 }
 
 /** An event's own words, kept with its alert: enough to answer for a transaction the service forgot. */
@@ -246,6 +246,7 @@ function newReconciler(
     keyId: options.keyId,
     log,
     retentionMs,
+    ...(options.now ? { now: options.now } : {}),
     ...(options.reconcileIntervalMs ? { intervalMs: options.reconcileIntervalMs } : {}),
     ...(options.reconcileGraceMs !== undefined ? { graceMs: options.reconcileGraceMs } : {}),
   });
@@ -297,7 +298,7 @@ async function alertPlacements(
       ...(entry.postedChannel ? { channel: entry.postedChannel } : {}),
       ...(entry.ts ? { ts: entry.ts } : {}),
       ...(entry.digestPart ? { digestPart: entry.digestPart } : {}),
-      ...(entry.stale ? { stale: true } : {}),
+      ...(entry.stale ? { stale: entry.stale } : {}),
       recorded: alertRecord(entry),
     }));
 }

@@ -33,11 +33,13 @@ export interface IntakeOptions {
 }
 
 /**
- * What became of one delivery: stored (`accepted`), already stored (`duplicate`), or refused, and why.
- * `store-unavailable` (503) and `error` (500) are deliveries that could not be stored.
+ * What became of one delivery: stored (`accepted`), stored but posted only for a person to check as a
+ * possible replay (`stale`), already stored (`duplicate`), or refused, and why. `store-unavailable`
+ * (503) and `error` (500) are deliveries that could not be stored.
  */
 export type IntakeResult =
   | 'accepted'
+  | 'stale'
   | 'duplicate'
   | 'no-secret'
   | 'unsigned'
@@ -148,7 +150,7 @@ async function receive(
   }
   answer(res, 200, { ok: true, ...(result === 'duplicate' ? { duplicate: true } : {}) });
   if (options.previousSecret) logVerifiedBy(logAbout(), read.event.event, verifiedBy);
-  return result === 'duplicate' ? 'duplicate' : 'accepted';
+  return result === 'stored' ? 'accepted' : result;
 }
 
 /**

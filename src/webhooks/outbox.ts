@@ -34,6 +34,17 @@ export function freshnessLimitMs(retentionMs: number): number {
   return retentionMs - Math.min(24 * 3_600_000, retentionMs / 4);
 }
 
+/**
+ * How far ahead of the bot's clock a signed event may be dated and still be taken as new: half the
+ * margin between the retention and `freshnessLimitMs` (12 hours by default). A copy sent again after its
+ * dedupe records expired gets past the freshness limit only if its time is ahead by the whole margin;
+ * half of it leaves room for the copy's delay, and a smaller offset (a replica's drift, an event time
+ * later than the envelope's) is not flagged on every delivery.
+ */
+export function aheadLimitMs(retentionMs: number): number {
+  return (retentionMs - freshnessLimitMs(retentionMs)) / 2;
+}
+
 export type OutboxDraft = Omit<
   OutboxEntry,
   | 'seq'
@@ -209,8 +220,9 @@ export class Outbox {
       at,
       event: entry.event,
       environment: entry.environment,
+      origin: entry.origin,
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
-      ...(entry.stale ? { stale: true } : {}),
+      ...(entry.stale ? { stale: entry.stale } : {}),
     });
     await this.store.set(entryKey(entry.id), dead, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);

@@ -5,7 +5,7 @@ import type { CngnEnvironment } from '../cngn/api.js';
 import type { WebhookEvent } from '../cngn/schemas.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store, StoreWrite } from '../store/index.js';
-import { isStaleEvent, signedEventTime } from './event-age.js';
+import { eventAge, signedEventTime } from './event-age.js';
 import {
   dedupeKey,
   type FinalClass,
@@ -15,7 +15,7 @@ import {
   outboxIdFor,
 } from './keys.js';
 import { DEFAULT_RETENTION_MS, type Outbox, type ReadAlong } from './outbox.js';
-import type { AlertOrigin, WebhookSubscriber } from './types.js';
+import type { AlertOrigin, StaleKind, WebhookSubscriber } from './types.js';
 
 const SUBSCRIBERS_PENDING = 'webhooks:subscribers:pending';
 
@@ -24,7 +24,8 @@ interface FinalClaim {
   entryId: string;
 }
 
-export type AcceptResult = 'stored' | 'duplicate';
+/** `stale`: stored, but posted only for a person to check (its signed time does not vouch for it). */
+export type AcceptResult = 'stored' | 'stale' | 'duplicate';
 
 /** What reading a delivery left out: field names, and the body as it came. */
 export interface ReadExtras {
@@ -75,17 +76,8 @@ export class WebhookPipeline {
     // No read first: the outbox entry's claim (a set-if-absent) is what tells a duplicate.
     const id = webhookEntryId(event, partial);
     const retentionMs = this.options.retentionMs ?? DEFAULT_RETENTION_MS;
-    if (isStaleEvent(event, (this.options.now ?? Date.now)(), retentionMs)) {
-      // Kept (it is signed) but announces nothing: no final-state claim, no subscriber, a warning only.
-      const created = await this.enqueue(id, event, 'webhook', undefined, { ...partial, stale: true });
-      if (created) {
-        const at = new Date(signedEventTime(event) ?? 0).toISOString();
-        this.log
-          .child({ webhookId: id })
-          .warn(`webhook ${event.event} signed at ${at} is too old to be new; posted as a possible replay`);
-      }
-      return created ? 'stored' : 'duplicate';
-    }
+    const age = eventAge(event, (this.options.now ?? Date.now)(), retentionMs);
+    if (age !== 'fresh') return this.acceptStale(id, event, partial, age === 'stale' ? 'old' : 'ahead');
     const finalClass = finalClassOf(event);
     const created = finalClass
       ? await this.withFinalLock(event, () => {
@@ -158,12 +150,30 @@ export class WebhookPipeline {
     while (this.notifying.size > 0) await Promise.allSettled([...this.notifying]);
   }
 
+  /** Kept (it is signed) but announces nothing: no final-state claim, no subscriber, a warning only. */
+  private async acceptStale(
+    id: string,
+    event: WebhookEvent,
+    partial: ReadExtras,
+    stale: StaleKind,
+  ): Promise<AcceptResult> {
+    const created = await this.enqueue(id, event, 'webhook', undefined, { ...partial, stale });
+    if (created) {
+      const at = new Date(signedEventTime(event) ?? 0).toISOString();
+      const why = stale === 'old' ? 'too old to be new' : "ahead of the bot's clock";
+      this.log
+        .child({ webhookId: id })
+        .warn(`webhook ${event.event} signed at ${at} is ${why}; posted as a possible replay`);
+    }
+    return created ? 'stale' : 'duplicate';
+  }
+
   private async enqueue(
     id: string,
     event: WebhookEvent,
     origin: AlertOrigin,
     threadOf?: string,
-    read: ReadExtras & { stale?: boolean } = {},
+    read: ReadExtras & { stale?: StaleKind } = {},
     alongside: StoreWrite[] = [],
     along?: ReadAlong,
   ): Promise<boolean> {
@@ -183,7 +193,7 @@ export class WebhookPipeline {
         ...(orderKey ? { orderKey } : {}),
         ...(threadOf ? { threadOf } : {}),
         ...(read.unreadable?.length ? { unreadable: read.unreadable, raw: read.raw } : {}),
-        ...(read.stale ? { stale: true } : {}),
+        ...(read.stale ? { stale: read.stale } : {}),
       },
       writes,
       along,

@@ -5,6 +5,11 @@ import type { WebhookEvent } from '../cngn/schemas.js';
 /** Where an alert came from: a signed delivery, or the reconciler noticing what no delivery told. */
 export type AlertOrigin = 'webhook' | 'reconciler';
 
+/** Why a signed time does not vouch for a delivery: too old, or ahead of the bot's clock. */
+export type StaleKind = 'old' | 'ahead';
+/** A stale delivery's kind; `true` where it was written before the kind was recorded. */
+export type Stale = StaleKind | true;
+
 /** What a message builder needs: the event, where it came from, and which environment it is. */
 export interface AlertInput {
   event: WebhookEvent;
@@ -14,8 +19,8 @@ export interface AlertInput {
   bankName?: string;
   /** Fields of the delivery that could not be read (left out of `event`): post it generically. */
   unreadable?: string[];
-  /** Signed long ago (see OutboxEntry.stale): post only a warning for a person. */
-  stale?: boolean;
+  /** Its signed time does not vouch for it (see OutboxEntry.stale): post only a warning for a person. */
+  stale?: Stale;
 }
 
 /** A rendered Slack message (text is the notification/fallback, blocks the body). */
@@ -63,10 +68,12 @@ export interface OutboxEntry {
   unreadable?: string[];
   raw?: unknown;
   /**
-   * Its signed time is older than the records that dedupe it live: perhaps a recorded copy sent again.
-   * Posted only as a warning for a person, alone; no subscriber hears of it and it claims no final state.
+   * Its signed time does not vouch for it: `old`, older than the records that dedupe it live (perhaps a
+   * recorded copy sent again); `ahead`, dated hours ahead of the bot's clock (one of the clocks is
+   * wrong); `true` in entries written before the kind was recorded. Posted only as a warning for a
+   * person, alone; no subscriber hears of it and it claims no final state.
    */
-  stale?: boolean;
+  stale?: Stale;
   /** The reference whose messages must stay in order. */
   orderKey?: string;
   /** The previous entry for the same reference: this one waits until that one is delivered. */
@@ -119,6 +126,8 @@ export interface DeadLetter {
    * Absent from letters written before they were recorded.
    */
   environment?: CngnEnvironment;
+  /** Absent from letters written before it was recorded (their id tells it). */
+  origin?: AlertOrigin;
   unreadable?: string[];
-  stale?: boolean;
+  stale?: Stale;
 }

@@ -228,6 +228,21 @@ export function checkMessage(message: { text?: unknown; blocks?: unknown }): voi
   }
 }
 
+const optionsResponse = z.looseObject({
+  // No options is a search that found nothing.
+  options: z.array(option).max(100, 'must have at most 100 options').optional(),
+  option_groups: optionGroups.optional(),
+});
+
+/**
+ * The options an app answers an external select's search with (block_suggestion): Slack shows none of
+ * them when one breaks a limit (100 options, 75 characters of text, 150 of value).
+ */
+export function checkOptions(response: unknown): void {
+  const parsed = optionsResponse.safeParse(response);
+  if (!parsed.success) throw new SlackRefusal('invalid_options', issuesOf(parsed.error, []));
+}
+
 const modalView = z.looseObject({
   type: z.literal('modal'),
   title: plain(24),

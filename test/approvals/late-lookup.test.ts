@@ -13,6 +13,8 @@ import {
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { Money } from '../../src/format/money.js';
+import { stateWords } from '../../src/slack/ui/words.js';
+import { createStore } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
 import {
@@ -28,6 +30,7 @@ import {
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { slowWithdrawals } from '../support/slow-withdrawals.js';
+import { CrashingStore } from './crashing-store.js';
 import { ONE_SHORT_PAGE, withdrawCalls, withdrawDirectly } from './lookup-support.js';
 
 const listReads = (fx: EngineFixture) => fx.sandbox.count('GET', '/v1/api/transactions');
@@ -167,10 +170,13 @@ test('leaves a late approval with two matching transactions to a person, sending
   expect(withdrawCalls(fx)).toBe(2);
 });
 
+// The sandbox keeps the engine's time (in a describe that overrides its options with this), so the
+// service's list ages with the engine's clock.
+const time: { clock?: Clock } = {};
+const ON_ENGINE_TIME = { now: () => (time.clock ?? new Clock()).now().getTime() };
+
 describe('a request left to a person by the lookup, and the same payment made again', () => {
-  // The sandbox keeps the engine's time, so the service's list ages with the engine's clock.
-  const time: { clock?: Clock } = {};
-  test.override('sandboxOptions', { now: () => (time.clock ?? new Clock()).now().getTime() });
+  test.override('sandboxOptions', ON_ENGINE_TIME);
 
   /**
    * A late approval left to a person (two matches), then the same payment (a payroll, say) `laterMs`
@@ -220,6 +226,84 @@ describe('a request left to a person by the lookup, and the same payment made ag
     expect(after?.state).toBe('outcome-unknown');
     expect(after?.history.find((h) => h.action === 'ambiguous-match')?.note).toContain(parked.id);
   });
+});
+
+describe('a request left to a person by the lookup, and the reconciler', () => {
+  test.override('sandboxOptions', ON_ENGINE_TIME);
+
+  test('never settles it from a match: the bot has no record of a call, and a person was asked', async ({
+    fx,
+    networkId,
+    defer,
+  }) => {
+    time.clock = fx.clock;
+    defer(() => delete time.clock);
+    const request = await approved(fx, withdrawalDraft(networkId, '4321.09'));
+    // Held (a freeze, say); two outside payments alike, 10 and 40 min after its approval. Only the
+    // first is within the reconciler's 30 min window from its filing, so read from there it would
+    // look like the one match, with no rival.
+    fx.clock.advance(10 * 60_000);
+    const first = (await withdrawDirectly(fx, networkId, '4321.09')).trxRef;
+    fx.clock.advance(30 * 60_000);
+    await withdrawDirectly(fx, networkId, '4321.09');
+    await sweep(fx, 60_000);
+    await sweep(fx, 10 * 60_000);
+    const after = await fx.engine.get(request.id);
+    expect(after?.state).toBe('outcome-unknown');
+    expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
+      '2 transactions since its approval match',
+    );
+    expect(after?.history.map((h) => h.action)).not.toContain('reconciled');
+    expect(after?.outcome?.reference).toBeUndefined();
+    expect(await partsOf(fx.engine).core.repo.findIdByReference(first)).toBeUndefined();
+    expect(withdrawCalls(fx)).toBe(2);
+    // Its message says who looks now: not the bot. Not that the bot never sent it: after a store
+    // restore its own earlier call may be one of the matches, and a person told so might file again.
+    const words = after && stateWords(after);
+    expect(words).toContain('a person must check it with the service (the bot will not send it)');
+    expect(words).not.toMatch(/never sent/i);
+    // A person who checked with the service records it.
+    expect(await fx.engine.resolveByHand(request.id, APPROVER_B, 'failed', 'not ours')).toMatchObject({
+      ok: true,
+    });
+    expect((await fx.engine.get(request.id))?.state).toBe('failed');
+    expect(withdrawCalls(fx)).toBe(2);
+  });
+});
+
+test('still asks a person when the lookup left it to them but its notice was not written', async ({
+  startEngine,
+  defer,
+}) => {
+  const crashing = new CrashingStore(await createStore('memory://'));
+  defer(() => crashing.inner.close());
+  const { fx, networkId } = await engineOn(startEngine, { store: crashing.store });
+  const request = await approved(fx, withdrawalDraft(networkId, '4321.19'));
+  await withdrawDirectly(fx, networkId, '4321.19');
+  await withdrawDirectly(fx, networkId, '4321.19');
+  // The request's second write of the lookup (the person's notice, after leaving it to them) fails,
+  // as if the store stopped answering, or the process died, right there.
+  let writes = 0;
+  crashing.crashAt(
+    (method, key) => method === 'compareAndSet' && key === `approval:${request.id}` && ++writes === 2,
+  );
+  await sweepPastTheLease(fx);
+  expect(writes).toBe(2);
+  await sweep(fx, 61_000);
+  const after = await fx.engine.get(request.id);
+  expect(after?.history.find((h) => h.action === LOOKED_UP_BEFORE_SENDING)?.note).toContain(
+    '2 transactions since its approval match',
+  );
+  const asked = after?.history.filter((h) => h.action === 'needs-manual-check');
+  expect(asked).toHaveLength(1);
+  expect(asked?.[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
+  // Once: later sweeps do not ask again, and nothing is ever sent.
+  await sweep(fx, 61_000);
+  expect(
+    (await fx.engine.get(request.id))?.history.filter((h) => h.action === 'needs-manual-check'),
+  ).toHaveLength(1);
+  expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
+  expect(withdrawCalls(fx)).toBe(2);
 });
 
 test('leaves a late approval to a person when the list is too long to read back to its approval', async ({

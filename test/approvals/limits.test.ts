@@ -153,6 +153,28 @@ describe('what counts in the window', () => {
     const back = { ...request, round: 1 };
     expect(countWindow([marked], [back], NOW, WINDOW)).toMatchObject([{ approved: false }]);
   });
+
+  it('no longer counts that approval once the request holds other steps than its write read', () => {
+    const request = withdrawal('100.00');
+    const marked = { ...windowEntry(request), approvedRound: 0, approvedSteps: request.history.length };
+    expect(countWindow([marked], [request], NOW, WINDOW)).toMatchObject([{ approved: true }]);
+    // Approved, then waiting again in the same round (tiers raised), or its interrupted approval
+    // cleared: the approving write can no longer land, so it counts as waiting.
+    const step = (action: string): HistoryEntry => ({ at: at(0.5), state: 'pending', action });
+    for (const moved of [
+      {
+        ...request,
+        history: [
+          ...request.history,
+          { ...step('approved'), state: 'approved' as const },
+          step('tiers-raised'),
+        ],
+      },
+      { ...request, history: [...request.history, step('check-interrupted')] },
+    ]) {
+      expect(countWindow([marked], [moved], NOW, WINDOW)).toMatchObject([{ approved: false }]);
+    }
+  });
 });
 
 describe('the destination', () => {

@@ -8,7 +8,11 @@ import { expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { ApprovalRepository, TIERS_RAISED_ACTION } from '../../src/approvals/index.js';
+import {
+  type ApprovalEngineOptions,
+  ApprovalRepository,
+  TIERS_RAISED_ACTION,
+} from '../../src/approvals/index.js';
 import { policySnapshot } from '../../src/approvals/policy-record.js';
 import { sentBack, withApproval } from '../../src/approvals/state-machine.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
@@ -18,6 +22,7 @@ import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
   APPROVER_B,
+  type EngineFixture,
   REQUESTER,
   engineTest as test,
   twoNetworks,
@@ -83,6 +88,30 @@ function settings(tiers: string) {
   });
 }
 
+/**
+ * The bot stopped and restarted with tiers that ask two approvals (and `engine`'s other settings), then
+ * the freeze lifted (two approvals under the new tiers too): requests it held come to be sent.
+ */
+async function restartRaisedAndLift(fx: EngineFixture, engine: Partial<ApprovalEngineOptions> = {}) {
+  await fx.engine.stop();
+  const policy = new ApprovalPolicy({
+    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+    tiers: parseTiers('0:2'),
+  });
+  const now = partsOf(fx.engine).core.now;
+  const raised = await fx.another({ engine: { policy, now, policySnapshot: settings('0:2'), ...engine } });
+  await raised.engine.openTrail();
+  const lift = await raised.engine.fileUnfreeze(APPROVER_A);
+  if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
+  expect(await approveAsSeen(raised.engine, lift.request.id, APPROVER_B)).toMatchObject({
+    request: { state: 'pending' },
+  });
+  await approveAsSeen(raised.engine, lift.request.id, REQUESTER);
+  await raised.engine.idle();
+  expect((await raised.engine.get(lift.request.id))?.state).toBe('completed');
+  return raised;
+}
+
 test('a withdrawal approved at one approval and held by a freeze, tiers raised to two: waits with its approval kept, then sent once', async ({
   startEngine,
 }) => {
@@ -96,24 +125,7 @@ test('a withdrawal approved at one approval and held by a freeze, tiers raised t
     request: { state: 'approved' },
   });
   await fx.engine.idle();
-  await fx.engine.stop();
-  // The bot restarted with tiers that ask two approvals for it; then the freeze is lifted.
-  const policy = new ApprovalPolicy({
-    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
-    tiers: parseTiers('0:2'),
-  });
-  const now = partsOf(fx.engine).core.now;
-  const raised = await fx.another({ engine: { policy, now, policySnapshot: settings('0:2') } });
-  await raised.engine.openTrail();
-  const lift = await raised.engine.fileUnfreeze(APPROVER_A);
-  if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
-  // Lifting the freeze takes two approvals under the new tiers too.
-  expect(await approveAsSeen(raised.engine, lift.request.id, APPROVER_B)).toMatchObject({
-    request: { state: 'pending' },
-  });
-  await approveAsSeen(raised.engine, lift.request.id, REQUESTER);
-  await raised.engine.idle();
-  expect((await raised.engine.get(lift.request.id))?.state).toBe('completed');
+  const raised = await restartRaisedAndLift(fx);
   // Not failed at the send (no "Needs a person"): back to pending, its approval kept, in the same round.
   const waiting = await raised.engine.get(request.id);
   expect(waiting).toMatchObject({ state: 'pending', round: request.round, requiredApprovals: 1 });
@@ -135,6 +147,38 @@ test('a withdrawal approved at one approval and held by a freeze, tiers raised t
   await raised.engine.idle();
   expect(await raised.engine.get(request.id)).toMatchObject({ state: 'sent' });
   expect(fx.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  await raised.engine.stop();
+});
+
+test('a request sent back to wait by raised tiers no longer counts as approved against the daily limit', async ({
+  startEngine,
+}) => {
+  const DAY = 86_400_000;
+  const fx = await startEngine({
+    tiers: '0:1',
+    engine: { policySnapshot: settings('0:1'), limits: { windowMs: DAY, dailyLimit: '1000000.00' } },
+  });
+  await fx.engine.openTrail();
+  const [networkId] = await twoNetworks(fx.client);
+  await fx.engine.freezeSends(APPROVER_A, 'checking a look-alike address');
+  const held = await fileDraft(fx.engine, withdrawalDraft(networkId, '700000'));
+  expect(await approveAsSeen(fx.engine, held.id, APPROVER_B)).toMatchObject({
+    request: { state: 'approved' },
+  });
+  const other = await fileDraft(fx.engine, withdrawalDraft(networkId, '300000'));
+  await fx.engine.idle();
+  // Restarted with tiers of two and a lower daily limit: the held one waits again, unapproved.
+  const limits = { windowMs: DAY, dailyLimit: '900000.00' };
+  const raised = await restartRaisedAndLift(fx, { limits });
+  expect(await raised.engine.get(held.id)).toMatchObject({ state: 'pending', round: held.round });
+  const counted = await partsOf(raised.engine).core.limits.counted();
+  expect(counted.find((c) => c.entry.id === held.id)).toMatchObject({ approved: false });
+  // So the other one's final approval has room: only what is approved or further on counts.
+  await approveAsSeen(raised.engine, other.id, APPROVER_A);
+  expect(await approveAsSeen(raised.engine, other.id, APPROVER_B)).toMatchObject({
+    ok: true,
+    request: { state: 'approved' },
+  });
   await raised.engine.stop();
 });
 

@@ -13,6 +13,7 @@ import { createStore, type Store } from '../../src/store/index.js';
 import {
   createWebhooks,
   type DigestRendering,
+  type IntakeResult,
   signatureFor,
   type TransactionSource,
   type WebhookSubscriber,
@@ -50,6 +51,8 @@ export interface RigOptions {
   /** The clock a delivery's signed time is judged by (real time otherwise). */
   now?: () => number;
   log?: Logger;
+  /** Told of each delivery's result (metrics). */
+  onIntake?: (result: IntakeResult) => void;
   /** false: one message per event whatever waits (no digest builder). */
   digests?: boolean;
   digestMaxEvents?: number;
@@ -104,6 +107,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.log ? { log: options.log } : {}),
+    ...(options.onIntake ? { onIntake: options.onIntake } : {}),
   });
   const server: Server = createServer((req, res) => {
     if (req.method === 'POST' && req.url === webhooks.route.path) return webhooks.route.handler(req, res);

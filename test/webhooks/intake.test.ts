@@ -279,6 +279,8 @@ describe('webhook intake', () => {
     );
     // An amount as a numeric string is read too.
     const text = webhookBody('withdrawal.completed', { trx_type: 'withdraw', amount: '2500', trx_ref: 77 });
+    text.timestamp = '2026-11-23T08:30:00Z';
+    delete (text.data as Record<string, unknown>).occurredAt;
     expect((await rig.send(text)).status).toBe(200);
     const withdrawal = await rig.fake.waitFor('chat.postMessage', (c) =>
       JSON.stringify(c.body).includes('Ref `77`'),

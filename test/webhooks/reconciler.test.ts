@@ -4,6 +4,7 @@ import { describe, expect, vi } from 'vitest';
 import type { Priority } from '../../src/cngn/api.js';
 import { createCngnClient } from '../../src/cngn/client.js';
 import { keyId } from '../../src/cngn/credentials.js';
+import type { Transaction } from '../../src/cngn/schemas.js';
 import { Money } from '../../src/format/money.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
@@ -245,6 +246,33 @@ describe('reconciler', () => {
     }
     expect(await r.webhooks.outbox.pendingCount()).toBe(0);
     expect(postsMentioning(r.fake, trx_ref)).toHaveLength(1);
+  });
+
+  test('judges what is new by the bot’s clock, not the machine’s', async ({ startRig }) => {
+    let clock = Date.parse('2026-01-10T08:00:00.000Z');
+    const at = new Date(clock + 30 * 60_000).toISOString();
+    const tx: Transaction = {
+      id: 'tx-on-the-bots-clock',
+      trx_ref: 'REF-BOTS-CLOCK',
+      trx_type: 'fiat_buy',
+      status: 'completed',
+      amount: '4200.00',
+      createdAt: at,
+      updatedAt: at,
+    };
+    const transactions = {
+      getTransactions: async () => ({
+        data: [tx],
+        pagination: { count: 1, pages: 1, isLastPage: true, nextPage: null, previousPage: null },
+      }),
+    };
+    const rig = await startRig({ transactions, now: () => clock });
+    clock += 3_600_000;
+    expect((await rig.webhooks.reconciler?.runOnce())?.queued).toBe(1);
+    const post = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-BOTS-CLOCK'),
+    );
+    expect(post.body.text).toContain('(seen by reconciliation)');
   });
 
   test('reads back past page 1 for a missed deposit that later ones pushed down', async ({ setUp }) => {

@@ -4,7 +4,8 @@
 import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { createStore } from '../../src/store/index.js';
-import type { DeadLetter } from '../../src/webhooks/index.js';
+import type { DeadLetter, IntakeResult } from '../../src/webhooks/index.js';
+import { dedupeKey, outboxIdFor } from '../../src/webhooks/keys.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
@@ -57,6 +58,8 @@ describe('a delivery signed too long ago to be new', () => {
     expect(warning.body.text).toContain('Stale or replayed delivery — a person should check');
     expect(warning.body.text).not.toContain('Deposit credited');
     expect(JSON.stringify(warning.body.blocks)).toContain('no request is updated by it');
+    expect(JSON.stringify(warning.body.blocks)).toContain('dated longer ago than the bot remembers');
+    expect(JSON.stringify(warning.body.blocks)).not.toContain('ahead of the bot');
     // Stored (it is signed): a third copy is a duplicate, and nothing more is posted.
     expect((await rig.send(body)).body).toContain('duplicate');
     const placements = await rig.webhooks.placements(['REF-REPLAYED']);
@@ -91,30 +94,84 @@ describe('a delivery signed too long ago to be new', () => {
     expect(JSON.stringify(carrying[0]?.body)).not.toContain('REF-ROUTINE');
   });
 
-  test('within the retention less a day, with no time at all, or dated ahead, is posted as usual', async ({
+  test('within the retention less a day, with no time at all, or hours ahead (a clock off), is posted as usual', async ({
     startRig,
   }) => {
     const now = Date.now();
     const told = counting();
-    const rig = await startRig({ now: () => now, subscribers: [told.subscriber] });
+    const results: IntakeResult[] = [];
+    const rig = await startRig({
+      now: () => now,
+      subscribers: [told.subscriber],
+      onIntake: (result) => results.push(result),
+    });
     const untimed = webhookBody('deposit.completed', { trx_ref: 'REF-UNTIMED', occurredAt: undefined });
     delete untimed.timestamp;
     const bodies = [
       signedAgo(now, 28 * DAY_MS, { trx_ref: 'REF-28-DAYS' }),
       untimed,
-      signedAgo(now, -2 * DAY_MS, { trx_ref: 'REF-AHEAD' }),
+      signedAgo(now, -4 * 60_000, { trx_ref: 'REF-AHEAD' }),
+      // A service clock 2 hours fast: a copy of it would still be stale long before its records expire.
+      signedAgo(now, -2 * 3_600_000, { trx_ref: 'REF-2H-AHEAD' }),
     ];
     for (const body of bodies) expect((await rig.send(body)).status).toBe(200);
-    for (const ref of ['REF-28-DAYS', 'REF-UNTIMED', 'REF-AHEAD']) {
+    for (const ref of ['REF-28-DAYS', 'REF-UNTIMED', 'REF-AHEAD', 'REF-2H-AHEAD']) {
       const post = await rig.fake.waitFor('chat.postMessage', (c) => JSON.stringify(c.body).includes(ref));
       expect(post.body.text).toContain('Deposit credited');
     }
     await rig.webhooks.pipeline.settled();
     expect(told.seen.sort()).toEqual([
       'deposit.completed REF-28-DAYS',
+      'deposit.completed REF-2H-AHEAD',
       'deposit.completed REF-AHEAD',
       'deposit.completed REF-UNTIMED',
     ]);
+    expect(results).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+  });
+
+  test('is counted as stale, not accepted, so a run of replays shows on the intake figures', async ({
+    startRig,
+  }) => {
+    const now = Date.now();
+    const results: IntakeResult[] = [];
+    const rig = await startRig({ now: () => now, onIntake: (result) => results.push(result) });
+    const body = signedAgo(now, 40 * DAY_MS, { trx_ref: 'REF-COUNTED-COPY' });
+    expect((await rig.send(body)).status).toBe(200);
+    expect((await rig.send(body)).status).toBe(200);
+    await waitUntil(async () => results.length === 2);
+    expect(results).toEqual(['stale', 'duplicate']);
+  });
+});
+
+describe('a delivery dated further ahead of the bot’s clock than clocks drift', () => {
+  test('is posted only for a person to check, settling nothing, so a copy cannot outlive its dedupe records', async ({
+    startRig,
+  }) => {
+    const now = Date.now();
+    const told = counting();
+    const results: IntakeResult[] = [];
+    const rig = await startRig({
+      now: () => now,
+      subscribers: [told.subscriber],
+      onIntake: (result) => results.push(result),
+    });
+    // Signed by a service clock two days fast: 31 days on, a copy would look 29 days old.
+    expect((await rig.send(signedAgo(now, -2 * DAY_MS, { trx_ref: 'REF-FAST-CLOCK' }))).status).toBe(200);
+    const post = await rig.fake.waitFor('chat.postMessage', (c) =>
+      JSON.stringify(c.body).includes('REF-FAST-CLOCK'),
+    );
+    expect(post.body.text).toContain('Stale or replayed delivery — a person should check');
+    expect(post.body.text).not.toContain('Deposit credited');
+    expect(JSON.stringify(post.body.blocks)).toContain('ahead of the bot’s clock');
+    // It says what will happen: the transaction list confirms it once the bot's clock gets there.
+    expect(JSON.stringify(post.body.blocks)).toContain('seen by reconciliation');
+    expect(JSON.stringify(post.body.blocks)).toContain('once the bot’s clock passes the transaction’s time');
+    expect(JSON.stringify(post.body.blocks)).not.toContain('dated longer ago');
+    await rig.webhooks.pipeline.settled();
+    expect(told.seen).toEqual([]);
+    expect(results).toEqual(['stale']);
+    const placements = await rig.webhooks.placements(['REF-FAST-CLOCK']);
+    expect(placements.map((p) => p.stale)).toEqual(['ahead']);
   });
 });
 
@@ -184,6 +241,48 @@ describe('a dead letter re-posted after its outbox entry expired', () => {
     const reposted = fake.callsTo('chat.postMessage').find((c) => c.body.channel === 'CREPOST');
     expect(reposted?.body.text).toContain('Stale or replayed delivery — a person should check');
     expect(reposted?.body.text).not.toContain('Deposit credited');
+  });
+
+  test('found by reconciliation still says so, whether its origin was recorded or is told by its id', async ({
+    startRig,
+    defer,
+  }) => {
+    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
+    defer(() => store.close());
+    const fake = await FakeSlack.start();
+    defer(() => fake.stop());
+    fake.on('chat.postMessage', (call) =>
+      call.body.channel === 'CALERTS' ? { body: { ok: false, error: 'invalid_arguments' } } : undefined,
+    );
+    const first = await startRig({ store, fake });
+    const found = webhookBody('deposit.completed', { trx_ref: 'REF-FOUND' }) as unknown as WebhookEvent;
+    expect(await first.webhooks.pipeline.acceptReconciled(found, 'succeeded')).toBe(true);
+    await waitUntil(async () => (await first.webhooks.outbox.deadLetters()).length === 1);
+    const [letter] = await first.webhooks.outbox.deadLetters();
+    await first.stop({ keepFake: true, keepStore: true });
+    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+    // One written before letters recorded their origin.
+    const older = webhookBody('deposit.completed', { trx_ref: 'REF-FOUND-OLDER' }) as unknown as WebhookEvent;
+    const { origin: _, ...unrecorded } = letter as DeadLetter;
+    await store.appendToList('webhooks:outbox:dead-letters', {
+      ...unrecorded,
+      id: outboxIdFor('reconciler', dedupeKey(older)),
+      event: older,
+    });
+
+    const rig = await startRig({ store, fake });
+    for (const ref of ['REF-FOUND', 'REF-FOUND-OLDER']) {
+      const [open] = ((await rig.webhooks.deadLetters?.open()) ?? []).filter(
+        (l) => l.event.data.trx_ref === ref,
+      );
+      expect(await rig.webhooks.deadLetters?.repost(String(open?.id), 'CREPOST', 'UOPS')).toMatchObject({
+        ok: true,
+      });
+      const reposted = fake
+        .callsTo('chat.postMessage')
+        .find((c) => c.body.channel === 'CREPOST' && JSON.stringify(c.body).includes(`${ref}\``));
+      expect(reposted?.body.text).toContain('(seen by reconciliation)');
+    }
   });
 
   test('written before environments were recorded: shown in the current one, and the re-post says so', async ({

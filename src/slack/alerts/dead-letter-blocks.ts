@@ -23,9 +23,15 @@ export function deadLetterLine(letter: DeadLetter): string {
     data.amount !== undefined && data.amount !== null
       ? ` · ${escapeMrkdwn(serviceAmount(String(data.amount)))}`
       : '';
-  const replay = letter.stale ? ' · :warning: possible replay' : '';
+  const replay = letter.stale ? ` · :warning: possible replay${STALE_WHY[String(letter.stale)] ?? ''}` : '';
   return `*${escapeMrkdwn(letter.event.event)}*${replay}${ref ? ` · ${escapeMrkdwn(String(ref))}` : ''}${amount}\nRefused in ${mentionChannel(letter.channel)} ${lagosTime(letter.at)} after ${letter.attempts} attempt(s): \`${escapeMrkdwn(letter.reason)}\` · id \`${shortId(letter.id)}\``;
 }
+
+/** Which clock is suspect, when the letter recorded it. */
+const STALE_WHY: Record<string, string> = {
+  old: ' (signed longer ago than deliveries are remembered)',
+  ahead: ' (dated ahead of the bot’s clock)',
+};
 
 export function deadLettersMessage(letters: DeadLetter[], environment: string): SlackMessage {
   if (letters.length === 0) {

@@ -7,7 +7,7 @@ import type { WebhookData } from '../../cngn/schemas.js';
 import { environmentMarker, naira, shortHash } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { Money } from '../../format/money.js';
-import { clipMrkdwn, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage, DigestInput, DigestRendering } from '../../webhooks/types.js';
 
 type Block = Record<string, unknown>;
@@ -143,7 +143,7 @@ export function alertDigestMessage(input: DigestInput): AlertMessage {
   // The notification line: the counts and totals, which say what happened without opening it.
   const summary = groups.map((g) => kindSummaryPlain(g)).join(' · ');
   const text = `${textPrefix(input)} Alert digest: ${summary}`;
-  return { text: escapeMrkdwn(text.length > 2_900 ? `${text.slice(0, 2_899)}…` : text), blocks };
+  return { text: escapeMrkdwn(clipPlain(text, 2_900)), blocks };
 }
 
 function kindSummaryPlain(group: KindGroup): string {

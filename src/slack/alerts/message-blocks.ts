@@ -13,7 +13,7 @@ import {
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
-import { escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import { CUT_MARK, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
@@ -243,9 +243,18 @@ function staleDelivery(input: AlertInput): Parts {
       ['Type', data.trx_type ? typeWord(data.trx_type) : undefined],
       ['Network', plain(data.network)],
     ],
-    note: 'This delivery is signed by the service, but dated longer ago than the bot remembers the deliveries it has seen: it may be an old delivery sent again. It is kept, and nothing else is done with it: it is not announced, and no request is updated by it. Check this transaction with the service.',
+    note: STALE_NOTES[String(input.stale)] ?? STALE_NOTES.true,
   };
 }
+
+const KEPT = 'It is kept but not announced, and no request is updated by it.';
+
+/** What a stale delivery's note says, by which clock is suspect (`true`: not recorded). */
+const STALE_NOTES: Record<string, string> = {
+  old: `This delivery is signed by the service, but dated longer ago than the bot remembers the deliveries it has seen: it may be an old delivery sent again. ${KEPT} Check this transaction with the service.`,
+  ahead: `This delivery is signed by the service, but dated hours ahead of the bot’s clock: one of the two clocks is wrong, and a copy of it sent again later could look new. ${KEPT} The transaction list will confirm its final state ("seen by reconciliation") once the bot’s clock passes the transaction’s time. Check both clocks, and this transaction with the service.`,
+  true: `This delivery is signed by the service, but dated longer ago than the bot remembers the deliveries it has seen, or ahead of the bot’s clock: it may be an old delivery sent again, or one of the two clocks is wrong. ${KEPT} If the transaction is recent, the transaction list will confirm its final state ("seen by reconciliation") once the bot’s clock passes the transaction’s time. Check this transaction with the service.`,
+};
 
 /** How much of an amount that is no amount is shown (a 400-digit one would fill the message). */
 const RAW_AMOUNT_SHOWN = 24;
@@ -255,7 +264,7 @@ function invalidAmount(input: AlertInput, raw: string): Parts {
   const { data } = event;
   const cut = raw.length > RAW_AMOUNT_SHOWN;
   // In a code span: outside text, escaped, and nothing in it can close the span or break the line.
-  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}${cut ? '…' : ''}\``;
+  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}\`${cut ? CUT_MARK : ''}`;
   const length = cut ? ` (${raw.length} characters)` : '';
   const what = `${escapeMrkdwn(event.event)} needs a person: the amount ${shown}${length} is not a valid amount`;
   return {

@@ -12,14 +12,17 @@ import {
   type ApprovalRequest,
   CONFLICT_ACTION,
   FINAL_STATES,
+  type Freeze,
   NEEDS_A_PERSON_NOTES,
 } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
 import type { Logger } from '../../log.js';
 import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
+import type { SlackMessage } from '../types.js';
 import { checksThreadText } from './blocks/checks.js';
 import { approvalMessage, conflictAlert, evidenceAlert } from './blocks/message.js';
+import { shortApprovalMessages } from './blocks/short-message.js';
 import { requesterNotice, threadReply } from './blocks/steps.js';
 
 export interface PresenterOptions {
@@ -271,6 +274,34 @@ export class ApprovalPresenter {
     if (FINAL_STATES.has(request.state) && finalShown && allSaid) await store.removeFromSet(UNSHOWN_SET, id);
   }
 
+  /**
+   * Send the message; where Slack refuses its body, send the short forms in turn instead (with the
+   * buttons, then without), so the message still follows the request rather than the refused body
+   * being retried at every run.
+   */
+  private async orInShort<T>(
+    request: ApprovalRequest,
+    message: SlackMessage,
+    freeze: Freeze | undefined,
+    send: (body: SlackMessage) => Promise<T>,
+  ): Promise<T> {
+    const forms = [message, ...shortApprovalMessages(request, message, freeze)];
+    for (const [at, body] of forms.entries()) {
+      try {
+        return await send(body);
+      } catch (error) {
+        const reason = refusedBody(error);
+        if (!reason || at === forms.length - 1) throw error;
+        const words = at === 0 ? 'it is shown in short' : 'its short form is shown without buttons';
+        this.options.log?.warn(`Slack refused an approval message; ${words}`, {
+          requestId: request.id,
+          error: reason,
+        });
+      }
+    }
+    throw new Error('no form of the approval message to send');
+  }
+
   /** Post the approval message once, or update it when it shows something else than the stored state. */
   private async showMessage(request: ApprovalRequest, shown: Shown, render: boolean): Promise<void> {
     const { client } = this.options;
@@ -284,7 +315,9 @@ export class ApprovalPresenter {
     if (!where) {
       // A request that ended before approvers ever saw it gets no message now.
       if (FINAL_STATES.has(request.state)) return;
-      const posted = await client.chat.postMessage({ channel: this.options.channel, ...message });
+      const posted = await this.orInShort(request, message, freeze, (body) =>
+        client.chat.postMessage({ channel: this.options.channel, ...body }),
+      );
       if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
       shown.message = { channel: posted.channel, ts: posted.ts };
       await this.engine.attachMessage(request.id, posted.channel, posted.ts);
@@ -295,13 +328,24 @@ export class ApprovalPresenter {
         shown.steps === request.history.length &&
         (shown.frozen === freeze?.at || FINAL_STATES.has(request.state));
       if (current && !render) return;
-      await client.chat.update({ channel: where.channel, ts: where.ts, ...message });
+      await this.orInShort(request, message, freeze, (body) =>
+        client.chat.update({ channel: where.channel, ts: where.ts, ...body }),
+      );
     }
     shown.state = request.state;
     shown.round = request.round;
     shown.steps = request.history.length;
     shown.frozen = freeze?.at;
   }
+}
+
+/** Slack's answers that refuse a message's body itself: sending it again would be refused again. */
+const REFUSED_BODY = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
+
+function refusedBody(error: unknown): string | undefined {
+  const e = error as { code?: unknown; data?: { error?: unknown } } | undefined;
+  const reason = String(e?.data?.error);
+  return e?.code === 'slack_webapi_platform_error' && REFUSED_BODY.has(reason) ? reason : undefined;
 }
 
 /** The alert for a person that the request's newest step calls for, if any. */

@@ -2,7 +2,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
-import { clipMrkdwn, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import type { Prefill } from '../types.js';
 import { fitBlocks } from '../ui/messages.js';
 import {
@@ -36,7 +36,7 @@ export const QUOTE = {
 /** plain_text, shown as typed: outside text in options (network, bank names) has its hidden characters marked. */
 const plain = (text: string) => ({
   type: 'plain_text' as const,
-  text: markHiddenCharacters(text).slice(0, 75),
+  text: clipPlain(markHiddenCharacters(text), 75),
 });
 
 export function depositModal(input: { prefill?: Prefill; environment: string }): ModalView {

@@ -13,6 +13,7 @@ import type { CngnEnvironment } from '../../cngn/api.js';
 import type { Logger } from '../../log.js';
 import { answerPlace } from '../approvals/actions/click-answer.js';
 import { barred, type Home, People } from '../runtime/people.js';
+import { firstFormField } from '../runtime/refused-form.js';
 import { postToResponseUrl } from '../runtime/response-url.js';
 import type { Feature, SlackMessage, Who } from '../types.js';
 import { withEnvironment } from '../ui/messages.js';
@@ -151,7 +152,8 @@ function viewArrival(body: unknown): Read {
   const id = view.data.view.callback_id;
   const who = declaredWho('view', id);
   if (!who) return 'undeclared';
-  const field = Object.keys(view.data.view.state?.values ?? {})[0];
+  // The raw view: the schema keeps no blocks, and the field is the first input block on screen.
+  const field = firstFormField((body as { view: unknown }).view);
   return view.data.type === 'view_closed'
     ? { surface: 'modal closed', id, user: view.data.user.id, who }
     : { surface: 'modal submission', id, user: view.data.user.id, who, ...(field ? { field } : {}) };

@@ -15,14 +15,14 @@ export interface AlertWhereabouts {
   permalink?: string;
   /** What the event said (webhooks/index.ts AlertRecord), for when the service cannot answer. */
   recorded?: AlertRecord;
-  /** Signed long ago: possibly a replay of an old delivery, not news. */
-  stale?: boolean;
+  /** Its signed time does not vouch for it (`old`, `ahead`, or `true` when not recorded): not news. */
+  stale?: boolean | 'old' | 'ahead';
 }
 
 /** `` `deposit.completed` ``: the event's name as code. */
 export function eventName(alert: Pick<AlertWhereabouts, 'event' | 'stale'>): string {
   const name = `\`${escapeMrkdwn(alert.event.replace(/`/g, "'"))}\``;
-  return alert.stale ? `:warning: possible replay of ${name}` : name;
+  return alert.stale ? `:warning: possible replay of ${name}${staleWhy(alert.stale)}` : name;
 }
 
 /** Where the alert is: `in <permalink|the alert>`, its channel and ts, or why no message carries it. */
@@ -42,4 +42,11 @@ export function alertWhereaboutsBlock(alerts: AlertWhereabouts[]): SectionBlock 
   if (alerts.length === 0) return undefined;
   const lines = alerts.map((alert) => `• ${eventName(alert)}: ${whereaboutsText(alert)}`);
   return section(`*Alerts*\n${lines.join('\n')}`);
+}
+
+/** Which clock is suspect, when the alert recorded it: ` (signed over 29 days ago)`, ` (dated ahead …)`. */
+function staleWhy(stale: boolean | 'old' | 'ahead'): string {
+  if (stale === 'old') return ' (signed longer ago than deliveries are remembered)';
+  if (stale === 'ahead') return ' (dated ahead of the bot’s clock)';
+  return '';
 }

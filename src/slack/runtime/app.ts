@@ -336,7 +336,7 @@ function buildApp(bolt: BoltParts, options: SlackAppOptions, identity: SlackIden
   });
   withoutPrototypeKeys(app);
   // No HTTP request to guard: each envelope is checked where the receiver hands it to Bolt, and counted.
-  if (socket) guardSocketEvents(app, { logger: options.logger, traffic: options.traffic });
+  if (socket) guardSocketEvents(app, socket.client, { logger: options.logger, traffic: options.traffic });
   app.error(async ({ error, body }: { error: CodedError; body: unknown }) => {
     const slackId = slackRequestId(body);
     const logger = slackId ? options.logger.child({ slackRequestId: slackId }) : options.logger;

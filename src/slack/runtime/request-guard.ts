@@ -3,7 +3,8 @@
 // timestamped more than five minutes ahead (Bolt refuses only old ones) or when unsigned and more
 // than Slack's SSL check (Bolt lets any form whose `ssl_check` is 1 through unsigned), then parsed
 // the way Bolt will parse it and checked (nesting depth, the envelope's shape) before Bolt sees it; a
-// signed body that fails is refused with 400 (413 when too large). Every refusal gets a log line with
+// signed body that fails is refused with 400 (413 when too large), but a modal's submission is answered
+// so that the form stays open (refused-form.ts). Every refusal gets a log line with
 // its reason. The receiver behind it takes the body already read here, verified (app.ts). While the
 // bot starts, a request is answered 503 with a Retry-After, and Slack tries it again.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -12,6 +13,7 @@ import { HTTPModuleFunctions } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import { checkSlackBody, SLACK_BODY_MAX_DEPTH } from './envelope.js';
 import type { SlackTraffic } from './in-flight.js';
+import { type RefusedFormAnswer, refusedFormAnswer } from './refused-form.js';
 
 /** Slack's own bodies are a few KB; a modal with 100 full blocks stays well under this. */
 export const SLACK_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -33,7 +35,11 @@ export interface SlackRequestGuardOptions {
 }
 
 /** `slackId`: Slack's id of the request, once its body is read (see slackRequestId). */
-type Screened = ({ ok: true } | { ok: false; status: number; reason: string }) & { slackId?: string };
+/** `answer`: what a refused form gets instead of the status (refused-form.ts), so it stays open. */
+type Screened = (
+  | { ok: true }
+  | { ok: false; status: number; reason: string; answer?: RefusedFormAnswer | undefined }
+) & { slackId?: string };
 type Buffered = IncomingMessage & { rawBody: Buffer };
 
 /** Wraps the receiver's request listener; requests to other paths pass through untouched. */
@@ -68,20 +74,29 @@ export function guardSlackRequests(
           if (answered) res.once('close', answered);
           return next(req, res);
         }
-        const logger = screened.slackId
-          ? options.logger.child({ slackRequestId: screened.slackId })
-          : options.logger;
-        logger.warn('refused a request to /slack/events', {
-          status: screened.status,
-          reason: screened.reason.slice(0, 300),
-        });
-        refuse(req, res, screened.status, screened.reason);
+        answerRefused(req, res, screened, options.logger);
       })
       .catch((error: unknown) => {
         options.logger.error('a request to /slack/events failed before Bolt took it', { error });
         refuse(req, res, 500, 'internal error');
       });
   };
+}
+
+type Refused = Extract<Screened, { ok: false }>;
+
+/** Logged with its reason; a refused form is answered so that it stays open, the rest get their status. */
+function answerRefused(req: IncomingMessage, res: ServerResponse, screened: Refused, log: Logger): void {
+  const logger = screened.slackId ? log.child({ slackRequestId: screened.slackId }) : log;
+  const { answer } = screened;
+  logger.warn('refused a request to /slack/events', {
+    status: answer ? 200 : screened.status,
+    reason: screened.reason.slice(0, 300),
+  });
+  if (answer) {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(answer));
+  } else refuse(req, res, screened.status, screened.reason);
 }
 
 /**
@@ -173,7 +188,13 @@ function checkBody(buffered: Buffered, maxDepth: number): Screened {
   const checked = checkSlackBody(body, maxDepth);
   return checked.ok
     ? checked
-    : { ok: false, status: 400, reason: checked.reason, slackId: slackRequestId(body) };
+    : {
+        ok: false,
+        status: 400,
+        reason: checked.reason,
+        slackId: slackRequestId(body),
+        answer: refusedFormAnswer(body),
+      };
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { Delegation } from '../../access/index.js';
 import { REVOKED_ACTION, type RequestOf } from '../../approvals/index.js';
 import { lagosTime, naira, relative } from '../../format/display.js';
-import { escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { clipMrkdwn, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
 
 /** At most this many delegations are listed; the rest are counted. */
@@ -46,7 +46,7 @@ export function delegationList(
   const pending = waiting.length
     ? `\n*Waiting for another approver's approval*\n${waiting.slice(0, MAX_LISTED).map(waitingLine).join('\n')}`
     : '';
-  const text = `${heading}\n${delegationLines(delegations, now)}${pending}`.slice(0, 2900);
+  const text = clipMrkdwn(`${heading}\n${delegationLines(delegations, now)}${pending}`);
   return {
     text: heading,
     blocks: [

@@ -19,7 +19,7 @@ function fitText<T>(object: T, max: number): T {
 }
 
 /**
- * Blocks whose every section text, field and context text fits Slack's limits, cut with "…(cut)" where
+ * Blocks whose every section text, field and context text fits Slack's limits, cut with CUT_MARK where
  * one did not: for a builder whose many values from outside could together pass a limit, so the message
  * is shown cut rather than refused whole.
  */

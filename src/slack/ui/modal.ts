@@ -3,7 +3,7 @@
 // Pure builders: data in, view out. Block ids equal action ids so submissions read `values[id][id]`.
 import type { KnownBlock, ModalView, PlainTextOption } from '@slack/types';
 import type { LookAlikeMark, SameRequestMark } from '../../approvals/index.js';
-import { clipMrkdwn, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import { type AddressFamily, addressFamily } from '../../format/wallet-address.js';
 import type { FieldErrors } from '../types.js';
 
@@ -25,7 +25,7 @@ export function toNetworkChoices(
 /** plain_text, shown as typed: outside text in options (network, bank names) has its hidden characters marked. */
 export const plain = (text: string) => ({
   type: 'plain_text' as const,
-  text: markHiddenCharacters(text).slice(0, 75),
+  text: clipPlain(markHiddenCharacters(text), 75),
 });
 
 export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
@@ -60,8 +60,21 @@ export function networksMetadata(
   };
 }
 
+/** Slack holds an option's value to 150 characters, and a select or a search answer to 100 options. */
+export const MAX_OPTION_VALUE = 150;
+const MAX_OPTIONS = 100;
+
+/**
+ * The first 100 options whose value fits. A value is what a submission is read by, so it is never cut:
+ * an option whose value would not fit is left out (for a network or a whitelisted address, which can
+ * still be typed) rather than offered under a value that reads back as something else.
+ */
+export function optionsThatFit(options: PlainTextOption[]): PlainTextOption[] {
+  return options.filter((o) => (o.value ?? '').length <= MAX_OPTION_VALUE).slice(0, MAX_OPTIONS);
+}
+
 export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {
-  return networks.slice(0, 100).map((n) => option(`${n.name} (${n.shortName})`, n.id));
+  return optionsThatFit(networks.map((n) => option(`${n.name} (${n.shortName})`, n.id)));
 }
 
 export function textInput(

@@ -2,7 +2,7 @@
 // from format/display.
 
 import type { RequestKind } from '../../access/index.js';
-import type { ApprovalRequest } from '../../approvals/index.js';
+import { type ApprovalRequest, leftToAPersonByTheLookup } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
 import type { CngnEnvironment } from '../../cngn/api.js';
 import { naira } from '../../format/display.js';
@@ -52,6 +52,13 @@ const OWN_STORE_STATE_WORDS: Partial<Record<RequestKind, Partial<Record<RequestS
   },
 };
 
+/**
+ * Left to a person by the lookup before a late send: the bot no longer looks for it itself. Not "never
+ * sent": after a store restore, its own earlier call may be one of the matches.
+ */
+const LEFT_TO_A_PERSON =
+  ':grey_question: Outcome unknown: a person must check it with the service (the bot will not send it)';
+
 /** Failed before anything reached the service, or refused by it before acting. */
 const FAILED_NOTHING_SENT = ':x: Failed — nothing sent';
 
@@ -63,10 +70,11 @@ export const IN_THE_BOT: ReadonlySet<RequestKind> = new Set<RequestKind>([
 ]);
 
 /** The request's state in words, as its kind goes through it. */
-export function stateWords(request: Pick<ApprovalRequest, 'kind' | 'state' | 'outcome'>): string {
+export function stateWords(request: ApprovalRequest): string {
   const own = OWN_STORE_STATE_WORDS[request.kind]?.[request.state];
   if (own) return own;
   if (request.state === 'failed' && request.outcome?.nothingSent) return FAILED_NOTHING_SENT;
+  if (leftToAPersonByTheLookup(request)) return LEFT_TO_A_PERSON;
   return STATE_WORDS[request.state];
 }
 

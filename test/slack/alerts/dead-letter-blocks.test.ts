@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { deadLetterLine } from '../../../src/slack/alerts/dead-letter-blocks.js';
 import type { DeadLetter } from '../../../src/webhooks/types.js';
 
-const letter = (stale?: boolean): DeadLetter =>
+const letter = (stale?: DeadLetter['stale']): DeadLetter =>
   ({
     id: 'dl-0123456789',
     channel: 'CALERTS',
@@ -20,5 +20,15 @@ describe('a dead letter in the list', () => {
   it('is marked a possible replay when its delivery was signed long ago, and not otherwise', () => {
     expect(deadLetterLine(letter(true))).toContain('*deposit.completed* · :warning: possible replay');
     expect(deadLetterLine(letter())).not.toContain('replay');
+  });
+
+  it('says which clock is suspect when the letter recorded it', () => {
+    expect(deadLetterLine(letter('old'))).toContain(
+      ':warning: possible replay (signed longer ago than deliveries are remembered)',
+    );
+    expect(deadLetterLine(letter('ahead'))).toContain(
+      ':warning: possible replay (dated ahead of the bot’s clock)',
+    );
+    expect(deadLetterLine(letter(true))).toContain(':warning: possible replay ·');
   });
 });

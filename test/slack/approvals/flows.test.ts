@@ -3,6 +3,7 @@
 import { describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { createStore } from '../../../src/store/index.js';
+import { checkView } from '../../../src/workbench/slack-rules.js';
 import {
   announced,
   approveAs,
@@ -186,6 +187,31 @@ describe('redeem', () => {
     );
     expect(JSON.stringify(update.body.view)).toContain('Account number: Could not resolve account details');
     expect(await app.engine.openRequests()).toHaveLength(0);
+  });
+
+  test('shows the form again, as Slack takes it, for a bank chosen under its code alone', async ({ app }) => {
+    await viewSubmission(app.sender, {
+      callbackId: 'redeem.submit',
+      userId: REQUESTER,
+      values: {
+        'redeem.amount': { 'redeem.amount': textValue('5000') },
+        'redeem.bank': { 'redeem.bank': selectValue('058|') },
+        'redeem.account': { 'redeem.account': textValue('0000000000') },
+        'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
+      },
+    });
+    const update = await app.slack.waitFor('views.update', (c) =>
+      JSON.stringify(c.body.view).includes('redeem.submit'),
+    );
+    const view = update.body.view as View;
+    expect(() => checkView(view, 'modal')).not.toThrow();
+    const picker = view.blocks.find((b) => b.block_id === 'redeem.bank') as {
+      element: Record<string, unknown>;
+    };
+    expect(picker.element.initial_option).toEqual({
+      text: { type: 'plain_text', text: 'Guaranty Trust Bank' },
+      value: '058|',
+    });
   });
 
   test('refuses an amount under 1 and an account number that is not 10 digits', async ({ app }) => {

@@ -54,6 +54,21 @@ describe('an approved request not yet claimed', () => {
     expect(delegate.text).toContain('Nothing is waiting for you here any more');
   });
 
+  it('says held on every DM copy, as its message does, while a freeze holds it', () => {
+    const freeze = { at: '2026-11-23T07:58:00.000Z', by: 'UB', reason: 'checking an address' };
+    const held = approvalMessage(approved(), NOW, undefined, freeze);
+    expect(JSON.stringify(held.blocks)).toContain('Approved, held: sends are frozen');
+    for (const dm of [
+      approvalDm(approved(), NOW, 'UA', undefined, freeze, true),
+      approvalDm(approved(), NOW, 'UDELEGATE', undefined, freeze, false),
+    ]) {
+      expect(dm.text).toContain('Approved, held: sends are frozen');
+      expect(JSON.stringify(dm.blocks[0])).toContain('Approved, held: sends are frozen');
+    }
+    // Unfrozen, the header says approved as the message does.
+    expect(approvalDm(approved(), NOW, 'UA', undefined, undefined, true).text).not.toContain('held');
+  });
+
   it('shows no button once claimed for sending', () => {
     const executing = approved({ state: 'executing' });
     expect(buttons(approvalMessage(executing, NOW))).toEqual([]);

@@ -13,6 +13,7 @@ import {
   reviewRefusedView,
 } from '../../../src/slack/approvals/blocks/review.js';
 import { reviewAllModal, reviewAllResultView } from '../../../src/slack/approvals/blocks/review-all.js';
+import { shortApprovalMessages } from '../../../src/slack/approvals/blocks/short-message.js';
 import { requesterNotice, threadReply } from '../../../src/slack/approvals/blocks/steps.js';
 import { homeView } from '../../../src/slack/approvals/home/blocks.js';
 import { delegationList } from '../../../src/slack/ui/delegations.js';
@@ -91,6 +92,11 @@ export function approvalBuilders(text: string, add: Add): void {
   }
   const requests = requestsOf(text, text);
   add('pending list', pendingList(requests, NOW, 'LIVE'));
+  for (const request of requests) {
+    for (const [at, form] of shortApprovalMessages(request, approvalMessage(request, NOW)).entries()) {
+      add(`approval message in short ${request.kind} (form ${at + 1})`, form);
+    }
+  }
   // The freeze of sends: its banner, the channel's notices, and App Home with it.
   add('freeze banner', { blocks: [freezeBanner(freeze)] });
   add('freeze banner, frozen at start-up', { blocks: [freezeBanner({ ...freeze, by: text })] });

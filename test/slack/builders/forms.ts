@@ -138,5 +138,11 @@ export function depositFormBuilders(text: string, add: Add): void {
 
 /** A bank picker's options, as the redeem and settlement modals load them. */
 export function bankOptionBuilders(text: string, add: Add): void {
-  add('bank options', { blocks: bankOptions([{ code: text, name: text }], '') });
+  // Named by the text, under a real code (offered, its text cut) and under the text as its code.
+  const banks = [
+    { code: '058', name: text },
+    { code: '999', name: `Bank ${text}` },
+    { code: text, name: text },
+  ];
+  add('bank options', { blocks: bankOptions(banks, '') });
 }

@@ -1,7 +1,8 @@
 // The access gate over Socket Mode, on the whole bot: a person's interaction that passes the envelope
 // check but that the gate cannot read (a click whose container's type is not text) is acked and
 // refused, never handed on unjudged to the listener behind it; the same click, readable, is judged and
-// reaches it.
+// reaches it. A form it refuses gets the answer it gets over HTTP: the error on its first field, the
+// form kept open, nothing filed.
 import { describe, expect } from 'vitest';
 import { botTest } from '../../support/bot.js';
 import { capturedLog } from '../../support/captured-log.js';
@@ -12,7 +13,14 @@ import {
   viewSubmissionPayload,
   withdrawValues,
 } from '../../support/slack-requests.js';
-import { APPROVALS_CHANNEL, APPROVER_A, type ApprovalApp, DEST, REQUESTER } from '../approvals/support.js';
+import {
+  APPROVALS_CHANNEL,
+  APPROVER_A,
+  type ApprovalApp,
+  DEST,
+  OUTSIDER,
+  REQUESTER,
+} from '../approvals/support.js';
 
 const test = botTest.extend('socket', async ({ defer }) => {
   const socket = await FakeSocketMode.start();
@@ -22,22 +30,30 @@ const test = botTest.extend('socket', async ({ defer }) => {
 
 /** Files a withdrawal over the socket as a person does (the form's submission); its id, once posted. */
 async function fileOverSocket(app: ApprovalApp, socket: FakeSocketMode, amount: string): Promise<string> {
-  const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
-  const network = networks[0];
-  if (!network) throw new Error('no network');
-  const submission = viewSubmissionPayload({
-    callbackId: 'withdraw.submit',
-    userId: REQUESTER,
-    privateMetadata: JSON.stringify({ networks: networks.map((n) => n.id) }),
-    values: withdrawValues({ amount, network, address: DEST }),
-  });
-  socket.sendInteraction('env-file', submission);
+  socket.sendInteraction('env-file', await withdrawalForm(app, REQUESTER, amount));
   const posted = await app.slack.waitFor(
     'chat.postMessage',
     (c) =>
       c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts && /AR-[0-9A-F]+/.test(String(c.body.text)),
   );
   return /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
+}
+
+/** The withdraw form as `user` submits it. */
+async function withdrawalForm(
+  app: ApprovalApp,
+  user: string,
+  amount: string,
+): Promise<Record<string, unknown>> {
+  const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled);
+  const network = networks[0];
+  if (!network) throw new Error('no network');
+  return viewSubmissionPayload({
+    callbackId: 'withdraw.submit',
+    userId: user,
+    privateMetadata: JSON.stringify({ networks: networks.map((n) => n.id) }),
+    values: withdrawValues({ amount, network, address: DEST }),
+  });
 }
 
 /** An approver's click on Approve under the request's message in the approvals channel. */
@@ -93,5 +109,24 @@ describe('the access gate over Socket Mode', () => {
     expect(request?.state).toBe('pending');
     expect(request?.approvals).toEqual([]);
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  });
+
+  test('refuses a form from another workspace on its first field, as over HTTP: the form stays open, nothing filed', async ({
+    startApp,
+    socket,
+  }) => {
+    const app = await startApp({ socketMode: socket });
+    const form = await withdrawalForm(app, OUTSIDER, '1500');
+    const fromElsewhere = { ...form, team: { id: 'TOTHER' }, user: { id: OUTSIDER, team_id: 'TOTHER' } };
+    socket.sendInteraction('env-refused-form', fromElsewhere);
+    const ack = await socket.waitFor((m) => m.envelope_id === 'env-refused-form');
+    expect(ack.payload).toEqual({
+      response_action: 'errors',
+      errors: {
+        'withdraw.amount': expect.stringMatching(/^Not allowed: Only members of .*Nothing was filed\.$/),
+      },
+    });
+    expect(await app.engine.openRequests()).toEqual([]);
+    expect(app.slack.callsTo('chat.postMessage')).toEqual([]);
   });
 });

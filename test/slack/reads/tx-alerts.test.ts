@@ -130,7 +130,9 @@ describe('/cngn tx and the alerts of a transaction', () => {
     });
     await allPosted(h);
     const answer = textOf(await run(h, `tx ${reference}`));
-    expect(answer).toContain(':warning: possible replay of `deposit.completed`');
+    expect(answer).toContain(
+      ':warning: possible replay of `deposit.completed` (signed longer ago than deliveries are remembered)',
+    );
   });
 
   test('still says "not found" for a reference neither the service nor any alert knows', async ({

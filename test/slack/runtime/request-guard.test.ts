@@ -3,10 +3,18 @@
 // the bot keeps serving. Before the check, `null` made Bolt's receiver throw and the process exit.
 import { request } from 'undici';
 import { describe, expect } from 'vitest';
+import { REFUSED_FORM_TEXT, refusedFormView } from '../../../src/slack/runtime/refused-form.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { startHarness } from '../../support/harness.js';
 import { harnessTest } from '../../support/harness-fixtures.js';
-import { postSigned, signSlackBody, slashCommand, slashCommandBody } from '../../support/slack-requests.js';
+import {
+  postSigned,
+  signSlackBody,
+  slashCommand,
+  slashCommandBody,
+  textValue,
+  viewSubmissionPayload,
+} from '../../support/slack-requests.js';
 
 /**
  * One bot for the file (`h`), its log at warn and above (`log`, its parsed lines also as `lines`), and
@@ -147,6 +155,35 @@ describe('requests to /slack/events that are not Slack requests', () => {
     const answer = await h.slack.waitFor('response_url:help');
     expect(JSON.stringify(answer.body)).toContain('/cngn');
     expect(rejections).toEqual([]);
+  });
+
+  test('keeps a signed form it refuses open, as over Socket Mode: the error on its first field, or a notice over it', async ({
+    h,
+    lines,
+  }) => {
+    const before = lines.length;
+    const withField = viewSubmissionPayload({
+      callbackId: 'withdraw.submit',
+      values: { 'withdraw.amount': { 'withdraw.amount': textValue('1500') }, deep: JSON.parse(deep(80)) },
+    });
+    const errors = await postSigned(h.sender, payload(JSON.stringify(withField)), { contentType: form });
+    expect(errors.status).toBe(200);
+    expect(errors.json()).toEqual({
+      response_action: 'errors',
+      errors: { 'withdraw.amount': REFUSED_FORM_TEXT },
+    });
+    const bare = {
+      ...viewSubmissionPayload({ callbackId: 'withdraw.submit', values: {} }),
+      x: JSON.parse(deep(80)),
+    };
+    const pushed = await postSigned(h.sender, payload(JSON.stringify(bare)), { contentType: form });
+    expect(pushed.status).toBe(200);
+    expect(pushed.json()).toEqual({ response_action: 'push', view: refusedFormView() });
+    expect(lines.slice(before)).toEqual([
+      expect.objectContaining({ message: 'refused a request to /slack/events', status: 200 }),
+      expect.objectContaining({ message: 'refused a request to /slack/events', status: 200 }),
+    ]);
+    expect(h.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   });
 
   test('answers a request target that is not a path with 400, not a 500 from Bolt', async ({ h, lines }) => {

@@ -8,8 +8,8 @@ import { lagosTime } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
 import { fitBlocks } from '../../ui/messages.js';
-import { requestTitle, stateWords } from '../../ui/words.js';
-import { approvalMessage } from './message.js';
+import { requestTitle } from '../../ui/words.js';
+import { approvalMessage, stateLine } from './message.js';
 
 /** A delegate's place: whose approvals they give, and until when. */
 export interface DelegatePlace {
@@ -46,10 +46,12 @@ export function approvalDm(
   const standIn = place
     ? ` (you approve in ${mentionUser(place.delegator)}'s place until ${escapeMrkdwn(lagosTime(place.until))})`
     : '';
+  // Worded as the channel message's state line: held by a freeze, it says held, not just approved.
+  const state = stateLine(request, freeze);
   const lead = stoppable
-    ? `${title}: ${stateWords(request)}, not sent yet. You can still reject it here to stop it before it is sent.`
+    ? `${title}: ${state}, not sent yet. You can still reject it here to stop it before it is sent.`
     : request.state !== 'pending'
-      ? `${title}: ${stateWords(request)}. Nothing is waiting for you here any more.`
+      ? `${title}: ${state}. Nothing is waiting for you here any more.`
       : mine
         ? `You approved ${title}${inPlace}; it waits for more approvals.`
         : `${mentionUser(request.requester)} asks for your approval${standIn}: ${title}`;

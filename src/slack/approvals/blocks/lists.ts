@@ -1,9 +1,9 @@
 // `/cngn pending`, `/cngn audit` and the private explanations given to people who may not act.
-import type { KnownBlock } from '@slack/types';
 import type { ApprovalRequest, LimitFigures, Refusal } from '../../../approvals/index.js';
 import { lagosTime, relative } from '../../../format/display.js';
 import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import type { SlackMessage } from '../../types.js';
+import { section } from '../../ui/messages.js';
 import { IN_THE_BOT, requestTitle, stateWords } from '../../ui/words.js';
 import { type ApprovalsShown, FILED_COUNT } from './approvals-shown.js';
 import { FIRST_PAYMENT, LOOK_ALIKE_MARK } from './checks.js';
@@ -43,7 +43,7 @@ export function pendingList(
   });
   const more = requests.length > MAX_ROWS ? [`…and ${requests.length - MAX_ROWS} more`] : [];
   const text = `*Open approval requests (${requests.length})* · ${escapeMrkdwn(environment)}`;
-  return { text, blocks: [section(text), section([...rows, ...more].join('\n').slice(0, 2900))] };
+  return { text, blocks: [section(text), section([...rows, ...more].join('\n'))] };
 }
 
 /** What an approver must look at twice, said on the request's line: a look-alike, a first payment. */
@@ -144,8 +144,4 @@ function notPendingText(title: string, request?: ApprovalRequest): string {
   if (request && IN_HAND.has(request.state))
     return `${title} was already approved and is being handled (${stateWords(request)}); your click changed nothing.`;
   return `${title} is no longer waiting for approval (${request ? stateWords(request) : 'closed'}); nothing changed.`;
-}
-
-function section(text: string): KnownBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text } };
 }

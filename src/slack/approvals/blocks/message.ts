@@ -391,9 +391,9 @@ export function whyTheBot(note: string | undefined, opening: string): string | u
 
 /**
  * The state in words; a request the service contradicted itself about says so first, and an approved
- * one a freeze holds says it is held.
+ * one a freeze holds says it is held. The DM copies' header says the same (dm.ts).
  */
-function stateLine(request: ApprovalRequest, freeze?: Freeze): string {
+export function stateLine(request: ApprovalRequest, freeze?: Freeze): string {
   if (freeze && request.state === 'approved' && heldByFreeze(request)) {
     return ':lock: Approved, held: sends are frozen';
   }

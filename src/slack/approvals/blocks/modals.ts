@@ -12,6 +12,7 @@ import {
   networkOptions,
   networksMetadata,
   option,
+  optionsThatFit,
   plain,
   selectInput,
   textInput,
@@ -162,9 +163,11 @@ function addressForm(
 
 export function withdrawModal(input: AddressFormInput & { whitelist: WhitelistChoice[] }): ModalView {
   const p = input.prefill ?? {};
-  const whitelisted = input.whitelist
-    .slice(0, 100)
-    .map((w) => option(`${w.networkName} · ${shortAddress(w.address)}`, `${w.networkId}|${w.address}`));
+  const whitelisted = optionsThatFit(
+    input.whitelist.map((w) =>
+      option(`${w.networkName} · ${shortAddress(w.address)}`, `${w.networkId}|${w.address}`),
+    ),
+  );
   const blocks: KnownBlock[] = [
     textInput(WITHDRAW.amount, 'Amount (₦ / cNGN)', { initial: p.amount, placeholder: '1,500.50' }),
     selectInput(WITHDRAW.network, 'Network', networkOptions(input.networks), { initial: p.network }),

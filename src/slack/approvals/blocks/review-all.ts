@@ -4,7 +4,7 @@
 // changed. Pure builders: data in, Block Kit out; every outside value escaped where it enters mrkdwn.
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
-import { escapeMrkdwn } from '../../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
 import { fitBlocks } from '../../ui/messages.js';
 import { requestTitle } from '../../ui/words.js';
@@ -24,7 +24,7 @@ export const REVIEW_ALL_MAX = 10;
 /** Review all is offered from this many requests waiting for the person. */
 export const REVIEW_ALL_MIN = 2;
 
-const plain = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 75) });
+const plain = (text: string) => ({ type: 'plain_text' as const, text: clipPlain(text, 75) });
 
 export function reviewAllButton(waiting: number): Button {
   return {
@@ -145,7 +145,7 @@ export function reviewAllResultText(outcomes: readonly ReviewOutcome[]): string 
   const lines = outcomes.map(
     (o) => `${o.approved ? ':white_check_mark:' : ':no_entry:'} ${escapeMrkdwn(o.text)}`,
   );
-  return `*Review all: ${approved} of ${outcomes.length} approved*\n${lines.join('\n')}`.slice(0, 2900);
+  return clipMrkdwn(`*Review all: ${approved} of ${outcomes.length} approved*\n${lines.join('\n')}`);
 }
 
 export function reviewAllResultView(outcomes: readonly ReviewOutcome[]): ModalView {

@@ -79,7 +79,8 @@ function resolveThenFile(
   deps: ApprovalSlackDeps,
   chosen: { bank: BankChoice; accountNumber: string; fields: BankFields },
   then: {
-    retry: (errors: FieldErrors) => ModalView;
+    /** The form again, with the bank as the service lists it once that is known. */
+    retry: (errors: FieldErrors, listed?: BankChoice) => ModalView;
     file: (name: string, bank: BankChoice) => Promise<ModalView>;
   },
 ): Promise<void> {
@@ -87,7 +88,9 @@ function resolveThenFile(
     const listed = await listedBank(deps, chosen.bank, chosen.fields);
     if ('errors' in listed) return then.retry(listed.errors);
     const resolved = await resolveName(deps, chosen.accountNumber, listed.bank.code, chosen.fields);
-    return 'errors' in resolved ? then.retry(resolved.errors) : then.file(resolved.name, listed.bank);
+    return 'errors' in resolved
+      ? then.retry(resolved.errors, listed.bank)
+      : then.file(resolved.name, listed.bank);
   });
 }
 
@@ -135,21 +138,22 @@ function registerRedeemSubmission(app: App, deps: ApprovalSlackDeps): void {
     const quick = await quickBalanceErrors(deps, draft(), fields);
     if (quick) return void (await args.ack({ response_action: 'errors', errors: quick }));
     const shownFor = readMetadata(args.body.view.private_metadata).sameAs;
-    const again = (errors: FieldErrors, sameAs?: SameRequestMark) =>
+    const again = (errors: FieldErrors, listed?: BankChoice, sameAs?: SameRequestMark) =>
       redeemModal({
         prefill: { amount: v.amount, account: v.accountNumber, purpose: v.purpose },
         bank: v.bank,
+        ...(listed ? { bankListedAs: listed.name } : {}),
         errors,
         ...(sameAs ? { sameAs: { mark: sameAs, now: deps.now?.() ?? new Date() } } : {}),
         environment: deps.environmentLabel,
       });
     const chosen = { bank: v.bank, accountNumber: v.accountNumber, fields: REDEEM };
     await resolveThenFile(args, deps, chosen, {
-      retry: (errors) => again(errors),
+      retry: (errors, listed) => again(errors, listed),
       file: async (name, bank) => {
         const comparison = { ticked: false, again: { ticked: v.again, shownFor } };
         const filed = await fileFromForm(deps, draft(name, bank), fields, comparison);
-        if (!filed.ok) return again(filed.errors, filed.sameAs);
+        if (!filed.ok) return again(filed.errors, bank, filed.sameAs);
         return filedView(
           filed.request,
           deps.approvalsChannel,
@@ -168,10 +172,11 @@ function registerSettlementSubmission(app: App, deps: ApprovalSlackDeps): void {
     const v = parsed.value;
     const chosen = { bank: v.bank, accountNumber: v.accountNumber, fields: SETTLEMENT };
     await resolveThenFile(args, deps, chosen, {
-      retry: (errors) =>
+      retry: (errors, listed) =>
         settlementModal({
           prefill: { account: v.accountNumber },
           bank: v.bank,
+          ...(listed ? { bankListedAs: listed.name } : {}),
           errors,
           environment: deps.environmentLabel,
         }),
