@@ -1411,24 +1411,30 @@ function manifestText(manifest) {
 }
 var UNREADABLE_CODES = /* @__PURE__ */ new Set(["EACCES", "EPERM", "ENOTDIR", "ELOOP"]);
 var SEGMENT_NAME = /^\d{10}-\d{10}-\d{8}T\d{6}Z$/;
-function readSegment(path) {
-  const segment = { name: basename(path), path };
+var FILE_GONE_CODES = /* @__PURE__ */ new Set([...UNREADABLE_CODES, "ENOENT", "EISDIR"]);
+function segmentFile(path, read) {
   try {
-    segment.entries = readFileSync(join(path, ENTRIES_FILE));
-  } catch {
-  }
-  let text;
-  try {
-    text = readFileSync(join(path, MANIFEST_FILE), "utf8");
+    return read(path);
   } catch (error) {
     const code = error.code;
-    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable${code ? ` (${code})` : ""}` };
+    if (!code || !FILE_GONE_CODES.has(code)) throw error;
+    return { code };
+  }
+}
+function readSegment(path, read = readFileSync) {
+  const segment = { name: basename(path), path };
+  const entries = segmentFile(join(path, ENTRIES_FILE), read);
+  if (Buffer.isBuffer(entries)) segment.entries = entries;
+  else if (entries.code !== "ENOENT") segment.entriesUnreadable = entries.code;
+  const manifest = segmentFile(join(path, MANIFEST_FILE), read);
+  if (!Buffer.isBuffer(manifest)) {
+    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable (${manifest.code})` };
   }
   try {
-    const manifest = JSON.parse(text);
-    if (!isManifest(manifest))
+    const parsed = JSON.parse(manifest.toString("utf8"));
+    if (!isManifest(parsed))
       return { ...segment, unreadable: `${MANIFEST_FILE} lacks fields a manifest has` };
-    return { ...segment, manifest };
+    return { ...segment, manifest: parsed };
   } catch {
     return { ...segment, unreadable: `${MANIFEST_FILE} is not JSON` };
   }
@@ -1549,7 +1555,9 @@ function checkSegmentOnce(segment, manifest, expected, given, kept, used) {
 function checkSegment(segment, manifest, expected, given) {
   const problems = manifestProblems(manifest, expected, given);
   if (!segment.entries) {
-    problems.push(`${ENTRIES_FILE} is missing`);
+    problems.push(
+      segment.entriesUnreadable ? `${ENTRIES_FILE} cannot be read (${segment.entriesUnreadable})` : `${ENTRIES_FILE} is missing`
+    );
     return { segment, manifest, problems, lines: [] };
   }
   if (sha256Hex(segment.entries) !== manifest.entries.sha256 || segment.entries.length !== manifest.entries.bytes) {
@@ -1639,11 +1647,17 @@ var listFolders = (path, list) => {
 var ENVIRONMENTS = ["sandbox", "test", "live"];
 var isArchiveName = (path) => ENVIRONMENTS.includes(basename2(path)) || SEGMENT_NAME.test(basename2(path));
 var isSegmentDir = (path) => {
-  try {
-    return statSync(join2(path, MANIFEST_FILE)).isFile() || statSync(join2(path, ENTRIES_FILE)).isFile();
-  } catch {
-    return false;
-  }
+  if (SEGMENT_NAME.test(basename2(path))) return true;
+  const isFile = (file) => {
+    try {
+      return statSync(join2(path, file)).isFile();
+    } catch (error) {
+      const code = error.code;
+      if (code === "ENOENT" || code && UNREADABLE_CODES.has(code)) return false;
+      throw error;
+    }
+  };
+  return isFile(MANIFEST_FILE) || isFile(ENTRIES_FILE);
 };
 var unreadableFolder = (path, why) => ({
   name: basename2(path),
@@ -1674,7 +1688,10 @@ function findArchive(path, list = readdirSync) {
   if (!Array.isArray(listed)) throw new Error(`${path} cannot be read (${listed.unreadable})`);
   const children = listed;
   if (children.some(isSegmentDir)) {
-    return { single: false, environments: [{ name: basename2(path), segments: children.map(readSegment) }] };
+    return {
+      single: false,
+      environments: [{ name: basename2(path), segments: children.map((child) => readSegment(child)) }]
+    };
   }
   const environments = children.map((child) => ({ name: basename2(child), segments: environmentSegments(child, list) })).filter((environment) => environment.segments.length > 0);
   return { single: false, environments };

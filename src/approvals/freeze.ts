@@ -41,12 +41,22 @@ export function heldByFreeze(request: Pick<ApprovalRequest, 'kind'>): boolean {
   return HELD_KINDS[request.kind];
 }
 
-/** The stored record: frozen now, or the last freeze and the request that lifted it. */
+/**
+ * The stored record: frozen now, or the last freeze and the request that lifted it. `barred`: the
+ * unfreeze requests whose lift went unanswered and was given up on; none of them lifts this freeze.
+ * `previousLift`: the request that lifted the freeze before this one, so an interrupted lift that
+ * landed is still found once sends are frozen again.
+ */
 type FreezeRecord =
-  | ({ state: 'frozen' } & Freeze)
+  | ({ state: 'frozen'; barred?: string[]; previousLift?: { requestId: string; at: string } } & Freeze)
   | { state: 'lifted'; at: string; by: string; requestId: string; frozen: Freeze };
 
 const freezeKey = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
+/** Taken once per lift, by whoever tells it first: its holder, or the sweep that settled it. */
+const liftToldKey = (environment: ServiceEnvironment, requestId: string) =>
+  `approvals:freeze:${environment}:told:${requestId}`;
+/** Long past any sweep that could settle the lift again. */
+const LIFT_TOLD_TTL_MS = 90 * 86_400_000;
 const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
 
 /** A change of the freeze, as listeners hear it (after it is stored and audited). */
@@ -55,6 +65,17 @@ export type FreezeChange =
   | { lifted: Freeze; by: string; requestId: string };
 
 export type FreezeListener = (change: FreezeChange) => Promise<void>;
+
+/**
+ * An interrupted lift, settled: it landed (the change, to be told; none when sends are frozen again
+ * since, so "sends resumed" is never told while frozen), or it never can.
+ */
+export type InterruptedLift =
+  | { landed: true; change?: Extract<FreezeChange, { lifted: Freeze }> }
+  | { landed: false };
+
+/** How many times the bar is tried when the record keeps changing under a lapsed lock. */
+const BAR_RUNS = 5;
 
 export type FreezeResult =
   /** `underway`: requests whose call was already marked as going out when the freeze came. */
@@ -83,6 +104,21 @@ export interface FreezeDeps {
   auditLog: AuditLog;
   now: () => Date;
   log?: EngineLog | undefined;
+}
+
+/** An interrupted lift against the record as read: settled already, or the record that bars it. Pure. */
+function barStep(
+  read: FreezeRecord | undefined,
+  request: RequestOf<'unfreeze'>,
+): InterruptedLift | { bar: FreezeRecord } {
+  if (read?.state === 'lifted') {
+    if (read.requestId !== request.id) return { landed: false };
+    return { landed: true, change: { lifted: read.frozen, by: read.by, requestId: request.id } };
+  }
+  if (read?.state === 'frozen' && read.previousLift?.requestId === request.id) return { landed: true };
+  if (read?.state !== 'frozen' || read.at !== request.payload.frozenAt) return { landed: false };
+  if (read.barred?.includes(request.id)) return { landed: false };
+  return { bar: { ...read, barred: [...(read.barred ?? []), request.id] } };
 }
 
 const freezeOf = (record: Extract<FreezeRecord, { state: 'frozen' }>): Freeze => ({
@@ -136,7 +172,9 @@ export class FreezeSwitch {
         actor: by,
         note: reason,
       });
-      if (!(await store.compareAndSet<FreezeRecord>(this.key, read, { state: 'frozen', ...freeze }))) {
+      const previousLift = read?.state === 'lifted' ? { requestId: read.requestId, at: read.at } : undefined;
+      const next: FreezeRecord = { state: 'frozen', ...freeze, ...(previousLift ? { previousLift } : {}) };
+      if (!(await store.compareAndSet<FreezeRecord>(this.key, read, next))) {
         throw new Error('the freeze record changed while the freeze was written; try again');
       }
       return { ok: true, freeze, underway: [] };
@@ -170,6 +208,9 @@ export class FreezeSwitch {
           'not-done',
           'the freeze it was filed to lift is no longer in place; nothing changed',
         );
+      }
+      if (read.barred?.includes(request.id)) {
+        throw new CustodyCallError('not-done', 'this unfreeze was given up on; nothing changed');
       }
       const at = this.deps.now().toISOString();
       const by = request.approvals.at(-1)?.user ?? request.requester;
@@ -206,10 +247,41 @@ export class FreezeSwitch {
     });
   }
 
-  /** Whether this unfreeze request lifted the freeze (an interrupted execution is settled by it). */
-  async liftedBy(requestId: string): Promise<boolean> {
-    const record = await this.deps.store.get<FreezeRecord>(this.key);
-    return record?.state === 'lifted' && record.requestId === requestId;
+  /**
+   * An unfreeze whose lift went unanswered (a store that timed out on the bot's side, or a holder that
+   * stalled past its lease) may still land. Found lifted by it: it landed. Otherwise the freeze it was
+   * filed for is barred to it before anyone is told it failed: the record, rewritten naming it, no
+   * longer equals what that lift read, so its compare-and-set is refused whenever it arrives, and
+   * `lift` refuses it from then on. A freeze no longer in place needs no bar: the lift's write is
+   * conditional on that freeze's record, which never comes back. Throws when the bar is not written
+   * (the next sweep tries again). See docs/decisions/unanswered-writes-fenced.md.
+   */
+  async settleInterrupted(request: RequestOf<'unfreeze'>): Promise<InterruptedLift> {
+    const { store } = this.deps;
+    return store.withLock(lockName(this.environment), async () => {
+      let audited = false;
+      for (let run = 1; ; run++) {
+        const read = await store.get<FreezeRecord>(this.key);
+        const step = barStep(read, request);
+        if ('landed' in step) return step;
+        // The entry first, like every step: the chain already says "unfrozen" (the lift audits before
+        // its write), and this says that lift never took effect.
+        if (!audited) await this.auditBar(request);
+        audited = true;
+        if (await store.compareAndSet<FreezeRecord>(this.key, read, step.bar)) return { landed: false };
+        if (run >= BAR_RUNS) throw new Error(`the freeze record kept changing while ${run} bars were tried`);
+      }
+    });
+  }
+
+  private async auditBar(request: RequestOf<'unfreeze'>): Promise<void> {
+    await this.deps.auditLog.append(this.environment, {
+      at: this.deps.now().toISOString(),
+      kind: 'freeze',
+      action: 'unfreeze-barred',
+      subject: request.id,
+      note: `its lift of the freeze of ${request.payload.frozenAt} was not confirmed; it never takes effect`,
+    });
   }
 
   /** Resolves when listeners told so far have finished (tests, shutdown). */
@@ -233,14 +305,41 @@ export class FreezeSwitch {
     return underway;
   }
 
-  /** Tell the listeners without holding up the caller (an executor recording its answer, a command). */
+  /**
+   * Tell the listeners without holding up the caller (an executor recording its answer, a command).
+   * A lift is told once: its holder tells it when its write is answered, and a sweep that settles the
+   * same lift later (the holder stalled before recording it) tells it only if the holder never did. A
+   * marker that cannot be written is told anyway: twice is better than never.
+   */
   private tell(change: FreezeChange): void {
-    for (const listener of this.listeners) {
-      const told = listener(change).catch((error: unknown) => {
-        this.deps.log?.warn('a listener of the freeze failed', { error: String(error) });
-      });
-      this.telling.add(told);
-      void told.finally(() => this.telling.delete(told));
+    if (!('lifted' in change)) {
+      this.startListeners(change);
+      return;
     }
+    const key = liftToldKey(this.environment, change.requestId);
+    this.track(
+      this.deps.store.setIfAbsent(key, this.deps.now().toISOString(), LIFT_TOLD_TTL_MS).then(
+        (first) => (first ? this.startListeners(change) : undefined),
+        (error: unknown) => {
+          this.deps.log?.warn('whether the lift was told could not be checked', { error: String(error) });
+          this.startListeners(change);
+        },
+      ),
+    );
+  }
+
+  private startListeners(change: FreezeChange): void {
+    for (const listener of this.listeners) {
+      this.track(
+        listener(change).catch((error: unknown) => {
+          this.deps.log?.warn('a listener of the freeze failed', { error: String(error) });
+        }),
+      );
+    }
+  }
+
+  private track(told: Promise<void>): void {
+    this.telling.add(told);
+    void told.finally(() => this.telling.delete(told));
   }
 }

@@ -73,6 +73,21 @@ export type PasskeyPageRefusal =
   | 'person-unchecked'
   | 'registration-refused';
 
+/**
+ * A registration whose write went unanswered and was given up on, kept in the book beside the
+ * passkeys: that request's passkey is never added (see barRegistration). No passkey: it has no seal,
+ * so a book that seals never counts it, and `all()` leaves it out.
+ */
+interface BarredRegistration {
+  credentialId: string;
+  barred: { requestId: string; at: string };
+}
+
+/** What the book's one stored value holds: passkeys, and the registrations barred. */
+type BookEntry = Passkey | BarredRegistration;
+
+const isPasskey = (entry: BookEntry): entry is Passkey => !('barred' in entry);
+
 /** Why a passkey's counter was not moved up: it did not go up, the passkey is revoked, or not in the book. */
 type CounterRefusal = Extract<SignatureRefusal, 'counter-went-back' | 'revoked-passkey' | 'unknown-passkey'>;
 
@@ -122,7 +137,7 @@ export class PasskeyBook {
 
   /** Every passkey ever registered here, revoked ones too (the audit and the verifier need them). */
   async all(): Promise<Passkey[]> {
-    return (await this.store.get<Passkey[]>(this.key)) ?? [];
+    return ((await this.store.get<BookEntry[]>(this.key)) ?? []).filter(isPasskey);
   }
 
   /**
@@ -180,10 +195,10 @@ export class PasskeyBook {
    * changes the book (see ApprovalCore.locked), and its late write must not undo that change (a
    * revocation, a counter moved). A refused write decides again on a fresh read, a few times at most.
    */
-  private change(fn: (book: Passkey[]) => Passkey[] | undefined): Promise<boolean> {
+  private change(fn: (book: BookEntry[]) => BookEntry[] | undefined): Promise<boolean> {
     return this.store.withLock(`${this.key}:write`, async () => {
       for (let run = 1; ; run++) {
-        const read = await this.store.get<Passkey[]>(this.key);
+        const read = await this.store.get<BookEntry[]>(this.key);
         const next = fn(read ?? []);
         if (!next) return false;
         if (await this.store.compareAndSet(this.key, read, next)) return true;
@@ -193,18 +208,52 @@ export class PasskeyBook {
     });
   }
 
-  /** Add a registered passkey, sealed; false when its credential is already in the book. */
+  /**
+   * Add a registered passkey, sealed; false when its credential is already in the book, or its
+   * registration request was barred.
+   */
   add(passkey: Passkey): Promise<boolean> {
+    const { requestId } = passkey.registration;
     return this.change((book) =>
-      book.some((p) => p.credentialId === passkey.credentialId) ? undefined : [...book, this.seal(passkey)],
+      book.some(
+        (p) => p.credentialId === passkey.credentialId || (!isPasskey(p) && p.barred.requestId === requestId),
+      )
+        ? undefined
+        : [...book, this.seal(passkey)],
     );
+  }
+
+  /**
+   * A registration whose write went unanswered may still land (a store that timed out on the bot's
+   * side, a holder that stalled past its lease). `written` when its passkey is in the book. Otherwise
+   * the request is barred, in the book's one value: that value no longer equals what the late write
+   * read, so its compare-and-set is refused whenever it arrives, and `add` refuses the request from
+   * then on (a holder still running reads the bar when it tries again). Only then `barred`.
+   */
+  async barRegistration(requestId: string, credentialId: string, at: Date): Promise<'written' | 'barred'> {
+    let found: 'written' | 'barred' = 'barred';
+    await this.change((book) => {
+      const written = book.some(
+        (p) =>
+          isPasskey(p) &&
+          p.credentialId === credentialId &&
+          p.registration.requestId === requestId &&
+          this.holds(p),
+      );
+      found = written ? 'written' : 'barred';
+      if (written || book.some((p) => !isPasskey(p) && p.barred.requestId === requestId)) return undefined;
+      return [...book, { credentialId, barred: { requestId, at: at.toISOString() } }];
+    });
+    return found;
   }
 
   /** End a passkey at once (sealed again, revocation included); false when there is no such live passkey. */
   revoke(credentialId: string, by: string, at: Date, note?: string): Promise<boolean> {
     return this.change((book) => {
       // Only a sealed record is sealed again: revoking never makes a record written into the store count.
-      const found = book.find((p) => p.credentialId === credentialId && !p.revoked && this.holds(p));
+      const found = book.find(
+        (p): p is Passkey => isPasskey(p) && p.credentialId === credentialId && !p.revoked && this.holds(p),
+      );
       if (!found) return undefined;
       const revoked = { at: at.toISOString(), by, ...(note ? { note } : {}) };
       return book.map((p) => (p === found ? this.seal({ ...p, revoked }) : p));
@@ -229,7 +278,7 @@ export class PasskeyBook {
   ): Promise<true | CounterRefusal> {
     let outcome: true | CounterRefusal = 'unknown-passkey';
     await this.change((book) => {
-      const found = book.find((p) => p.credentialId === credentialId);
+      const found = book.find((p): p is Passkey => isPasskey(p) && p.credentialId === credentialId);
       const step = found ? counting(found, counter, nonce, at) : { refusal: 'unknown-passkey' as const };
       outcome = 'refusal' in step ? step.refusal : true;
       if (!('next' in step)) return undefined;

@@ -65,7 +65,7 @@ export type PasskeyRevocation = { ok: true; revoked: Passkey[] } | { ok: false; 
 export type RegistrationOptions = PublicKeyCredentialCreationOptionsJSON;
 
 /** Where a registration is executed and looked up: the book. */
-export type PasskeyWrite = Pick<PasskeyBook, 'add' | 'byCredential'>;
+export type PasskeyWrite = Pick<PasskeyBook, 'add' | 'byCredential' | 'barRegistration'>;
 
 const challengeKey = (environment: ServiceEnvironment, challenge: string) =>
   `passkey-challenge:${environment}:${challenge}`;
@@ -218,8 +218,8 @@ function unsigned(request: ApprovalRequest): boolean {
 
 /**
  * The execution of an approved registration: the passkey written into the book, counting from `at`.
- * A repeat finds its own write and writes nothing; a credential registered by another request is
- * refused (nothing written).
+ * A repeat finds its own write and writes nothing; a credential registered by another request, or a
+ * registration barred after its write went unanswered, is refused (nothing written).
  */
 export async function writePasskey(
   book: PasskeyWrite,
@@ -245,12 +245,12 @@ export async function writePasskey(
   if (added || (await passkeyRecorded(book, request))) return;
   throw new CustodyCallError(
     'not-done',
-    'this passkey was already registered by another request; nothing was written',
+    'this passkey was already registered by another request, or this registration was given up on; nothing was written',
   );
 }
 
-/** Whether the execution of this registration reached the book (to settle an unclear outcome). */
-export async function passkeyRecorded(
+/** Whether the execution of this registration reached the book (a repeat of it writes nothing). */
+async function passkeyRecorded(
   book: Pick<PasskeyBook, 'byCredential'>,
   request: ApprovalRequest,
 ): Promise<boolean> {

@@ -11,12 +11,18 @@ import type { ActionResult, ApprovalRequest, Refusal } from './types.js';
 const hasConflicts = (request: ApprovalRequest) => (request.conflicts?.length ?? 0) > 0;
 
 /**
- * Kinds whose only write is the bot's own store (a delegation's grant, an unfreeze's lift): the sweep
- * settles an unclear outcome from what the store holds (tracker.ts), so no person's word may say one
- * took effect that the store does not hold (a delegation resolved "completed" but never recorded
- * would be read by id at a send, and be out of reach of every revocation).
+ * Kinds whose only write is the bot's own store (a delegation's grant, an unfreeze's lift, a passkey
+ * written into the book): the sweep settles an unclear outcome from what the store holds (own-writes.ts),
+ * so no person's word may say one took effect that the store does not hold (a delegation resolved
+ * "completed" but never recorded would be read by id at a send, and be out of reach of every
+ * revocation), nor that one failed before the store bars its late write (a passkey resolved "failed"
+ * whose write then lands would count).
  */
-const SETTLED_FROM_THE_STORE: ReadonlySet<ApprovalRequest['kind']> = new Set(['delegation', 'unfreeze']);
+const SETTLED_FROM_THE_STORE: ReadonlySet<ApprovalRequest['kind']> = new Set([
+  'delegation',
+  'unfreeze',
+  'passkey',
+]);
 
 /** Why this person may not close this request by hand, if they may not. */
 async function resolveRefusal(

@@ -5,11 +5,9 @@
 import { checkedExplorerUrl } from '../format/explorer.js';
 import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
-import type { DelegationBook } from './delegation-requests.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
-import type { FreezeSwitch } from './freeze.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
-import { type PasskeyWrite, passkeyRecorded } from './passkey-requests.js';
+import { type OwnWriteDeps, settleOwnWrite } from './own-writes.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
@@ -40,11 +38,11 @@ export interface TrackerDeps {
   repo: ApprovalRepository;
   custody: CustodyGateway;
   /** Where an interrupted delegation request is looked up: the store says whether it was made. */
-  delegations: Pick<DelegationBook, 'isRecorded'>;
-  /** Where an interrupted unfreeze is looked up: the store says whether it lifted the freeze. */
-  freeze: Pick<FreezeSwitch, 'liftedBy'>;
-  /** Where an interrupted passkey registration is looked up: the book says whether it was written. */
-  passkeys: PasskeyWrite;
+  delegations: OwnWriteDeps['delegations'];
+  /** Where an interrupted unfreeze is settled: the store says whether it lifted the freeze, or bars it. */
+  freeze: OwnWriteDeps['freeze'];
+  /** Where an interrupted passkey registration is settled: the book says whether it was written, or bars it. */
+  passkeys: OwnWriteDeps['passkeys'];
   /** Sends what is approved but was never started. */
   executor: Pick<Executor, 'execute'>;
   now: () => Date;
@@ -58,9 +56,7 @@ export class Tracker {
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
   private readonly custody: CustodyGateway;
-  private readonly delegations: Pick<DelegationBook, 'isRecorded'>;
-  private readonly freeze: Pick<FreezeSwitch, 'liftedBy'>;
-  private readonly passkeys: PasskeyWrite;
+  private readonly ownWrites: OwnWriteDeps;
   private readonly executor: Pick<Executor, 'execute'>;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
@@ -69,9 +65,8 @@ export class Tracker {
     this.core = deps.core;
     this.repo = deps.repo;
     this.custody = deps.custody;
-    this.delegations = deps.delegations;
-    this.freeze = deps.freeze;
-    this.passkeys = deps.passkeys;
+    const { delegations, freeze, passkeys, now } = deps;
+    this.ownWrites = { delegations, freeze, passkeys, now, finish: (...args) => this.finish(...args) };
     this.executor = deps.executor;
     this.now = deps.now;
     this.log = deps.log;
@@ -302,59 +297,13 @@ export class Tracker {
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
       await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request));
     }
-    for (const request of unknown.filter((r) => r.kind === 'delegation')) {
-      await this.checkOrRetryLater([request], () => this.settleDelegation(request));
-    }
-    for (const request of unknown.filter((r) => r.kind === 'unfreeze')) {
-      await this.checkOrRetryLater([request], () => this.settleUnfreeze(request));
-    }
-    for (const request of unknown.filter((r) => r.kind === 'passkey')) {
-      await this.checkOrRetryLater([request], () => this.settlePasskey(request));
+    for (const request of unknown.filter((r) => OWN_STORE_KINDS.has(r.kind))) {
+      await this.checkOrRetryLater([request], () => settleOwnWrite(this.ownWrites, request));
     }
     for (const request of unknown.filter((r) => r.kind === 'settlement')) {
       if (!hasNotice(request, 'needs-manual-check')) {
         await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
       }
-    }
-  }
-
-  /**
-   * A delegation whose write was interrupted: the store says whether it was made. Made: it is in effect
-   * (completed). Not made: it failed, and nothing is in effect; it is never written later.
-   */
-  private async settleDelegation(request: ApprovalRequest): Promise<void> {
-    if (await this.delegations.isRecorded(request.id)) {
-      await this.finish(request.id, 'completed', "found in the bot's store", { status: 'completed' });
-    } else {
-      await this.finish(request.id, 'failed', "not found in the bot's store", {
-        status: 'failed',
-        reason: 'the bot stopped before writing the delegation; nothing is in effect. File it again.',
-      });
-    }
-  }
-
-  /** An unfreeze whose write was interrupted: the store says whether it lifted the freeze. */
-  private async settleUnfreeze(request: ApprovalRequest): Promise<void> {
-    if (await this.freeze.liftedBy(request.id)) {
-      await this.finish(request.id, 'completed', "found in the bot's store", { status: 'completed' });
-    } else {
-      await this.finish(request.id, 'failed', "not found in the bot's store", {
-        status: 'failed',
-        reason:
-          'the bot stopped before lifting the freeze; sends are still frozen. File /cngn unfreeze again.',
-      });
-    }
-  }
-
-  /** A passkey registration whose write was interrupted: the book says whether it was written. */
-  private async settlePasskey(request: ApprovalRequest): Promise<void> {
-    if (await passkeyRecorded(this.passkeys, request)) {
-      await this.finish(request.id, 'completed', 'found in the passkey book', { status: 'completed' });
-    } else {
-      await this.finish(request.id, 'failed', 'not found in the passkey book', {
-        status: 'failed',
-        reason: 'the bot stopped before writing the passkey; it does not count. Register it again.',
-      });
     }
   }
 

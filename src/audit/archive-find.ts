@@ -44,12 +44,22 @@ const ENVIRONMENTS: readonly ServiceEnvironment[] = ['sandbox', 'test', 'live'];
 /** A folder named as the archive names its own: an environment's or a segment's. */
 const isArchiveName = (path: string) =>
   (ENVIRONMENTS as readonly string[]).includes(basename(path)) || SEGMENT_NAME.test(basename(path));
+/**
+ * Whether a folder is a segment: named as one (read whatever it holds, so one emptied or that cannot be
+ * entered is reported), or holding a segment's file; a passing failure to look (out of file handles) is thrown.
+ */
 const isSegmentDir = (path: string) => {
-  try {
-    return statSync(join(path, MANIFEST_FILE)).isFile() || statSync(join(path, ENTRIES_FILE)).isFile();
-  } catch {
-    return false;
-  }
+  if (SEGMENT_NAME.test(basename(path))) return true;
+  const isFile = (file: string) => {
+    try {
+      return statSync(join(path, file)).isFile();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || (code && UNREADABLE_CODES.has(code))) return false;
+      throw error;
+    }
+  };
+  return isFile(MANIFEST_FILE) || isFile(ENTRIES_FILE);
 };
 /** A folder this user may not list, as a segment the check reports (never skipped). */
 const unreadableFolder = (path: string, why: string): SegmentOnDisk => ({
@@ -92,7 +102,10 @@ export function findArchive(path: string, list: ListFolder = readdirSync): Archi
   if (!Array.isArray(listed)) throw new Error(`${path} cannot be read (${listed.unreadable})`);
   const children = listed;
   if (children.some(isSegmentDir)) {
-    return { single: false, environments: [{ name: basename(path), segments: children.map(readSegment) }] };
+    return {
+      single: false,
+      environments: [{ name: basename(path), segments: children.map((child) => readSegment(child)) }],
+    };
   }
   const environments = children
     .map((child) => ({ name: basename(child), segments: environmentSegments(child, list) }))

@@ -8,25 +8,37 @@
 // readable by the bot's user alone, in a fresh folder inside the claim that is then renamed to a name no
 // segment had: nothing is rewritten. A claim abandoned long enough is taken over by renaming it away
 // (one renamer wins) and claiming afresh, so a stalled writer's staged folder goes with the old claim and
-// its own final rename finds nothing to move.
+// its own final rename finds nothing to move. A failed write gives its claim back the same way: renamed
+// away first, then removed, never removed in place where another writer may have staged.
 import { randomUUID } from 'node:crypto';
 import { type Dirent, existsSync, readdirSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
 import {
   CLAIM_OWNER_FILE,
+  type ClaimsFileSystem,
   claimHolder,
   claimName,
+  clearAbandoned,
   exclusiveDir,
   FOLDER_MODE,
+  giveBack,
+  holderText,
+  type Note,
+  ownerText,
+  removeAbandoned,
+  removeAll,
+  syncFolder,
   writeOnce,
 } from './archive-claims.js';
 import type { ListFolder } from './archive-find.js';
-import type { ChainHead } from './chain.js';
-import { sha256Hex, short } from './crypto.js';
+import { unsignedManifest } from './archive-manifest.js';
+import { type ArchiveOutcome, refused, taken, withNotes } from './archive-outcome.js';
+import { type ChainHead, chainedBetween, continues } from './chain.js';
+import { short } from './crypto.js';
 import {
   type ArchiveReport,
   CLAIMS_DIR,
@@ -35,8 +47,8 @@ import {
   INCOMING_DIR,
   MANIFEST_FILE,
   manifestText,
+  type ReadArchiveFile,
   readSegment,
-  SEGMENT_FORMAT,
   type SegmentChecks,
   type SegmentManifest,
   type SegmentOnDisk,
@@ -55,14 +67,6 @@ export interface ArchiveRecord {
   at: string;
 }
 
-export type ArchiveOutcome =
-  | { written: true; segment: string; firstSeq: number; lastSeq: number; count: number }
-  | { written: false; reason: 'nothing-new' | 'not-due'; through?: number }
-  /** Another writer claimed the segment's first seq meanwhile (its lock had lapsed): the next round goes on. */
-  | { written: false; reason: 'taken'; why: string }
-  /** The chain or the archive does not verify, or the folder is not the one the others write to. */
-  | { written: false; reason: 'refused'; why: string };
-
 /**
  * The store's chain, checked: its entries and the head they were checked against (none: the chain is
  * empty), or why not.
@@ -79,13 +83,23 @@ export const CLAIM_ABANDONED_MS = 10 * 60_000;
 /** Why an archive folder could not be read, in words. */
 const readError = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error);
 
+export type { ArchiveOutcome };
+
+/** One write's own: the claim id its claim names, and where its notes go. */
+interface WriteTurn {
+  claimId: string;
+  note: Note;
+}
+
 export class AuditArchive {
   /** This environment's folder of the archive. */
   readonly folder: string;
   /** Each segment's check, by its files' content: a read checks only what is new or changed. */
   private readonly checks: SegmentChecks = new Map();
-  /** This writer, as its claims name it. */
+  /** This writer (its process), as its claims name it; each write's claim also names that write (`claimId`). */
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** The claim ids of this writer's writes under way: a claim of its own with none of them is a failed write's. */
+  private readonly underWay = new Set<string>();
 
   constructor(
     private readonly options: {
@@ -97,8 +111,16 @@ export class AuditArchive {
       now: () => Date;
       /** How the folder is listed: node's readdirSync (a test stands in a failing one). */
       list?: ListFolder;
+      /** How the archive's files are read: node's readFileSync (a test stands in a failing one). */
+      readFile?: ReadArchiveFile;
+      /** How a folder is removed, whole: node's rm (a test stands in a failing one). */
+      remove?: (path: string) => Promise<void>;
+      /** Awaited between claiming a seq and staging its segment: a test stalls a writer there. */
+      claimed?: () => Promise<void>;
       /** Awaited between staging a segment and renaming it: a test stalls a writer there. */
       staged?: () => Promise<void>;
+      /** Told each note as it happens, so a write that throws afterwards loses none (the keeper logs them). */
+      onNote?: Note;
     },
   ) {
     this.folder = join(options.dir, options.environment);
@@ -108,7 +130,9 @@ export class AuditArchive {
   read(): ArchiveReport {
     let segments: SegmentOnDisk[];
     try {
-      segments = this.segmentNames().map((name) => readSegment(join(this.folder, name)));
+      segments = this.segmentNames().map((name) =>
+        readSegment(join(this.folder, name), this.options.readFile),
+      );
     } catch (error) {
       // A folder the bot cannot read (restored as another user) is a broken archive, not an error to log;
       // a passing failure (out of file handles, a busy disk) is an error: the check fails with a warning.
@@ -165,15 +189,31 @@ export class AuditArchive {
    */
   write(reason: string, chain: () => Promise<VerifiedChain>, dueEveryMs?: number): Promise<ArchiveOutcome> {
     const { store, environment } = this.options;
-    return store.withLock(lockName(environment), () => this.writeLocked(reason, chain, dueEveryMs), {
-      waitMs: 30_000,
-    });
+    const notes: string[] = [];
+    const note = (text: string) => {
+      notes.push(text);
+      // A logger that throws must not stop a write part-way: the note is in the outcome all the same.
+      try {
+        this.options.onNote?.(text);
+      } catch {}
+    };
+    const locked = async () => {
+      const claimId = randomUUID();
+      this.underWay.add(claimId);
+      try {
+        return withNotes(await this.writeLocked(reason, chain, dueEveryMs, { claimId, note }), notes);
+      } finally {
+        this.underWay.delete(claimId);
+      }
+    };
+    return store.withLock(lockName(environment), locked, { waitMs: 30_000 });
   }
 
   private async writeLocked(
     reason: string,
     chain: () => Promise<VerifiedChain>,
     dueEveryMs: number | undefined,
+    turn: WriteTurn,
   ): Promise<ArchiveOutcome> {
     const now = this.options.now();
     const report = this.read();
@@ -201,7 +241,7 @@ export class AuditArchive {
         `the store's chain does not continue from the archive's last segment ${through.segment} (seq ${through.seq}, hash ${short(through.hash)}): its next entry there is seq ${first.seq}`,
       );
     }
-    return this.writeSegment(entries, through, recorded, now, reason);
+    return this.writeSegment(entries, through, recorded, { now, reason, ...turn });
   }
 
   /** Sign `entries` (chained, in order, at least one) after `through`, claim their first seq, write them. */
@@ -209,24 +249,35 @@ export class AuditArchive {
     entries: AuditEntry[],
     through: ArchiveReport['verifiedHead'],
     recorded: ArchiveRecord | undefined,
-    now: Date,
-    reason: string,
+    { now, reason, ...turn }: WriteTurn & { now: Date; reason: string },
   ): Promise<ArchiveOutcome> {
     const text = entriesText(entries);
-    const unsigned = this.unsignedManifest(entries, through, text, now, reason);
+    const { environment, signer } = this.options;
+    const unsigned = unsignedManifest(
+      { entries, through, text },
+      { environment, now, reason, key: signer.publicKey },
+    );
     const manifest: SegmentManifest = {
       ...unsigned,
       signature: this.options.signer.sign(manifestText(unsigned)),
     };
     const name = segmentName(unsigned.firstSeq, unsigned.lastSeq, now);
-    const claim = await this.claim(unsigned.firstSeq);
+    const claim = await this.claim(unsigned.firstSeq, turn);
     if (claim) return claim;
     const staging = join(this.folder, CLAIMS_DIR, claimName(unsigned.firstSeq), `staged-${randomUUID()}`);
     try {
-      await this.put(name, text, `${JSON.stringify(manifest, null, 2)}\n`, unsigned.firstSeq, staging);
+      await this.options.claimed?.();
+      const files = { entries: text, manifest: `${JSON.stringify(manifest, null, 2)}\n` };
+      await this.put(name, files, unsigned.firstSeq, turn.claimId, staging);
     } catch (error) {
       // Still under the lock: a claim no segment follows would refuse every later write.
-      await this.unclaim(unsigned.firstSeq, staging).catch(() => undefined);
+      await this.unclaim(unsigned.firstSeq, staging, turn).catch((kept: unknown) => {
+        const what = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `${what}; this writer's claim of seq ${unsigned.firstSeq} could not be given back (${readError(kept)}): this writer takes it back at its next write, another replica (or the bot restarted) ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made`,
+          { cause: error },
+        );
+      });
       throw error;
     }
     crashPoint('audit-segment-renamed');
@@ -250,25 +301,34 @@ export class AuditArchive {
    * read the same folder one wins. A claim no segment follows, made longer ago than CLAIM_ABANDONED_MS,
    * is taken over: renamed away (an atomic rename: one writer alone wins it), then claimed afresh with the
    * same exclusive mkdir. A takeover stopped between the two leaves no claim: the next writer claims as
-   * usual. Nothing when claimed; otherwise why this writer stops.
+   * usual. A claim whose owner file cannot be read is dated by its folder. Nothing when claimed; otherwise
+   * why this writer stops. What an operator should hear of (a takeover) goes to `note`.
    */
-  private async claim(firstSeq: number): Promise<ArchiveOutcome | undefined> {
+  private async claim(firstSeq: number, turn: WriteTurn): Promise<ArchiveOutcome | undefined> {
+    const { note } = turn;
     const claims = join(this.folder, CLAIMS_DIR);
     await mkdir(claims, { recursive: true, mode: FOLDER_MODE });
+    await clearAbandoned(claims, this.fileSystem(), note);
     const path = join(claims, claimName(firstSeq));
-    if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
+    if (await this.claimAfresh(path, turn)) return this.unlessWritten(firstSeq);
     const written = this.unlessWritten(firstSeq);
     if (written) return written;
-    const held = await claimHolder(path);
+    const held = await claimHolder(path, this.options.readFile);
     if (!held) {
       // Renamed away by a takeover between the mkdir and now: claim it, unless another got there first.
-      if (await this.claimAfresh(path)) return this.unlessWritten(firstSeq);
+      if (await this.claimAfresh(path, turn)) return this.unlessWritten(firstSeq);
       return taken(`another replica claimed seq ${firstSeq} meanwhile`);
     }
     const age = this.options.now().getTime() - held.at;
-    if (age < CLAIM_ABANDONED_MS) {
+    // This writer's own claim (its owner names this instance alone, never a restarted or another replica)
+    // whose write is no longer under way: a failed write left it, so it is taken back at once. One naming
+    // no write (an older version's) only while no other write of this writer is under way.
+    const leftByThisWriter =
+      held.owner === this.owner &&
+      (held.claimId ? !this.underWay.has(held.claimId) : this.underWay.size === 1);
+    if (age < CLAIM_ABANDONED_MS && !leftByThisWriter) {
       return refused(
-        `seq ${firstSeq} is claimed in ${claims} (by ${held.owner}, ${new Date(held.at).toISOString()}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
+        `seq ${firstSeq} is claimed in ${claims} (by ${holderText(held)}), but no segment starting there is in the folder: a writer is under way, or one was stopped part-way (its claim is taken over ${CLAIM_ABANDONED_MS / 60_000} minutes after it was made)`,
       );
     }
     const abandoned = join(claims, `.${claimName(firstSeq)}-abandoned-${randomUUID()}`);
@@ -278,11 +338,23 @@ export class AuditArchive {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       return taken(`another replica took over the abandoned claim of seq ${firstSeq} meanwhile`);
     }
-    const claimed = await this.claimAfresh(path);
-    // Best effort: what the abandoned claim staged is no segment; a folder left is only clutter.
-    await rm(abandoned, { recursive: true, force: true }).catch(() => undefined);
+    note(`took over the abandoned claim of seq ${firstSeq} (by ${holderText(held)})`);
+    const claimed = await this.claimAfresh(path, turn);
+    // What the abandoned claim staged is no segment: its folder goes, now or at the next segment.
+    await removeAbandoned(abandoned, this.fileSystem(), note);
     if (claimed) return this.unlessWritten(firstSeq);
     return taken(`another replica claimed seq ${firstSeq} meanwhile`);
+  }
+
+  /** The listing and removal the claims' clearing uses: node's, or a test's stand-ins. */
+  private fileSystem(): ClaimsFileSystem {
+    return { list: this.options.list ?? readdirSync, remove: this.options.remove ?? removeAll };
+  }
+
+  /** The claims' file system, with how an owner file is read and the segment starting at a seq found. */
+  private claimsAccess(firstSeq: number) {
+    const read = this.options.readFile ? { read: this.options.readFile } : {};
+    return { ...this.fileSystem(), ...read, published: () => this.segmentStarting(firstSeq) };
   }
 
   /**
@@ -298,36 +370,42 @@ export class AuditArchive {
     );
   }
 
-  /** An exclusive mkdir of the claim, then this writer's owner file in it: false when it exists already. */
-  private async claimAfresh(path: string): Promise<boolean> {
+  /** An exclusive mkdir of the claim, then this write's owner file in it: false when it exists already. */
+  private async claimAfresh(path: string, { claimId, note }: WriteTurn): Promise<boolean> {
     if (!(await exclusiveDir(path))) return false;
     try {
-      const at = this.options.now().toISOString();
-      await writeOnce(join(path, CLAIM_OWNER_FILE), `${JSON.stringify({ owner: this.owner, at })}\n`);
+      await writeOnce(join(path, CLAIM_OWNER_FILE), ownerText(this.owner, claimId, this.options.now()));
     } catch (error) {
-      // A claim without its owner would be dated by its folder: give it back instead.
-      await rm(path, { recursive: true, force: true });
+      // A claim without its owner would be dated by its folder: give it back instead. The owner file's
+      // error is the one thrown; one giving the claim back goes with it.
+      await giveBack(path, claimId, this.claimsAccess(Number(basename(path))), note).catch(
+        (kept: unknown) => {
+          if (error instanceof Error && error.cause === undefined) error.cause = kept;
+        },
+      );
       throw error;
     }
     return true;
   }
 
   /**
-   * A write that failed after its claim: what it staged goes, and the claim (when it is still this
-   * writer's and no segment starts there). Another writer's claim and staging are left alone.
+   * A write that failed after its claim: its staged folder goes, and the claim when it is still this
+   * writer's and no segment starts there. Another's claim is left, as is one not told this writer's (thrown).
    */
-  private async unclaim(firstSeq: number, staging: string): Promise<void> {
-    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq))) {
-      await rm(staging, { recursive: true, force: true });
-      return;
-    }
-    await rm(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), { recursive: true, force: true });
+  private async unclaim(firstSeq: number, staging: string, { claimId, note }: WriteTurn): Promise<void> {
+    await rm(staging, { recursive: true, force: true });
+    if (this.segmentStarting(firstSeq) || !(await this.owns(firstSeq, claimId))) return;
+    const path = join(this.folder, CLAIMS_DIR, claimName(firstSeq));
+    await giveBack(path, claimId, this.claimsAccess(firstSeq), note);
   }
 
-  /** Whether the claim of `firstSeq` is still this writer's (another takes over one it thinks abandoned). */
-  private async owns(firstSeq: number): Promise<boolean> {
-    const held = await claimHolder(join(this.folder, CLAIMS_DIR, claimName(firstSeq))).catch(() => undefined);
-    return held?.owner === this.owner;
+  /**
+   * Whether the claim of `firstSeq` is still the one write `claimId` made: another write's, of this
+   * process or not, is not (a passing failure to read it is thrown).
+   */
+  private async owns(firstSeq: number, claimId: string): Promise<boolean> {
+    const held = await claimHolder(join(this.folder, CLAIMS_DIR, claimName(firstSeq)), this.options.readFile);
+    return held?.claimId === claimId;
   }
 
   /** The segment of the folder starting at `firstSeq`, if any. */
@@ -375,34 +453,6 @@ export class AuditArchive {
     );
   }
 
-  /** The manifest of a segment of `entries` (chained, in order, at least one) after `through`, before signing. */
-  private unsignedManifest(
-    entries: AuditEntry[],
-    through: ArchiveReport['verifiedHead'],
-    text: string,
-    now: Date,
-    reason: string,
-  ): Omit<SegmentManifest, 'signature'> {
-    const first = entries[0] as AuditEntry;
-    const last = entries.at(-1) as AuditEntry;
-    return {
-      format: SEGMENT_FORMAT,
-      environment: this.options.environment,
-      first: !through,
-      firstSeq: first.seq ?? 0,
-      lastSeq: last.seq ?? 0,
-      count: entries.length,
-      previousHead: through
-        ? { seq: through.seq, hash: through.hash }
-        : { seq: (first.seq ?? 0) - 1, hash: first.prev ?? '' },
-      head: { seq: last.seq ?? 0, hash: last.hash ?? '' },
-      entries: { file: ENTRIES_FILE, sha256: sha256Hex(text), bytes: Buffer.byteLength(text) },
-      writtenAt: now.toISOString(),
-      reason,
-      key: this.options.signer.publicKey,
-    };
-  }
-
   /**
    * Both files, read-only, in a fresh folder inside the claim, then that folder renamed to the segment's
    * name. A claim taken over while this writer stalled was renamed away with its staged folder: the
@@ -410,58 +460,31 @@ export class AuditArchive {
    */
   private async put(
     name: string,
-    entries: string,
-    manifest: string,
+    { entries, manifest }: { entries: string; manifest: string },
     firstSeq: number,
+    claimId: string,
     staging: string,
   ): Promise<void> {
-    await mkdir(staging, { mode: FOLDER_MODE });
-    // Made in this writer's claim: a claim once moved away never comes back, so one still this writer's
-    // after the mkdir held the staged folder all along, which from now on goes wherever the claim goes.
-    if (!(await this.owns(firstSeq))) {
-      throw new Error(
+    const takenOver = () =>
+      new Error(
         `the claim of seq ${firstSeq} was taken over while this writer was stalled; nothing was written`,
       );
-    }
-    await writeOnce(join(staging, ENTRIES_FILE), entries);
-    await writeOnce(join(staging, MANIFEST_FILE), manifest);
+    // A claim (or the staged folder in it) moved away by a takeover: nothing is there to write in.
+    const unlessMoved = (error: unknown) => {
+      throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? takenOver() : error;
+    };
+    await mkdir(staging, { mode: FOLDER_MODE }).catch(unlessMoved);
+    // Made in this write's claim: a claim once moved away never comes back (one made afresh names another
+    // write), so one still this write's after the mkdir held the staged folder all along, which from now
+    // on goes wherever the claim goes.
+    if (!(await this.owns(firstSeq, claimId))) throw takenOver();
+    await writeOnce(join(staging, ENTRIES_FILE), entries).catch(unlessMoved);
+    await writeOnce(join(staging, MANIFEST_FILE), manifest).catch(unlessMoved);
     crashPoint('audit-segment-staged');
     await this.options.staged?.();
     const target = join(this.folder, name);
     if (existsSync(target)) throw new Error(`audit segment ${target} exists already; nothing was written`);
-    try {
-      await rename(staging, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      throw new Error(
-        `the claim of seq ${firstSeq} was taken over while this writer was stalled; nothing was written`,
-      );
-    }
+    await rename(staging, target).catch(unlessMoved);
     await syncFolder(this.folder);
   }
-}
-
-function refused(why: string): ArchiveOutcome {
-  return { written: false, reason: 'refused', why };
-}
-
-function taken(why: string): ArchiveOutcome {
-  return { written: false, reason: 'taken', why };
-}
-
-/** So the rename survives a crash (where the file system allows a folder to be synced). */
-async function syncFolder(path: string): Promise<void> {
-  const folder = await open(path, 'r').catch(() => undefined);
-  await folder?.sync().catch(() => undefined);
-  await folder?.close();
-}
-
-/** The chained entries after seq `from` up to `upTo`: a retention cut's marker (first in the log) has no seq; its record has. */
-function chainedBetween(entries: AuditEntry[], from: number, upTo: number): AuditEntry[] {
-  return entries.filter((e) => e.hash && e.seq !== undefined && e.seq > from && e.seq <= upTo);
-}
-
-/** The entry is the one right after the archive's last segment: its seq next, its prev that head. */
-function continues(through: { seq: number; hash: string }, first: AuditEntry): boolean {
-  return first.seq === through.seq + 1 && first.prev === through.hash;
 }

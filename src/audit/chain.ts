@@ -254,3 +254,13 @@ function report(
     ...(broken ? { broken } : {}),
   };
 }
+
+/** The chained entries after seq `from` up to `upTo`: a retention cut's marker (first in the log) has no seq; its record has. */
+export function chainedBetween(entries: AuditEntry[], from: number, upTo: number): AuditEntry[] {
+  return entries.filter((e) => e.hash && e.seq !== undefined && e.seq > from && e.seq <= upTo);
+}
+
+/** The entry is the one right after the archive's last segment: its seq next, its prev that head. */
+export function continues(through: { seq: number; hash: string }, first: AuditEntry): boolean {
+  return first.seq === through.seq + 1 && first.prev === through.hash;
+}

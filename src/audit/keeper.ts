@@ -105,6 +105,8 @@ export class AuditKeeper {
             environment: options.environment,
             signer: seal.signer,
             now: options.now,
+            // As it happens: a write that throws afterwards (a failing disk) must not lose a takeover.
+            onNote: (note) => options.logger?.warn('audit archive claims', { note }),
           })
         : undefined;
     // An append found the head unverified and recorded it: check now, and tell.

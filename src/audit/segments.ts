@@ -78,27 +78,46 @@ export interface SegmentOnDisk {
   /** Why the manifest could not be used. */
   unreadable?: string;
   entries?: Buffer;
+  /** Why the entries file, present, could not be read (a code: EACCES, EISDIR). */
+  entriesUnreadable?: string;
 }
 
-export function readSegment(path: string): SegmentOnDisk {
-  const segment: SegmentOnDisk = { name: basename(path), path };
+/** How a segment's files are read: node's readFileSync (a test stands in a failing one). */
+export type ReadArchiveFile = (path: string) => Buffer;
+
+/**
+ * The codes that say a file is missing or cannot be read whatever the moment (a folder where it should
+ * be, a mode the bot's user cannot pass): the segment is broken, reported. Any other failure (out of
+ * file handles, a busy disk) is a passing one and is thrown: the check fails, it does not call the
+ * archive broken.
+ */
+const FILE_GONE_CODES: ReadonlySet<string> = new Set([...UNREADABLE_CODES, 'ENOENT', 'EISDIR']);
+
+/** A file of a segment: its bytes, or why it is missing or unreadable. A passing failure is thrown. */
+function segmentFile(path: string, read: ReadArchiveFile): Buffer | { code: string } {
   try {
-    segment.entries = readFileSync(join(path, ENTRIES_FILE));
-  } catch {
-    // reported by the check
-  }
-  let text: string;
-  try {
-    text = readFileSync(join(path, MANIFEST_FILE), 'utf8');
+    return read(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable${code ? ` (${code})` : ''}` };
+    if (!code || !FILE_GONE_CODES.has(code)) throw error;
+    return { code };
+  }
+}
+
+export function readSegment(path: string, read: ReadArchiveFile = readFileSync): SegmentOnDisk {
+  const segment: SegmentOnDisk = { name: basename(path), path };
+  const entries = segmentFile(join(path, ENTRIES_FILE), read);
+  if (Buffer.isBuffer(entries)) segment.entries = entries;
+  else if (entries.code !== 'ENOENT') segment.entriesUnreadable = entries.code;
+  const manifest = segmentFile(join(path, MANIFEST_FILE), read);
+  if (!Buffer.isBuffer(manifest)) {
+    return { ...segment, unreadable: `${MANIFEST_FILE} is missing or unreadable (${manifest.code})` };
   }
   try {
-    const manifest = JSON.parse(text) as SegmentManifest;
-    if (!isManifest(manifest))
+    const parsed = JSON.parse(manifest.toString('utf8')) as SegmentManifest;
+    if (!isManifest(parsed))
       return { ...segment, unreadable: `${MANIFEST_FILE} lacks fields a manifest has` };
-    return { ...segment, manifest };
+    return { ...segment, manifest: parsed };
   } catch {
     return { ...segment, unreadable: `${MANIFEST_FILE} is not JSON` };
   }
@@ -336,7 +355,11 @@ function checkSegment(
 ): Checked {
   const problems = manifestProblems(manifest, expected, given);
   if (!segment.entries) {
-    problems.push(`${ENTRIES_FILE} is missing`);
+    problems.push(
+      segment.entriesUnreadable
+        ? `${ENTRIES_FILE} cannot be read (${segment.entriesUnreadable})`
+        : `${ENTRIES_FILE} is missing`,
+    );
     return { segment, manifest, problems, lines: [] };
   }
   if (

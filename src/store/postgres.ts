@@ -22,6 +22,15 @@ import { checkDistinctWrites } from './writes.js';
 const CONNECT_TIMEOUT_MS = 10_000;
 /** A query with no answer by then fails (a partitioned network gives no reset to notice). */
 const QUERY_TIMEOUT_MS = 15_000;
+
+/**
+ * The server's own limit on a statement (statement_timeout), a little under the client's: a statement
+ * the bot gives up on (a write stuck behind a row lock) is cancelled by the server first, not left to
+ * commit after the bot was told it failed. Not a guarantee (an answer lost on the way back), so what
+ * must never land late is also fenced (docs/decisions/unanswered-writes-fenced.md).
+ */
+const statementTimeoutOf = (queryTimeoutMs: number) =>
+  Math.round(queryTimeoutMs - Math.min(2_000, queryTimeoutMs / 4));
 const PING_TIMEOUT_MS = 2_000;
 /** Expired keyv rows are never read (see get), only swept now and then. */
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -43,8 +52,9 @@ function postgresServer(url: string): string {
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
-    // connection exceptions, shutdown or starting up, too many connections
-    return code.startsWith('08') || code.startsWith('57P') || code === '53300';
+    // connection exceptions, shutdown or starting up, too many connections, or a statement the server
+    // cancelled at its statement_timeout (too slow to answer, as a client-side timeout is)
+    return code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === '57014';
   }
   return true; // socket errors, timeouts, a closed pool: no SQLSTATE at all
 }
@@ -58,28 +68,29 @@ export class PostgresStore implements Store {
   static async connect(
     url: string,
     namespace: string,
-    options: { connectTimeoutMs?: number } = {},
+    options: { connectTimeoutMs?: number; queryTimeoutMs?: number } = {},
   ): Promise<PostgresStore> {
     const server = postgresServer(url);
-    const pool = new pg.Pool({
-      connectionString: url,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
-      keepAlive: true,
-      application_name: 'cngn-desk',
-    });
+    const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+    // statement_timeout is set once connected, queued before any query of the pool's: as a startup
+    // parameter PgBouncer refuses it ("unsupported startup parameter"), and the bot would not start.
+    const statementTimeout = `SET statement_timeout = ${statementTimeoutOf(queryTimeoutMs)}`;
+    const poolOf = (name: string, max?: number) => {
+      const made = new pg.Pool({
+        connectionString: url,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        query_timeout: queryTimeoutMs,
+        keepAlive: true,
+        application_name: name,
+        ...(max ? { max } : {}),
+      });
+      made.on('connect', (client) => void client.query(statementTimeout).catch(() => undefined));
+      made.on('error', () => {}); // a dropped idle connection leaves the pool; the next query reconnects
+      return made;
+    };
+    const pool = poolOf('cngn-desk');
     // Lock renewals only (see the top of this file): one connection, never queued behind the pool.
-    const renewalPool = new pg.Pool({
-      connectionString: url,
-      max: 1,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
-      keepAlive: true,
-      application_name: 'cngn-desk-locks',
-    });
-    // An idle connection that drops is dropped from the pool; the next query reconnects or fails.
-    pool.on('error', () => {});
-    renewalPool.on('error', () => {});
+    const renewalPool = poolOf('cngn-desk-locks', 1);
     try {
       await migrate(pool);
     } catch (error) {

@@ -4,8 +4,9 @@
 // expired. (The freeze racing a send, on every store: freeze-race.test.ts.)
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { START_FROZEN_ACTOR } from '../../src/approvals/freeze.js';
-import { HELD_ACTION } from '../../src/approvals/index.js';
+import { type FreezeChange, START_FROZEN_ACTOR } from '../../src/approvals/freeze.js';
+import { HELD_ACTION, type RequestOf } from '../../src/approvals/index.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
@@ -14,9 +15,11 @@ import {
   OUTSIDER,
   REQUESTER,
   engineTest as test,
+  twoNetworks,
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { StoreControls } from '../support/store-controls.js';
 
 const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
@@ -212,6 +215,135 @@ describe('lifting the freeze', () => {
     expect(entries[0]?.note).toBe('checking a look-alike address');
     expect(entries[1]?.subject).toBe(id);
     expect((await fx.engine.verifyAudit()).ok).toBe(true);
+  });
+});
+
+describe('an unfreeze whose lift went unanswered', () => {
+  /** Frozen, a withdrawal held, and an approved unfreeze whose lifting write failed client-side, unapplied. */
+  async function liftAnsweredLate(
+    startEngine: (options: { store: Store }) => Promise<EngineFixture>,
+    defer: (cleanup: () => Promise<unknown>) => void,
+  ) {
+    const memory = await createStore('memory://');
+    defer(() => memory.close());
+    const controls = new StoreControls();
+    const fx = await startEngine({ store: controls.wrap(memory) });
+    const [networkId] = await twoNetworks(fx.client);
+    await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    const held = await approvedWithdrawal(fx, networkId ?? '');
+    await fx.engine.idle();
+    const late = controls.answerLate(
+      'approvals:freeze:',
+      (next) => (next as { state?: string }).state === 'lifted',
+    );
+    const { id, approval } = await unfreeze(fx, APPROVER_B, APPROVER_A);
+    expect(approval).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect((await fx.engine.get(id))?.state).toBe('outcome-unknown');
+    return { fx, held, id, late };
+  }
+
+  test('is failed only once the freeze is fenced: the late lift never lands, and nothing held goes out', async ({
+    startEngine,
+    defer,
+  }) => {
+    const { fx, held, id, late } = await liftAnsweredLate(startEngine, defer);
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(await fx.engine.get(id)).toMatchObject({ state: 'failed' });
+    // The statement the store was still running commits now: refused, since the record it read changed.
+    expect(await late.landed()).toBe(false);
+    expect(await fx.engine.currentFreeze()).toMatchObject({ by: APPROVER_B });
+    // A holder that stalled before its read and comes back now is refused too.
+    const given = (await fx.engine.get(id)) as RequestOf<'unfreeze'>;
+    await expect(partsOf(fx.engine).core.freeze.lift(given)).rejects.toMatchObject({ kind: 'not-done' });
+    expect(await fx.engine.currentFreeze()).toMatchObject({ by: APPROVER_B });
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect((await fx.engine.get(held))?.state).toBe('approved');
+    expect(withdrawCalls(fx)).toBe(0);
+    // A new unfreeze is filed on the same freeze and lifts it.
+    const again = await unfreeze(fx, APPROVER_B, APPROVER_A);
+    expect(again.approval).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('is completed, and the lift told, when the late write landed before the sweep looked', async ({
+    startEngine,
+    defer,
+  }) => {
+    const { fx, held, id, late } = await liftAnsweredLate(startEngine, defer);
+    const heard: FreezeChange[] = [];
+    fx.engine.onFreezeChange(async (change) => {
+      heard.push(change);
+    });
+    expect(await late.landed()).toBe(true);
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(await fx.engine.get(id)).toMatchObject({ state: 'completed' });
+    expect(heard).toEqual([expect.objectContaining({ by: APPROVER_A, requestId: id })]);
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+    expect((await fx.engine.get(held))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('puts the bar in the audit chain after the lift it answers, so the chain never ends "unfrozen"', async ({
+    startEngine,
+    defer,
+  }) => {
+    const { fx, id } = await liftAnsweredLate(startEngine, defer);
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(await fx.engine.get(id)).toMatchObject({ state: 'failed' });
+    const entries = (await fx.engine.audit(50)).filter((e) => e.kind === 'freeze');
+    expect(entries.map((e) => [e.action, e.subject])).toEqual([
+      ['frozen', undefined],
+      ['unfrozen', id],
+      ['unfreeze-barred', id],
+    ]);
+    expect((await fx.engine.verifyAudit()).ok).toBe(true);
+  });
+
+  test('is completed when the late write landed, though sends were frozen again before the sweep', async ({
+    startEngine,
+    defer,
+  }) => {
+    const { fx, id, late } = await liftAnsweredLate(startEngine, defer);
+    expect(await late.landed()).toBe(true);
+    await fx.engine.freezeSends(APPROVER_A, 'a second look');
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect(await fx.engine.get(id)).toMatchObject({ state: 'completed' });
+    expect(await fx.engine.currentFreeze()).toMatchObject({ by: APPROVER_A });
+  });
+});
+
+describe('a lift told', () => {
+  test('once, though its holder told it and stalled, and the sweep settled it again', async ({ fx }) => {
+    const heard: FreezeChange[] = [];
+    fx.engine.onFreezeChange(async (change) => {
+      heard.push(change);
+    });
+    await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    await fx.engine.idle();
+    heard.length = 0;
+    const filed = await fx.engine.fileUnfreeze(APPROVER_B);
+    if (!filed.ok) throw new Error(`unfreeze not filed: ${filed.reason}`);
+    const { core } = partsOf(fx.engine);
+    const at = fx.clock.now().toISOString();
+    // The holder: its lift answered, and told; it stalled before recording the request completed, and
+    // the request was taken over as of unknown outcome.
+    const given = { ...filed.request, approvals: [{ user: APPROVER_A, at }] } as RequestOf<'unfreeze'>;
+    await core.freeze.lift(given);
+    const step = { at, state: 'outcome-unknown' as const, action: 'interrupted' };
+    await core.repo.save({ ...given, state: 'outcome-unknown', history: [...given.history, step] });
+    await fx.engine.idle();
+    await fx.engine.tick();
+    await fx.engine.idle();
+    expect((await fx.engine.get(filed.request.id))?.state).toBe('completed');
+    expect(heard).toEqual([expect.objectContaining({ requestId: filed.request.id })]);
   });
 });
 

@@ -73,6 +73,32 @@ for (const kind of STORE_KINDS) {
       expect(await one.advanceCounter('unknown', 1, 'n7', at)).toBe('unknown-passkey');
     });
 
+    test('bars a registration whose write went unanswered: an add still running finds the bar and writes nothing', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas('passkey-barred');
+      const lapsed = new LapsedLock('passkeys:');
+      const stalled = new PasskeyBook(lapsed.wrap(a), 'sandbox');
+      const sweeper = new PasskeyBook(b, 'sandbox');
+      const at = new Date('2026-11-02T00:00:00Z');
+      // The stalled holder's write waits while the sweeper bars its request: refused, and its next
+      // try reads the bar.
+      const gate = lapsed.holdWrite(() => true);
+      const adding = stalled.add(passkey('c1'));
+      await gate.arrived;
+      expect(await sweeper.barRegistration('AR-1', 'c1', at)).toBe('barred');
+      gate.release();
+      expect(await adding).toBe(false);
+      expect(await sweeper.byCredential('c1')).toBeUndefined();
+      expect(await sweeper.all()).toEqual([]);
+      expect(await sweeper.barRegistration('AR-1', 'c1', at)).toBe('barred');
+      // Another request's credential is added as ever; one found written is settled as written.
+      const other = { ...passkey('c2'), registration: { requestId: 'AR-2', approvedBy: [] } };
+      expect(await sweeper.add(other)).toBe(true);
+      expect(await stalled.barRegistration('AR-2', 'c2', at)).toBe('written');
+      expect((await stalled.heldBy('U_BOLA')).map((p) => p.credentialId)).toEqual(['c2']);
+    });
+
     test('knows a counted assertion again for its nonce’s life, however many counted since', async ({
       replicas,
     }) => {

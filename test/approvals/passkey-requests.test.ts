@@ -10,9 +10,11 @@ import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { PASSKEY_REVOKED_ACTION } from '../../src/approvals/index.js';
 import { PasskeyBook } from '../../src/approvals/passkey-book.js';
+import { createStore } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { engineTest } from '../support/engine.js';
 import { register, TEST_RP_ID, TEST_SIGNING } from '../support/passkey-registration.js';
+import { StoreControls } from '../support/store-controls.js';
 
 const ADE = 'U_ADE'; // approver
 const CHIDI = 'U_CHIDI'; // approver
@@ -346,9 +348,35 @@ describe('a registration whose write was interrupted', () => {
     expect(await engine.get(lost.id)).toMatchObject({
       state: 'failed',
       outcome: {
-        reason: 'the bot stopped before writing the passkey; it does not count. Register it again.',
+        reason:
+          'writing the passkey was not confirmed, and it is now barred from landing later; it does not count. Register it again.',
       },
     });
     expect((await engine.passkeys.passkeysOf(ADE)).map((k) => k.name)).toEqual(['Written']);
+  });
+
+  test('is failed only once the book bars it: a write still under way never makes the passkey count', async ({
+    startEngine,
+    engineOptions,
+    defer,
+  }) => {
+    const memory = await createStore('memory://');
+    defer(() => memory.close());
+    const controls = new StoreControls();
+    const { engine } = await startEngine({ ...engineOptions, store: controls.wrap(memory) });
+    const { result, credential } = await filed(engine, ADE);
+    if (!result.ok) throw new Error(result.problem);
+    const late = controls.answerLate('passkeys:', (next) => JSON.stringify(next).includes(credential.id));
+    expect((await approveAsSeen(engine, result.request.id, CHIDI)).ok).toBe(true);
+    await engine.idle();
+    expect((await engine.get(result.request.id))?.state).toBe('outcome-unknown');
+    await engine.tick();
+    expect(await engine.get(result.request.id)).toMatchObject({ state: 'failed' });
+    // The write the store was still running commits now: refused, since the book it read changed.
+    expect(await late.landed()).toBe(false);
+    expect(await engine.passkeys.passkeysOf(ADE)).toEqual([]);
+    // Its owner registers again, with a new credential, and that one counts.
+    await registered(engine, ADE, CHIDI, 'Again');
+    expect((await engine.passkeys.passkeysOf(ADE)).map((k) => k.name)).toEqual(['Again']);
   });
 });

@@ -2,8 +2,10 @@
 // user may not read (an archive restored as root, 0700). Root reads every folder and the files run in one
 // module graph (no module mocks), so the failures are ones no user gets past (a folder where a file is,
 // a rename over a link) or, for the verifier's listing, a stand-in for readdirSync that denies.
+import { spawnSync } from 'node:child_process';
 import { type Dirent, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { AuditArchive, type VerifiedChain } from '../../src/audit/archive.js';
 import { findArchive } from '../../src/audit/archive-find.js';
@@ -16,6 +18,7 @@ import { auditTest as test } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 
 const NOW = new Date('2026-11-02T10:00:00.000Z');
+const VERIFIER = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
 
 const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
   entries: await log.entries('sandbox'),
@@ -190,4 +193,30 @@ test('the keeper starts on an archive it cannot read and its check reports the a
   const check = await replica.keeper.check();
   expect(check.ok).toBe(false);
   expect(check.problems.map((p) => p.kind)).toContain('archive-invalid');
+});
+
+test('the verifier reports a segment folder emptied of its files, however it is given', async ({
+  replicas,
+  auditDir,
+  signer,
+}) => {
+  const { a } = await replicas('audit-archive-emptied-segment');
+  const root = join(auditDir, 'archive');
+  const log = new AuditLog(a);
+  await appendMany(log, 0, 2);
+  expect(await archiveOn(a, root, signer).write('schedule', chainOf(log))).toMatchObject({ written: true });
+  await appendMany(log, 2, 1);
+  const archive = archiveOn(a, root, signer);
+  const last = await archive.write('command', chainOf(log));
+  const emptied = join(archive.folder, last.written ? last.segment : '');
+  for (const file of readdirSync(emptied)) rmSync(join(emptied, file));
+  // The standalone verifier, as an auditor runs it: the archive, the environment, the segment alone.
+  for (const path of [root, archive.folder, emptied]) {
+    const run = spawnSync(process.execPath, [VERIFIER, path, '--key', signer.publicKey], {
+      encoding: 'utf8',
+      env: {},
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`^PROBLEM [^/]+/${basename(emptied)}: `, 'm'));
+  }
 });

@@ -12,9 +12,11 @@ import {
   type Store,
   StoreUnavailableError,
 } from '../../src/store/index.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 import { createTestDatabase, postgresAvailable, relayTo } from '../support/postgres.js';
 import { testPrefix } from '../support/redis.js';
 import { databaseTest } from '../support/test-database.js';
+import { waitUntil } from '../support/webhook-rig.js';
 
 const hasPostgres = await postgresAvailable();
 /** `open(prefix)`, a store on the file's test database under `prefix`. */
@@ -139,6 +141,55 @@ describe.runIf(hasPostgres)('postgres store', () => {
       await admin.connect();
       await admin.query(`DROP ROLE IF EXISTS ${role}`);
       await admin.end();
+    }
+  });
+
+  it('sets its statement timeout after connecting, never as a startup parameter a pooler refuses', async ({
+    database,
+  }) => {
+    const relay = await relayTo(await database.url());
+    const store = await createStore(relay.url, { prefix: testPrefix('startup') });
+    try {
+      await store.set('k', 'v');
+      expect(relay.startups.length).toBeGreaterThan(0);
+      // PgBouncer answers "unsupported startup parameter" to anything but a few it knows.
+      for (const packet of relay.startups)
+        expect(packet.toString('latin1')).not.toContain('statement_timeout');
+    } finally {
+      await clearStore(store);
+      await store.close();
+      await relay.close();
+    }
+  });
+
+  it('has the server cancel a write the bot gave up on, so it never lands afterwards', async ({
+    database,
+  }) => {
+    const url = await database.url();
+    const prefix = testPrefix('cancelled');
+    const store = await PostgresStore.connect(url, prefix, { queryTimeoutMs: 2_000 });
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await store.set('freeze', 'frozen');
+      // Another session holds the row: the bot's conditional write waits behind it past its timeout.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM keyv WHERE key = $1 FOR UPDATE', [`${prefix}:freeze`]);
+      await expect(store.compareAndSet('freeze', 'frozen', 'lifted')).rejects.toThrow(StoreUnavailableError);
+      // The server has ended the statement itself, before the row is let go.
+      const waiting = async () => {
+        const { rows } = await holder.query(
+          `SELECT 1 FROM pg_stat_activity WHERE application_name = 'cngn-desk' AND state = 'active' AND query LIKE 'UPDATE keyv%'`,
+        );
+        return rows.length > 0;
+      };
+      await waitUntil(async () => !(await waiting()));
+      await holder.query('ROLLBACK');
+      expect(await store.get('freeze')).toBe('frozen');
+    } finally {
+      await holder.end();
+      await clearStore(store);
+      await store.close();
     }
   });
 

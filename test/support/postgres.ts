@@ -79,6 +79,8 @@ export interface Relay {
   cut(): void;
   /** Let connections through again (the same address). */
   restore(): void;
+  /** The first bytes each connection sent (its startup packet, on a connection without TLS). */
+  startups: Buffer[];
   close(): Promise<void>;
 }
 
@@ -86,10 +88,12 @@ export interface Relay {
 export async function relayTo(url: string): Promise<Relay> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
+  const startups: Buffer[] = [];
   let open = true;
   const server = createServer((incoming) => {
     incoming.on('error', () => {});
     if (!open) return void incoming.destroy();
+    incoming.once('data', (chunk: Buffer) => startups.push(chunk));
     const outgoing = tcpConnect(Number(target.port || 5432), target.hostname);
     for (const socket of [incoming, outgoing]) {
       sockets.add(socket);
@@ -111,6 +115,7 @@ export async function relayTo(url: string): Promise<Relay> {
   return {
     url: relayed.toString(),
     cut,
+    startups,
     restore: () => {
       open = true;
     },

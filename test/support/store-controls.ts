@@ -1,10 +1,17 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
 // have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, make
-// writes slow, refuse a conditional write, or make the store unreachable for its health check (ping).
+// writes slow, refuse a conditional write, answer one late (a client-side timeout whose statement
+// commits afterwards), or make the store unreachable for its health check (ping).
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 import { test as base } from './fixtures.js';
+
+/** A conditional write answered with an error while the store has not applied it yet. */
+interface LateSwap {
+  matches: (next: unknown) => boolean;
+  caught: (land: () => Promise<boolean>) => void;
+}
 
 interface Door {
   remaining: number;
@@ -23,6 +30,7 @@ export class StoreControls {
   private readonly heldWrites = new Map<string, Promise<void>>();
   private readonly failingWrites = new Set<string>();
   private readonly refusedSwaps = new Map<string, () => Promise<unknown>>();
+  private readonly lateSwaps = new Map<string, LateSwap>();
   private unreachable = false;
 
   /** `ping` (what /readyz asks) throws until the returned function is called. */
@@ -117,6 +125,21 @@ export class StoreControls {
     this.refusedSwaps.set(prefix, meanwhile);
   }
 
+  /**
+   * The next `compareAndSet` of a key starting with `prefix` whose new value `matches` fails as a
+   * client-side query timeout does (the caller hears an error) while the store has not applied it:
+   * `landed()` applies it then, as a statement the server still commits, and answers whether it wrote.
+   */
+  answerLate(
+    prefix: string,
+    matches: (next: unknown) => boolean = () => true,
+  ): { landed: () => Promise<boolean> } {
+    const land = new Promise<() => Promise<boolean>>((caught) =>
+      this.lateSwaps.set(prefix, { matches, caught }),
+    );
+    return { landed: async () => (await land)() };
+  }
+
   wrap(store: Store): Store {
     return new Proxy(store, {
       get: (target, property) => {
@@ -154,6 +177,14 @@ export class StoreControls {
         }
         if (property === 'compareAndSet') {
           return async (key: string, expected: unknown, next: unknown) => {
+            const late = [...this.lateSwaps].find(
+              ([prefix, swap]) => key.startsWith(prefix) && swap.matches(next),
+            );
+            if (late) {
+              this.lateSwaps.delete(late[0]);
+              late[1].caught(() => target.compareAndSet(key, expected, next));
+              throw new Error('Query read timeout (test)');
+            }
             const refused = [...this.refusedSwaps].find(([prefix]) => key.startsWith(prefix));
             if (!refused) return target.compareAndSet(key, expected, next);
             this.refusedSwaps.delete(refused[0]);

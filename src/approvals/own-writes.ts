@@ -1,0 +1,70 @@
+// Settling a request whose execution is a write to the bot's own store (a delegation, an unfreeze, a
+// passkey registration) when that write went unanswered: the store says whether it was made. One that
+// could still land later is barred there before its request is called failed, so "failed" stays true
+// (docs/decisions/unanswered-writes-fenced.md).
+import type { DelegationBook } from './delegation-requests.js';
+import type { FreezeSwitch } from './freeze.js';
+import type { PasskeyWrite } from './passkey-requests.js';
+import type { ApprovalRequest, ExecutionOutcome } from './types.js';
+
+export interface OwnWriteDeps {
+  delegations: Pick<DelegationBook, 'isRecorded'>;
+  freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce'>;
+  passkeys: PasskeyWrite;
+  now: () => Date;
+  /** Moves the request, still outcome-unknown, to its final state once (the tracker's). */
+  finish(
+    id: string,
+    to: 'completed' | 'failed',
+    action: string,
+    outcome: ExecutionOutcome,
+  ): Promise<ApprovalRequest | undefined>;
+}
+
+const FOUND = "found in the bot's store";
+const NOT_FOUND = "not found in the bot's store";
+
+/** Settle an outcome-unknown delegation, unfreeze or passkey registration from the store. */
+export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalRequest): Promise<void> {
+  const failed = (action: string, reason: string) =>
+    deps.finish(request.id, 'failed', action, { status: 'failed', reason });
+  const completed = (action: string) => deps.finish(request.id, 'completed', action, { status: 'completed' });
+  switch (request.kind) {
+    case 'delegation':
+      // Only a completed request's delegation is in effect: an index entry landing late grants nothing.
+      if (await deps.delegations.isRecorded(request.id)) await completed(FOUND);
+      else
+        await failed(
+          NOT_FOUND,
+          'the bot stopped before writing the delegation; nothing is in effect. File it again.',
+        );
+      return;
+    case 'unfreeze': {
+      const settled = await deps.freeze.settleInterrupted(request);
+      if (!settled.landed) {
+        await failed(
+          NOT_FOUND,
+          'lifting the freeze was not confirmed, and it is now barred from landing later; sends are still frozen. File /cngn unfreeze again.',
+        );
+      } else if ((await completed(FOUND)) && settled.change) {
+        // Told as when the lift is answered: the channel hears it, and what was held goes out.
+        deps.freeze.announce(settled.change);
+      }
+      return;
+    }
+    case 'passkey': {
+      const { credentialId } = request.payload;
+      if ((await deps.passkeys.barRegistration(request.id, credentialId, deps.now())) === 'written') {
+        await completed('found in the passkey book');
+      } else {
+        await failed(
+          'not found in the passkey book',
+          'writing the passkey was not confirmed, and it is now barred from landing later; it does not count. Register it again.',
+        );
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
