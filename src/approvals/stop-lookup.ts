@@ -68,6 +68,11 @@ export interface StopLookupDeps {
 
 export class StopLookup {
   private readonly readBack: ReadBack;
+  /**
+   * Until when this process reads nothing after the budget refused a read: a refusal after the first
+   * page comes once pages were already asked, and a read again at every sweep would spend them again.
+   */
+  private budgetWaitUntil = 0;
 
   constructor(
     private readonly deps: StopLookupDeps,
@@ -119,7 +124,7 @@ export class StopLookup {
         await this.failed(id, undefined, error);
       }
     }
-    if (due.length === 0) return;
+    if (due.length === 0 || this.deps.now().getTime() < this.budgetWaitUntil) return;
     const from = Math.min(...due.map((d) => d.from));
     let read: Awaited<ReturnType<typeof transactionsSince>>;
     try {
@@ -127,8 +132,9 @@ export class StopLookup {
       read = await transactionsSince(this.deps.custody, from, this.readBack);
     } catch (error) {
       if ((error as { code?: unknown } | undefined)?.code === BUDGET_REFUSED) {
-        // Our limiter refused at once, nothing was asked: not a try, the next sweep reads again.
-        this.deps.log?.info?.('stopped requests not looked up: the service budget is spent; next sweep', {
+        // Our limiter refused: not a try; read again a minute on (never at every sweep).
+        this.budgetWaitUntil = this.deps.now().getTime() + RETRY_MS;
+        this.deps.log?.info?.('stopped requests not looked up: the service budget is spent; a minute on', {
           requests: due.length,
         });
         return;
