@@ -49,6 +49,7 @@ import type { PolicyRecordListener } from './policy-recorder.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import { resolveByHand } from './resolve-by-hand.js';
+import { StopLookup } from './stop-lookup.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
   ActionResult,
@@ -78,6 +79,8 @@ export class ApprovalEngine {
   private readonly executor: Executor;
   private readonly tracker: Tracker;
   private readonly reminders: Reminders;
+  /** The lookup after a stop of an approved request (stop-lookup.ts). */
+  private readonly stopLookup: StopLookup;
   /** Registering, listing and revoking passkeys, and the signing pages' challenges (engine-passkeys.ts). */
   readonly passkeys: EnginePasskeys;
   /** Opening the trail, the start, the sweeps, background work and the stop (engine-running.ts). */
@@ -101,12 +104,17 @@ export class ApprovalEngine {
     this.executor = new Executor({ ...parts, ...own, binding, settingsNow, policy: options.policy }, options);
     this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
+    const { store } = options;
+    this.stopLookup = new StopLookup({ ...parts, store, binding, owner: this.executor.instanceId }, options);
     // Once lifted, what the freeze held goes out now (each through the claim), not at the next sweep.
     core.freeze.onChange(async (change) => {
       if ('lifted' in change) this.running.background(sendApproved(core, this.executor, options.log));
     });
-    const { executor, tracker, reminders } = this;
-    this.running = new EngineRunning({ core, trail: this.trail, executor, tracker, reminders }, options);
+    const { executor, tracker, reminders, stopLookup } = this;
+    this.running = new EngineRunning(
+      { core, trail: this.trail, executor, tracker, reminders, stopLookup },
+      options,
+    );
     registerParts(this, {
       core,
       executor: this.executor,
@@ -195,7 +203,8 @@ export class ApprovalEngine {
   /** A rejection of the `round` the rejecter saw (required): another round is refused (StaleRoundError). */
   reject(id: string, user: string, reason: string, options: RejectOptions): Promise<ActionResult> {
     // As for approve: a rejection that does not say its round binds to nothing, refused as stale.
-    return this.core.reject(id, user, reason, { ...options, round: options?.round ?? Number.NaN });
+    const round = options?.round ?? Number.NaN;
+    return this.core.reject(id, user, reason, { ...options, round }).then((r) => this.afterStop(id, r));
   }
 
   /** Before the reject modal: may this person reject round `round`? `stale` for another round. Changes nothing. */
@@ -209,7 +218,23 @@ export class ApprovalEngine {
 
   /** The requester's cancellation; with `onlyWaiting`, only while it waits for approval. */
   cancel(id: string, user: string, options?: CancelOptions): Promise<ActionResult> {
-    return this.core.cancel(id, user, options);
+    return this.core.cancel(id, user, options).then((r) => this.afterStop(id, r));
+  }
+
+  /**
+   * A stop of an approved request is queued for its lookup before the click is answered (one store
+   * write), and looked up at the service in the background.
+   */
+  private async afterStop(id: string, result: ActionResult): Promise<ActionResult> {
+    if (result.ok && StopLookup.stoppedWhileApproved(result.request)) {
+      // The stop is recorded whatever this write does: a failed one is made again in the background.
+      const queued = await this.stopLookup.queue(id).then(
+        () => true,
+        () => false,
+      );
+      this.running.background(queued ? this.stopLookup.sweep() : this.stopLookup.afterStop(id));
+    }
+    return result;
   }
 
   /** The requester's one Extend, by at most the original lifetime (default: all of it). */

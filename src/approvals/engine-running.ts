@@ -9,6 +9,7 @@ import { type Executor, STOP_DRAIN_MS } from './executor.js';
 import type { Reminders } from './reminders.js';
 import { sealUnsealed } from './request-seal.js';
 import { shutDown } from './shutdown.js';
+import type { StopLookup } from './stop-lookup.js';
 import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
 import type { Tracker } from './tracker.js';
 
@@ -19,6 +20,7 @@ export interface RunningParts {
   executor: Executor;
   tracker: Tracker;
   reminders: Reminders;
+  stopLookup: StopLookup;
 }
 
 export type RunningOptions = Pick<AuditSideOptions, 'log' | 'policySnapshot'> & {
@@ -64,6 +66,12 @@ export class EngineRunning {
   private async sweepRequests(): Promise<void> {
     await expireDue(this.parts.core);
     await this.parts.tracker.tick();
+    // Stopped requests whose lookup the service did not answer yet (stop-lookup.ts).
+    await this.parts.stopLookup.sweep().catch((error: unknown) => {
+      this.options.log?.warn('stopped requests not looked up; tried again next sweep', {
+        error: String(error),
+      });
+    });
   }
 
   /**

@@ -27,7 +27,6 @@ export type { UnfreezePayload } from './payloads.js';
 export { type PolicySnapshot, policySnapshot } from './policy-record.js';
 export { POLICY_RECORDED } from './policy-recorder.js';
 export { settingWords } from './policy-words.js';
-
 export { BALANCE_KINDS } from './preflight.js';
 export { MaybeRecordedError } from './recheck.js';
 export { STOP_DRAIN_MS } from './recording.js';
@@ -42,6 +41,7 @@ export {
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
 } from './state-machine.js';
+export { STOP_NOT_CHECKED_ACTION, STOPPED_BUT_FOUND_ACTION } from './stop-lookup.js';
 export { TIERS_RAISED_ACTION } from './tiers-raised.js';
 export { leftToAPersonByTheLookup } from './transaction-match.js';
 export {

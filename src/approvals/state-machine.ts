@@ -212,6 +212,8 @@ const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'needs-manual-check',
   'bridge-callback',
   'conflicting-reports',
+  'stopped-but-found',
+  'stop-not-checked',
   HELD_ACTION,
 ]);
 

@@ -12,12 +12,13 @@ import { alertFor } from './alert.js';
 import { type AlertBlocks, type AlertSink, failureReason, type SinkAnswer } from './alert-sink.js';
 import { dedupeKey, outboxIdFor } from './keys.js';
 import type { Outbox } from './outbox.js';
+import { CLAIM_LEASE_MS, whilePosting } from './post-lock.js';
 import type { AlertOrigin, DeadLetter, OutboxEntry, RenderAlert } from './types.js';
 
 const REPOSTED_SET = 'webhooks:dead-letters:reposted';
 const claimKey = (id: string) => `webhooks:dead-letters:repost-claim:${id}`;
 const recordKey = (id: string) => `webhooks:dead-letters:reposted:${id}`;
-const CLAIM_MS = 60_000;
+const CLAIM_MS = CLAIM_LEASE_MS;
 
 /** Where and by whom a dead letter was re-posted. */
 export interface RepostRecord {
@@ -96,54 +97,72 @@ export class DeadLetterDesk {
     if (!(await store.setIfAbsent(claimKey(letter.id), claim, CLAIM_MS)))
       return { ok: false, reason: 'busy', letter };
     try {
-      // Someone else's re-post may have finished between the listing and the claim.
-      if ((await store.setMembers(REPOSTED_SET)).includes(letter.id))
-        return { ok: false, reason: 'not-found', letter };
-      const kept = await this.options.outbox.get(letter.id);
-      const entry = kept ?? this.entryFrom(letter);
-      const message = await alertFor(entry, {
-        render: this.options.render,
-        bankName: this.options.bankName,
+      // Under the same post lock as an alert's (post-lock.ts): a claim that lapsed during a slow post
+      // and was taken by another re-post waits for this one, then finds it re-posted.
+      const repost = () => this.repostClaimed(letter, channel, by, record);
+      const result = await whilePosting(store, letter.id, repost, {
         log: this.options.log,
+        claimMs: CLAIM_MS,
       });
-      // An old letter whose entry has expired: its environment is today's guess, and the re-post says so.
-      const unrecorded =
-        !kept && !letter.environment ? ' (environment not recorded; shown as the current one)' : '';
-      const note = `Re-posted from the dead-letter list by ${mentionUser(by)}; first refused by Slack in ${mentionChannel(letter.channel)}: ${escapeMrkdwn(letter.reason)}${unrecorded}`;
-      let answer = await this.post(channel, message.text, [
-        ...message.blocks,
-        { type: 'context', elements: [{ type: 'mrkdwn', text: note }] },
-      ]);
-      if (!answer.ok && answer.failure.kind === 'blocks') {
-        answer = await this.post(channel, `${message.text}\n${note}`);
-      }
-      if (!answer.ok) {
-        const refused = {
-          ok: false as const,
-          reason: 'refused' as const,
-          letter,
-          slackError: failureReason(answer.failure),
-        };
-        await record(refused);
-        return refused;
-      }
-      const { ts } = answer;
-      const posted = { ok: true as const, letter, channel, ...(ts ? { ts } : {}) };
-      await record(posted);
-      const at = (this.options.now?.() ?? new Date()).toISOString();
-      await store.set<RepostRecord>(recordKey(letter.id), {
-        id: letter.id,
-        channel,
-        by,
-        at,
-        ...(ts ? { ts } : {}),
-      });
-      await store.addToSet(REPOSTED_SET, letter.id);
-      return posted;
+      return result === 'busy' ? { ok: false, reason: 'busy', letter } : result;
     } finally {
       // A claim that lapsed during a slow post and was taken by another re-post stays theirs.
       await store.compareAndDelete(claimKey(letter.id), claim);
     }
+  }
+
+  /** The re-post itself, under the letter's claim and post lock (see repost). */
+  private async repostClaimed(
+    letter: DeadLetter,
+    channel: string,
+    by: string,
+    record: (outcome: RepostOutcome) => Promise<void>,
+  ): Promise<RepostResult> {
+    const { store } = this.options;
+    // Someone else's re-post may have finished between the listing and the claim.
+    if ((await store.setMembers(REPOSTED_SET)).includes(letter.id))
+      return { ok: false, reason: 'not-found', letter };
+    const kept = await this.options.outbox.get(letter.id);
+    const entry = kept ?? this.entryFrom(letter);
+    const message = await alertFor(entry, {
+      render: this.options.render,
+      bankName: this.options.bankName,
+      log: this.options.log,
+    });
+    // An old letter whose entry has expired: its environment is today's guess, and the re-post says so.
+    const unrecorded =
+      !kept && !letter.environment ? ' (environment not recorded; shown as the current one)' : '';
+    const note = `Re-posted from the dead-letter list by ${mentionUser(by)}; first refused by Slack in ${mentionChannel(letter.channel)}: ${escapeMrkdwn(letter.reason)}${unrecorded}`;
+    let answer = await this.post(channel, message.text, [
+      ...message.blocks,
+      { type: 'context', elements: [{ type: 'mrkdwn', text: note }] },
+    ]);
+    if (!answer.ok && answer.failure.kind === 'blocks') {
+      answer = await this.post(channel, `${message.text}\n${note}`);
+    }
+    if (!answer.ok) {
+      const refused = {
+        ok: false as const,
+        reason: 'refused' as const,
+        letter,
+        slackError: failureReason(answer.failure),
+      };
+      await record(refused);
+      return refused;
+    }
+    const { ts } = answer;
+    const posted = { ok: true as const, letter, channel, ...(ts ? { ts } : {}) };
+    await record(posted);
+    const at = (this.options.now?.() ?? new Date()).toISOString();
+    await store.set<RepostRecord>(recordKey(letter.id), {
+      id: letter.id,
+      channel,
+      by,
+      at,
+      ...(ts ? { ts } : {}),
+    });
+    await store.addToSet(REPOSTED_SET, letter.id);
+    return posted;
   }
 
   reposted(id: string): Promise<RepostRecord | undefined> {

@@ -15,6 +15,7 @@ import { safeDigestRendering } from './digest.js';
 import { chooseStep, pickCandidates, planDigest, sortClaimed } from './digest-plan.js';
 import { postDigest } from './digest-post.js';
 import type { Outbox } from './outbox.js';
+import { CLAIM_LEASE_MS, whilePosting } from './post-lock.js';
 import { type DeliveryOutcome, PostPolicy } from './post-policy.js';
 import type { DigestRecord, DigestRendering, OutboxEntry, RenderAlert } from './types.js';
 
@@ -73,7 +74,7 @@ export class Deliverer {
 
   constructor(private readonly options: DelivererOptions) {
     this.log = options.log ?? silentLogger;
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? CLAIM_LEASE_MS;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
     this.policy = new PostPolicy({
       log: this.log,
@@ -371,6 +372,21 @@ export class Deliverer {
       if (previous && this.mustWaitFor(previous)) return { kind: 'blocked' };
     }
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
+    // The claim's lease is fixed; the post lock is held as long as the post lasts, up to past the lease
+    // (post-lock.ts). A lock the store could not take: nothing was posted, and the claim is let go now.
+    const outcome = await whilePosting(this.options.store, entry.id, () => this.postClaimed(entry, channel), {
+      log: this.log,
+      claimMs: this.leaseMs,
+      notStarted: () => outbox.release(entry.id, this.owner),
+    });
+    if (outcome !== 'busy') return outcome;
+    await outbox.release(entry.id, this.owner);
+    return { kind: 'skip' };
+  }
+
+  /** Post a claimed entry, read again under its post lock: one delivered meanwhile is not posted again. */
+  private async postClaimed(entry: OutboxEntry, channel: string): Promise<DeliveryOutcome> {
+    const { outbox } = this.options;
     const current = await outbox.get(entry.id);
     if (!current || current.deliveredAt || current.deadLetteredAt) {
       await outbox.release(entry.id, this.owner);
@@ -406,24 +422,27 @@ export class Deliverer {
 
   /** Post one digest (see digest-post.ts), then forget its retry state once it is finished. */
   private async deliverDigest(record: DigestRecord, channel: string): Promise<DeliveryOutcome> {
-    const { outbox, sink } = this.options;
-    const outcome = await postDigest(
-      {
-        outbox,
-        sink,
-        render: this.digest!,
-        log: this.log,
-        owner: this.owner,
-        leaseMs: this.leaseMs,
-        fallbackChannel: this.options.fallbackChannel,
-        textOnly: this.policy.isTextOnly(record.id),
-        attempts: this.policy.attempt(record.id),
-        // Judged like a single alert's failure, counted under the digest's id.
-        classify: (failure) => this.policy.afterError(record.id, 'digest', channel, failure),
-      },
-      record,
-      channel,
-    );
+    const { outbox, sink, store } = this.options;
+    const deps = {
+      outbox,
+      sink,
+      render: this.digest!,
+      log: this.log,
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+      fallbackChannel: this.options.fallbackChannel,
+      textOnly: this.policy.isTextOnly(record.id),
+      attempts: this.policy.attempt(record.id),
+      // Judged like a single alert's failure, counted under the digest's id.
+      classify: (failure: Parameters<PostPolicy['afterError']>[3]) =>
+        this.policy.afterError(record.id, 'digest', channel, failure),
+    };
+    const posting = await whilePosting(store, record.id, () => postDigest(deps, record, channel), {
+      log: this.log,
+      claimMs: this.leaseMs,
+    });
+    // Another deliverer is posting it: its claim is that one's, and a later scan looks again.
+    const outcome: DeliveryOutcome = posting === 'busy' ? { kind: 'skip' } : posting;
     if (outcome.kind === 'done' || outcome.kind === 'give-up') {
       if (outcome.kind === 'done') this.posted += outcome.posted;
       this.policy.settled(record.id);

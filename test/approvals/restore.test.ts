@@ -1,16 +1,20 @@
 // A store restored from a backup taken while a request was approved holds it approved again, though
 // it was sent since. Started on the restored store, the bot looks it up in the transaction list
-// before sending it (its approval is older than the claim lease by then) and sends nothing twice.
+// before sending it (its approval is older than the claim lease by then) and sends nothing twice. A
+// rejection of it on the restored store is recorded (nothing will be sent), and the lookup made after
+// it finds the transaction: a person is alerted with its reference to correct the books by hand.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
-import { LOOKED_UP_BEFORE_SENDING } from '../../src/approvals/index.js';
+import { LOOKED_UP_BEFORE_SENDING, STOPPED_BUT_FOUND_ACTION } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
+import { rejectAsSeen } from '../support/approve-as-seen.js';
 import {
   APPROVER_A,
+  APPROVER_B,
   type EngineFixture,
   engineTest,
   twoNetworks,
@@ -97,5 +101,41 @@ test('sends nothing twice when the store is restored from a backup taken while i
   restored.clock.advance(15 * 60_000);
   await restored.engine.tick();
   await restored.engine.idle();
+  expect(withdrawCalls()).toBe(1);
+});
+
+test('a rejection of a request restored approved that went out since the backup is recorded, and a person is alerted with its reference', async ({
+  sandbox,
+  dir,
+  bots: { startBot, stopBot },
+}) => {
+  const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
+  const first = await startBot();
+  const [networkId] = await twoNetworks(first.client);
+  const filed = await fileDraft(first.engine, withdrawalDraft(networkId, '7890.13'));
+  await partsOf(first.engine).core.approve(filed.id, APPROVER_A);
+  await stopBot(first);
+  copyStore(dir, join(dir, 'backup'));
+
+  const second = await startBot();
+  await second.engine.start();
+  await second.engine.idle();
+  const sent = await second.engine.get(filed.id);
+  expect(sent?.state).toBe('sent');
+  await stopBot(second);
+
+  copyStore(join(dir, 'backup'), dir);
+  const restored = await startBot(CLAIM_LEASE_MS + 60_000);
+  expect((await restored.engine.get(filed.id))?.state).toBe('approved');
+  expect(await rejectAsSeen(restored.engine, filed.id, APPROVER_B, 'not needed any more')).toMatchObject({
+    ok: true,
+  });
+  await restored.engine.idle();
+  const after = await restored.engine.get(filed.id);
+  expect(after?.state).toBe('rejected');
+  const alerted = after?.history.filter((h) => h.action === STOPPED_BUT_FOUND_ACTION) ?? [];
+  expect(alerted).toHaveLength(1);
+  expect(alerted[0]?.note).toContain(String(sent?.outcome?.reference));
+  expect(alerted[0]?.note).toContain('restored from a backup');
   expect(withdrawCalls()).toBe(1);
 });

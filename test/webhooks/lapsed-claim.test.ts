@@ -110,7 +110,21 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await first.start();
       await firstAt.promise;
       await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
-      // A second replica claims the alert and is posting it.
+      // A second replica takes the lapsed claim; the first post, still under way, keeps it from posting.
+      const secondClaimed = signal();
+      const claimingB = new Proxy(b, {
+        get: (target, property) => {
+          if (property !== 'setIfAbsent') {
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (key: string, value: unknown, ttlMs?: number) => {
+            const won = await target.setIfAbsent(key, value, ttlMs);
+            if (key === CLAIM && won) secondClaimed.resolve();
+            return won;
+          };
+        },
+      });
       const secondAt = signal();
       const accept = signal();
       const secondSink = recordingSink(async () => {
@@ -118,12 +132,18 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
         await accept.promise;
         return { ok: true, ts: '1.0' };
       });
-      const second = deliverer(b, secondSink, { leaseMs: 60_000 });
+      const second = deliverer(claimingB, secondSink, { leaseMs: 60_000 });
       await second.start();
-      await secondAt.promise;
-      // Slack refuses the first one's post; it lets go of its claim and waits to try again.
+      await secondClaimed.promise;
+      // Slack refuses the first one's post; it lets go of its claim and waits to try again, and the
+      // second, holding the claim now, posts it.
+      const secondClaim = await b.get(CLAIM);
+      expect(secondClaim).toBeDefined();
       refuse.resolve();
       await firstWaits.promise;
+      // The first let go of its own claim only: the second's still holds.
+      expect(await a.get(CLAIM)).toEqual(secondClaim);
+      await secondAt.promise;
       // A third replica looks: the alert is still claimed by the second.
       const claimTried = signal();
       const watched = new Proxy(a, {
@@ -148,6 +168,54 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await expect.poll(() => new Outbox(a).pendingCount(), { timeout: 10_000 }).toBe(0);
       await Promise.all([first.stop(), second.stop()]);
       expect([firstSink.posted, secondSink.posted, thirdSink.posted]).toEqual([['CALERTS'], ['CALERTS'], []]);
+    });
+  });
+}
+
+for (const kind of STORE_KINDS) {
+  describe.skipIf(!kind.up)(`a post in flight on ${kind.name}`, () => {
+    test.override('storeKind', kind.name);
+
+    test('keeps its alert from a second deliverer after its claim lapsed: Slack gets it once', async ({
+      replicas,
+    }) => {
+      const { a, b } = await replicas(`post-in-flight-${kind.name}`);
+      await enqueued(new Outbox(a));
+      // Slack holds the first deliverer's post; its claim's lease runs out meanwhile.
+      const firstAt = signal();
+      const accept = signal();
+      const firstSink = recordingSink(async () => {
+        firstAt.resolve();
+        await accept.promise;
+        return { ok: true, ts: '1.0' };
+      });
+      const first = deliverer(a, firstSink, { leaseMs: 1 });
+      await first.start();
+      await firstAt.promise;
+      await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
+      // A second replica takes the lapsed claim while the first post is still under way.
+      const claimed = signal();
+      const watched = new Proxy(b, {
+        get: (target, property) => {
+          if (property !== 'setIfAbsent') {
+            const value: unknown = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (key: string, value: unknown, ttlMs?: number) => {
+            const won = await target.setIfAbsent(key, value, ttlMs);
+            if (key === CLAIM && won) claimed.resolve();
+            return won;
+          };
+        },
+      });
+      const secondSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
+      const second = deliverer(watched, secondSink, { leaseMs: 60_000 });
+      await second.start();
+      await claimed.promise;
+      accept.resolve();
+      await expect.poll(() => new Outbox(a).pendingCount(), { timeout: 10_000 }).toBe(0);
+      await Promise.all([first.stop(), second.stop()]);
+      expect([firstSink.posted, secondSink.posted]).toEqual([['CALERTS'], []]);
     });
   });
 }
@@ -190,12 +258,90 @@ test('a re-post of a dead letter whose claim lapsed and was taken by another lea
   // The first re-post's lease runs out while Slack keeps it waiting; a second one claims the letter.
   await store.delete(`webhooks:dead-letters:repost-claim:${ID}`);
   const secondRepost = desk.repost(ID, 'C-SECOND', 'U-ONE');
-  await second.at.promise;
-  // Slack refuses the first: it lets go, but the letter is still the second one's.
+  const claimKey = `webhooks:dead-letters:repost-claim:${ID}`;
+  await expect.poll(() => store.get(claimKey), { timeout: 10_000 }).toBeDefined();
+  const secondClaim = await store.get(claimKey);
+  // Slack refuses the first: it lets go, but the letter is still the second one's, which posts it
+  // once the first post is over (the post lock, post-lock.ts).
   first.open.resolve();
   expect((await firstRepost).ok).toBe(false);
+  expect(await store.get(claimKey)).toEqual(secondClaim);
+  await second.at.promise;
   expect(await desk.repost(ID, 'C-THIRD', 'U-TWO')).toMatchObject({ ok: false, reason: 'busy' });
   second.open.resolve();
   expect(await secondRepost).toMatchObject({ ok: true, channel: 'C-SECOND' });
   expect(posted).toEqual(['C-FIRST', 'C-SECOND']);
+});
+
+test('a re-post of a dead letter whose claim lapsed while Slack kept it waiting is not posted twice', async ({
+  defer,
+}) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  const outbox = new Outbox(store);
+  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
+  const firstAt = signal();
+  const accept = signal();
+  const posted: string[] = [];
+  const post: AlertSink['post'] = async ({ channel }) => {
+    posted.push(channel);
+    if (channel === 'C-FIRST') {
+      firstAt.resolve();
+      await accept.promise;
+    }
+    return { ok: true, ts: '1.0' };
+  };
+  const desk = new DeadLetterDesk({
+    outbox,
+    store,
+    sink: { post, update: post },
+    render: () => ({ text: 'alert', blocks: [] }),
+    environment: 'sandbox',
+    log: silentLogger,
+  });
+  const firstRepost = desk.repost(ID, 'C-FIRST', 'U-ONE');
+  await firstAt.promise;
+  // The first re-post's claim lapses while Slack holds its post; a second one claims the letter.
+  const claimKey = `webhooks:dead-letters:repost-claim:${ID}`;
+  await store.delete(claimKey);
+  const secondRepost = desk.repost(ID, 'C-SECOND', 'U-TWO');
+  await expect.poll(() => store.get(claimKey), { timeout: 10_000 }).toBeDefined();
+  accept.resolve();
+  expect(await firstRepost).toMatchObject({ ok: true, channel: 'C-FIRST' });
+  expect(await secondRepost).toMatchObject({ ok: false, reason: 'not-found' });
+  expect(posted).toEqual(['C-FIRST']);
+});
+
+test('a post lock the store could not take lets the claim go at once: the alert is posted at the next scan', async ({
+  defer,
+}) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  await enqueued(new Outbox(store));
+  let failures = 0;
+  const failingOnce = new Proxy(store, {
+    get: (target, property) => {
+      if (property !== 'withLock') {
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (name: string, fn: () => Promise<unknown>, options?: object) => {
+        if (name.startsWith('webhooks:outbox:post:') && failures++ === 0) {
+          return Promise.reject(new Error('store unavailable'));
+        }
+        return target.withLock(name, fn, options);
+      };
+    },
+  });
+  const sink = recordingSink(async () => ({ ok: true, ts: '1.0' }));
+  const one = deliverer(failingOnce, sink, { leaseMs: 3_600_000 });
+  await one.start();
+  await expect.poll(() => failures, { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect.poll(() => store.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
+  await one.stop();
+  const again = deliverer(store, sink, { leaseMs: 3_600_000 });
+  await again.start();
+  await expect.poll(() => new Outbox(store).pendingCount(), { timeout: 10_000 }).toBe(0);
+  await again.stop();
+  expect(sink.posted).toEqual(['CALERTS']);
 });

@@ -10,7 +10,6 @@ import type { WebClient } from '@slack/web-api';
 import {
   type ApprovalEngine,
   type ApprovalRequest,
-  CONFLICT_ACTION,
   FINAL_STATES,
   type Freeze,
   NEEDS_A_PERSON_NOTES,
@@ -21,7 +20,7 @@ import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import type { SlackMessage } from '../types.js';
 import { checksThreadText } from './blocks/checks.js';
-import { approvalMessage, conflictAlert, evidenceAlert } from './blocks/message.js';
+import { approvalMessage, conflictAlert, evidenceAlert, NEEDS_A_PERSON_NOTICES } from './blocks/message.js';
 import { shortApprovalMessages } from './blocks/short-message.js';
 import { requesterNotice, threadReply } from './blocks/steps.js';
 
@@ -351,7 +350,7 @@ function refusedBody(error: unknown): string | undefined {
 /** The alert for a person that the request's newest step calls for, if any. */
 function alertFor(request: ApprovalRequest) {
   const step = request.history.at(-1);
-  if (step?.action === CONFLICT_ACTION) return conflictAlert(request);
+  if (step && NEEDS_A_PERSON_NOTICES.has(step.action)) return conflictAlert(request);
   if (step?.action === 'failed' && step.note && NEEDS_A_PERSON_NOTES.has(step.note)) {
     return evidenceAlert(request, step.note);
   }

@@ -4,7 +4,11 @@ import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { Money } from '../../../src/format/money.js';
 import { approvalDm } from '../../../src/slack/approvals/blocks/dm.js';
 import { pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
-import { approvalMessage, staleRoundNotice } from '../../../src/slack/approvals/blocks/message.js';
+import {
+  approvalMessage,
+  conflictAlert,
+  staleRoundNotice,
+} from '../../../src/slack/approvals/blocks/message.js';
 import { policyMessage } from '../../../src/slack/approvals/blocks/policy.js';
 import { extendAnswer, reminderDm } from '../../../src/slack/approvals/blocks/reminders.js';
 import {
@@ -68,6 +72,7 @@ export function approvalBuilders(text: string, add: Add): void {
           const step = atStep(request, state, action, text);
           add(`thread reply ${request.kind} ${action}`, threadReply(step));
           add(`requester DM ${request.kind} ${action}`, requesterNotice(step) ?? '');
+          add(`alert for a person ${request.kind} ${action}`, conflictAlert(step));
         }
       }
       for (const reason of [

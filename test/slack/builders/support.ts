@@ -89,6 +89,7 @@ export const ACTIONS = [
   'needs-manual-check',
   'bridge-callback',
   'held-frozen',
+  'stopped-but-found',
 ];
 
 /** One request of each kind, every text that came from outside set to `text`. */

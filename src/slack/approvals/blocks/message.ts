@@ -12,6 +12,8 @@ import {
   type Freeze,
   heldByFreeze,
   OPEN_STATES,
+  STOP_NOT_CHECKED_ACTION,
+  STOPPED_BUT_FOUND_ACTION,
 } from '../../../approvals/index.js';
 import { lagosTime, naira, relative } from '../../../format/display.js';
 import {
@@ -409,20 +411,36 @@ function conflictBlocks(request: ApprovalRequest): KnownBlock[] {
 }
 
 /**
- * The alert for a person when the service contradicted itself about a request (the newest step is
- * the conflict notice): posted in the alerts channel, pointing at the request's message.
+ * Notices a person must act on, said in the alerts channel too: reports that contradict each other, a
+ * stopped request the service lists a matching transaction for, or whose lookup could not be made
+ * (stop-lookup.ts). Their notes name
+ * what the service said (references), so they are escaped as outside text.
+ */
+export const NEEDS_A_PERSON_NOTICES: ReadonlySet<string> = new Set([
+  CONFLICT_ACTION,
+  STOPPED_BUT_FOUND_ACTION,
+  STOP_NOT_CHECKED_ACTION,
+]);
+
+/**
+ * The alert for a person when the newest step is one of NEEDS_A_PERSON_NOTICES (the service
+ * contradicted itself, a stopped request matches a transaction): posted in the alerts channel,
+ * pointing at the request's message.
  */
 export function conflictAlert(request: ApprovalRequest): SlackMessage {
   const step = request.history.at(-1);
-  const note = step?.action === CONFLICT_ACTION ? (step.note ?? '') : '';
+  const note = step && NEEDS_A_PERSON_NOTICES.has(step.action) ? (step.note ?? '') : '';
   const reference = request.outcome?.reference ? ` · reference ${code(request.outcome.reference)}` : '';
   const where = request.announcement
     ? ` · its message is in ${mentionChannel(request.announcement.channel)}`
     : '';
   const title = escapeMrkdwn(requestTitle(request));
-  const text = `:rotating_light: *Needs a person:* ${title}${reference}${where}\n${escapeMrkdwn(note)}`;
+  // A note naming many references may run past Slack's limit: cut, never refused.
+  const text = clipMrkdwn(
+    `:rotating_light: *Needs a person:* ${title}${reference}${where}\n${escapeMrkdwn(note)}`,
+  );
   return {
-    text: `Needs a person: ${title}: ${escapeMrkdwn(note)}`,
+    text: clipMrkdwn(`Needs a person: ${title}: ${escapeMrkdwn(note)}`),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
   };
 }

@@ -12,6 +12,7 @@ import {
   noticeText,
   PASSKEY_REVOKED_ACTION,
   REVOKED_ACTION,
+  STOPPED_BUT_FOUND_ACTION,
   TIERS_RAISED_ACTION,
   WITHDRAWN_ACTION,
   WITHDRAWN_NOTE_START,
@@ -26,6 +27,8 @@ import { lifecycleThreadReply, requesterReminderNotice } from './reminders.js';
 /** The thread reply for the request's newest step: the engine's notice as said, or the step in words. */
 export function threadReply(request: ApprovalRequest): string {
   const notice = noticeText(request);
+  // A stopped request's match names the service's references: outside text.
+  if (notice && request.history.at(-1)?.action === STOPPED_BUT_FOUND_ACTION) return escapeMrkdwn(notice);
   return notice ? escapeOwnSentence(notice) : (lifecycleThreadReply(request) ?? stepText(request));
 }
 
