@@ -253,12 +253,15 @@ test('settles nothing from a completion whose amount is present but no amount', 
   }
   await app.approvals?.presenter?.idle();
   await expectStillSent(app, id);
-  // Each is posted for a person to look at, naming the amount it could not read.
-  const alerts = app.slack
-    .callsTo('chat.postMessage')
-    .filter((c) => c.body.channel === 'CALERTS' && JSON.stringify(c.body).includes('could not be read'));
-  expect(alerts).toHaveLength(3);
-  for (const alert of alerts) expect(JSON.stringify(alert.body)).toContain('`amount`');
+  // Each is posted for a person to look at, naming the amount it could not read: posted from the
+  // alerts' outbox, which the presenter does not wait for, so the test waits for the posts themselves.
+  const alerts = () =>
+    app.slack
+      .callsTo('chat.postMessage')
+      .filter((c) => c.body.channel === 'CALERTS' && JSON.stringify(c.body).includes('could not be read'));
+  await waitUntil(() => alerts().length >= 3, 'the three alerts');
+  expect(alerts()).toHaveLength(3);
+  for (const alert of alerts()) expect(JSON.stringify(alert.body)).toContain('`amount`');
 });
 
 test('settles as before when the reports agree: no conflict, no alert', async ({ startApp }) => {
