@@ -226,6 +226,12 @@ export interface ChainHead {
    * puts it there first (its writer may have stopped in between), so the list always follows the head.
    */
   entry?: AuditEntry;
+  /**
+   * The generation (list) a retention cut or a fork repair moved the head into, set before the
+   * generation pointer moves: a reader or an append that finds the pointer behind it finishes the
+   * switch. Not signed: it only says which list to read, and that list must end at the signed entry.
+   */
+  generation?: number;
   /** The audit signing key's signature of the environment, seq and hash (see audit/signing.ts). */
   signature?: { key: string; value: string };
 }
