@@ -273,7 +273,7 @@ export class AuditLog {
         const marker: AuditEntry = { ...draft, hash: entryHash(draft) };
         const record = chainEntry(draft, tail);
         const next = generationList(environment, generation + 1);
-        await this.store.deleteList(next); // what a crash part-way through an earlier cut left
+        await this.clearLeftovers(environment, generation);
         for (const entry of [marker, ...entries.slice(end), record])
           await this.store.appendToList(next, entry);
         crashPoint('audit-cut-written');
@@ -325,7 +325,7 @@ export class AuditLog {
         const mended = mendCutFork(entries, head, holds, archived, now);
         if (!mended) return undefined;
         const next = generationList(environment, generation + 1);
-        await this.store.deleteList(next);
+        await this.clearLeftovers(environment, generation);
         for (const entry of mended.entries) await this.store.appendToList(next, entry);
         const signed = this.signed(environment, {
           seq: mended.last.seq ?? 0,
@@ -387,6 +387,15 @@ export class AuditLog {
     if (!(await this.movePointer(environment, pointer, target))) return this.generation(environment);
     await this.store.deleteList(generationList(environment, pointer));
     return target;
+  }
+
+  /**
+   * What a crash part-way through an earlier cut or repair left beside `generation`: its unused new
+   * list, or (stopped after the pointer moved) its old one, which nothing reads again.
+   */
+  private async clearLeftovers(environment: ServiceEnvironment, generation: number): Promise<void> {
+    await this.store.deleteList(generationList(environment, generation + 1));
+    if (generation > 0) await this.store.deleteList(generationList(environment, generation - 1));
   }
 
   /** Move the generation pointer from `from` to `to`; false when it is no longer at `from`. */

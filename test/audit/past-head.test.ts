@@ -116,6 +116,7 @@ describe('a retention cut stopped between its writes', () => {
   for (const [stop, what] of [
     [1, 'before its first write of the head or the pointer'],
     [2, 'between the head and the pointer'],
+    [3, 'between the pointer and deleting the old list'],
   ] as const) {
     auditTest(
       `${what}: the next append finds no incident and the chain verifies`,
@@ -125,7 +126,8 @@ describe('a retention cut stopped between its writes', () => {
         const told = listen(replica.log);
         await appendMany(replica, 4);
         expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
-        // The cut's process, killed at its `stop`th write of the head or the generation pointer.
+        // The cut's process, killed at its `stop`th write of the head or the generation pointer, or (3)
+        // as it deletes the old list.
         let writes = 0;
         const killing =
           (method: 'set' | 'compareAndSet') =>
@@ -134,7 +136,14 @@ describe('a retention cut stopped between its writes', () => {
             return (store[method] as (...a: unknown[]) => Promise<unknown>).call(store, key, ...rest);
           };
         const cutter = new AuditLog(
-          wrapped(store, { set: killing('set'), compareAndSet: killing('compareAndSet') }),
+          wrapped(store, {
+            set: killing('set'),
+            compareAndSet: killing('compareAndSet'),
+            deleteList: (async (key: string) => {
+              if (key === LIST && stop === 3) throw new Error('killed');
+              return store.deleteList(key);
+            }) as never,
+          }),
         );
         cutter.signWith(replica.seal);
         const olderThan = new Date(Date.parse(auditDraft(2).at));
@@ -162,6 +171,8 @@ describe('a retention cut stopped between its writes', () => {
           ),
         ).toBe(stop === 1 ? 4 : 2);
         expect((await replica.keeper.check()).ok).toBe(true);
+        // Nothing of the first generation is left behind.
+        expect(await store.readList(LIST, 0, -1)).toEqual([]);
       },
     );
   }
