@@ -2,7 +2,7 @@
 // entry is not in the list yet (finished by the next append), entries the signed head does not cover
 // (the bot moves the head before it writes the entry, so the list is never ahead of the head by its
 // own hand: someone with write access to the store put them there), and the entry recording a finding.
-import type { ChainHead } from './chain.js';
+import { type ChainHead, entryHash } from './chain.js';
 import { short } from './crypto.js';
 import type { HeadProblem } from './signing.js';
 import type { AuditEntry } from './types.js';
@@ -18,9 +18,37 @@ export function headAhead(
   head: ChainHead | undefined,
   previous: AuditEntry | undefined,
 ): head is ChainHead & { entry: AuditEntry } {
-  if (!head?.entry) return false;
+  if (!head?.entry || !ownEntry(head)) return false;
   return previous?.hash !== head.hash && (previous?.seq ?? -1) < head.seq;
 }
+
+/**
+ * Whether the entry the head carries is the one its signed seq and hash name (the entry is outside the
+ * signature): one that is not is never appended, it is a finding.
+ */
+export function ownEntry(head: ChainHead): boolean {
+  const entry = head.entry;
+  if (!entry) return true;
+  return entry.seq === head.seq && entry.hash === head.hash && entryHash(entry) === entry.hash;
+}
+
+/** The finding about a head carrying an entry that is not the one it names. */
+export function foreignEntryProblem(head: ChainHead): HeadProblem | undefined {
+  if (ownEntry(head)) return undefined;
+  return {
+    kind: 'head-entry-foreign',
+    text: `the head at seq ${head.seq} (hash ${short(head.hash)}) carries an entry at seq ${head.entry?.seq ?? 'none'} (hash ${short(head.entry?.hash ?? '')}) that is not the one it names: the head record was edited`,
+  };
+}
+
+/** Whether `list` ends at the head's own entry: the last hashed entry is the one the head names. */
+export function endsAtHead(head: ChainHead | undefined, list: AuditEntry[]): boolean {
+  const tail = list.findLast((e) => e.hash !== undefined && e.seq !== undefined);
+  return !!head && !!tail && tail.seq === head.seq && tail.hash === head.hash;
+}
+
+/** Entries from the end of the list an append looks through for its own (see AuditLog.listHolds). */
+export const HOLDS_WINDOW = 8;
 
 /** The list's last chained entry is one the head does not cover: past its seq, or another at its seq. */
 export function lastPastHead(head: ChainHead, last: AuditEntry): boolean {

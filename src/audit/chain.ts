@@ -132,6 +132,8 @@ function chainStart(entries: AuditEntry[], unchained: AuditEntry[]): ChainStart 
     return { position, expectedSeq: 0, expectedPrev: sealOf(unchained), cut: undefined };
   }
   if (entryHash(first) !== first.hash) return { broken: { kind: 'edited', index: position, entry: first } };
+  // A cut marker begins its generation: no entry, chained or not, comes before it.
+  if (position > 0) return { broken: { kind: 'unchained', index: 0, entry: entries[0] } };
   return {
     position: position + 1,
     expectedSeq: first.cut.seq + 1,

@@ -23,17 +23,19 @@
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
 import { type ActorLookup, withActorDetails } from './actors.js';
+import { type ChainHead, type ChainReport, chainEntry, entryHash, verifyChain } from './chain.js';
 import {
-  type ChainHead,
-  type ChainReport,
-  chainEntry,
-  entryHash,
-  isCutMarker,
-  sealOf,
-  verifyChain,
-} from './chain.js';
-import { headAhead, lastPastHead, pastHeadProblem, unverifiedHeadDraft, withoutCopies } from './chain-end.js';
+  endsAtHead,
+  foreignEntryProblem,
+  HOLDS_WINDOW,
+  headAhead,
+  lastPastHead,
+  pastHeadProblem,
+  unverifiedHeadDraft,
+  withoutCopies,
+} from './chain-end.js';
 import { headText, signatureHolds } from './crypto.js';
+import { cutPlan } from './cut-plan.js';
 import { mendCutFork } from './fork.js';
 import { type AuditSeal, type HeadProblem, headProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
@@ -145,8 +147,7 @@ export class AuditLog {
       return undefined;
     }
     if (this.seal && !state.found) {
-      const found =
-        headProblem(this.seal, environment, head) ?? (await this.pastHead(environment, head, list, previous));
+      const found = await this.headFinding(environment, head, list, previous);
       if (found === 'moved') return undefined;
       state.found = found;
       if (state.found) state.pending = [unverifiedHeadDraft(state.found, head, state.draft.at), state.draft];
@@ -164,6 +165,18 @@ export class AuditLog {
     }
     this.seal?.marks.raise(environment, next, new Date(entry.at));
     return entry;
+  }
+
+  /** What an append finds wrong with the head it extends (see the file's comment), or undefined. */
+  private async headFinding(
+    environment: ServiceEnvironment,
+    head: ChainHead | undefined,
+    list: string,
+    previous: AuditEntry | undefined,
+  ): Promise<HeadProblem | 'moved' | undefined> {
+    const seal = this.seal;
+    const found = (seal && headProblem(seal, environment, head)) ?? (head && foreignEntryProblem(head));
+    return found ?? (await this.pastHead(environment, head, list, previous));
   }
 
   /**
@@ -206,13 +219,23 @@ export class AuditLog {
 
   /**
    * After the head moved onto `entry`: the list holds it too. Another appender may have put it in, and
-   * past a lapsed lock even chained its own after it: the list holding the entry's seq already, it is
-   * not put in again.
+   * past a lapsed lock even chained its own after it: when one of the list's last entries is this very
+   * entry (by hash), it is not put in again. Another entry at its seq is no reason to leave it out.
    */
   private async listHolds(list: string, entry: AuditEntry): Promise<void> {
-    const [now] = await this.store.readList<AuditEntry>(list, -1, -1);
-    if (now?.hash && (now.seq ?? -1) >= (entry.seq ?? 0)) return;
+    const last = await this.store.readList<AuditEntry>(list, -HOLDS_WINDOW, -1);
+    if (last.some((e) => e.hash === entry.hash)) return;
     await this.store.appendToList(list, entry);
+  }
+
+  /**
+   * Whether a cut or a repair may rewrite the log under `head`: the head verifies (this key's, at or
+   * past the mark, carrying no other entry) and the list ends at its entry. Entries past it are left to
+   * the next append to record; a head ahead of the list (an append stopped part-way), to it to finish.
+   */
+  private rewritable(environment: ServiceEnvironment, head: ChainHead | undefined, entries: AuditEntry[]) {
+    if (!head || !endsAtHead(head, entries) || foreignEntryProblem(head)) return false;
+    return !this.seal || !headProblem(this.seal, environment, head);
   }
 
   /** Every entry, oldest first. */
@@ -248,19 +271,13 @@ export class AuditLog {
     return this.store.withLock(
       lockName(environment),
       async () => {
-        const generation = await this.current(environment, await this.head(environment));
+        const read = await this.head(environment);
+        const generation = await this.current(environment, read);
         const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
-        const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
-        const start = earlier ? 1 : 0;
-        const end = cutEnd(entries, start, olderThan, archived);
-        if (end === undefined) return 0;
-        const removed = entries.slice(start, end);
-        const lastRemoved = removed.at(-1);
-        // The true last entry of the chain, whatever it is (an earlier cut's record too): only the
-        // marker is outside the chain.
-        const tail = entries.findLast((e) => e.hash && e.seq !== undefined);
-        if (!lastRemoved || !tail) return 0;
-        const cut = cutOf(removed, lastRemoved, earlier);
+        if (!this.rewritable(environment, read, entries)) return 0;
+        const plan = cutPlan(entries, olderThan, archived);
+        if (!plan) return 0;
+        const { removed, end, cut, tail } = plan;
         const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by a verified archive segment`;
         const draft = {
           at: now.toISOString(),
@@ -283,7 +300,9 @@ export class AuditLog {
           hash: record.hash ?? '',
           generation: generation + 1,
         });
-        await this.store.set<ChainHead>(headKey(environment), head);
+        // From the head read: an append past a lapsed lock that moved it meanwhile makes the cut give up
+        // (its unused list goes at the next cut).
+        if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), read, head))) return 0;
         crashPoint('audit-cut-headed');
         this.seal?.marks.raise(environment, head, now);
         await this.movePointer(environment, generation, generation + 1);
@@ -315,6 +334,7 @@ export class AuditLog {
         const generation = await this.current(environment, head);
         const list = generationList(environment, generation);
         const entries = withoutCopies(await this.store.readList<AuditEntry>(list, 0, -1));
+        if (!head || !this.rewritable(environment, head, entries)) return undefined;
         const holds =
           head?.signature?.key === seal.signer.publicKey &&
           signatureHolds(
@@ -332,7 +352,8 @@ export class AuditLog {
           hash: mended.last.hash ?? '',
           generation: generation + 1,
         });
-        await this.store.set<ChainHead>(headKey(environment), signed);
+        if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, signed)))
+          return undefined;
         seal.marks.reset(environment, signed, now);
         await this.movePointer(environment, generation, generation + 1);
         await this.store.deleteList(list);
@@ -417,37 +438,6 @@ export class AuditLog {
       if ((await this.generation(environment)) === generation) return withoutCopies(entries);
     }
   }
-}
-
-/**
- * Where a cut of `entries` from `start` ends: past every entry older than `olderThan` that `archived`
- * holds, in a row. Undefined when it would split the entries of an older version, which are sealed
- * together: they go all at once or not at all.
- */
-function cutEnd(
-  entries: AuditEntry[],
-  start: number,
-  olderThan: Date,
-  archived: (entry: AuditEntry) => boolean,
-): number | undefined {
-  let end = start;
-  while (end < entries.length) {
-    const entry = entries[end] as AuditEntry;
-    if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
-    end += 1;
-  }
-  const unchained = entries.slice(start).findIndex((e) => e.hash);
-  const legacy = unchained === -1 ? entries.length - start : unchained;
-  return legacy > 0 && end - start < legacy ? undefined : end;
-}
-
-/** What a cut removing `removed` records: the last entry it removed, and how many all cuts so far removed. */
-function cutOf(removed: AuditEntry[], lastRemoved: AuditEntry, earlier: AuditEntry | undefined) {
-  return {
-    seq: lastRemoved.seq ?? -1,
-    hash: lastRemoved.hash ?? sealOf(removed),
-    count: removed.length + (earlier?.cut?.count ?? 0),
-  };
 }
 
 /** An append under way: the draft asked for, what is still to go in before it, and a head finding. */
