@@ -207,3 +207,42 @@ describe('a fork repair stopped between the head and the generation pointer', ()
     },
   );
 });
+
+describe('a fork whose head carries an entry other than the one it names', () => {
+  auditTest(
+    'is not mended: the check reports the head',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-fork-foreign-head');
+      const folder = join(auditDir, 'archive');
+      const marks = join(auditDir, 'marks.json');
+      let now = new Date('2026-11-01T09:00:00.000Z');
+      const clock = () => now;
+      const at = (seconds: number) => new Date(Date.parse('2026-11-01T09:00:00.000Z') + seconds * SECOND);
+      const bot = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
+      await bot.log.append('sandbox', draft(0, now));
+      await bot.log.append('sandbox', draft(1, now));
+      now = at(5);
+      await bot.log.append('sandbox', draft(2, now));
+      now = at(9);
+      await bot.keeper.archiveNow('schedule');
+      now = at(18);
+      const archiver = auditReplica(a, { now: clock, archiveDir: folder, marks });
+      expect(await archiver.keeper.archiveNow('schedule')).toMatchObject({ written: true, lastSeq: 3 });
+      const archived = archiver.keeper.archive?.read().verified ?? new Map();
+      await oldCut(a, signer, at(10), now, archived);
+      await bot.log.append('sandbox', draft(3, now));
+      // A store writer puts another entry in the head, outside its signature.
+      const head = await a.get<ChainHead>(auditHeadKey('sandbox'));
+      const [first] = await bot.log.entries('sandbox');
+      await a.set(auditHeadKey('sandbox'), { ...head, entry: first });
+
+      const restarted = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
+      await restarted.keeper.start();
+      const check = await restarted.keeper.check();
+      expect(check.chain.broken?.kind).toBe('reordered');
+      expect(check.problems.map((p) => p.kind)).toContain('head-entry-foreign');
+      const entries = await restarted.log.entries('sandbox');
+      expect(entries.some((e) => e.action === FORK_REPAIRED)).toBe(false);
+    },
+  );
+});
