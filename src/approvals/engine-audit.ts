@@ -17,6 +17,7 @@ import type { ApprovalCore, EngineOptions } from './approval-core.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import { fingerprint, type PolicySnapshot } from './policy-record.js';
 import { PolicyRecorder, type PolicyRecordListener } from './policy-recorder.js';
+import type { SealingChain } from './sealing-once.js';
 import type { AuditEntry } from './types.js';
 
 export interface AuditSideOptions extends EngineOptions {
@@ -254,6 +255,19 @@ export class EngineAudit {
   /** For each entry, whether its step took effect (see ApprovalRepository.tookEffect). */
   auditTookEffect(entries: AuditEntry[]): Promise<boolean[]> {
     return this.#core.repo.tookEffect(entries);
+  }
+
+  /** The trail as sealing what stands unsealed reads it: whole as the check made at open() found it. */
+  sealingChain(): SealingChain {
+    const { repo } = this.#core;
+    return {
+      whole: () => {
+        const health = this.#keeper.health();
+        return health.checked && health.ok;
+      },
+      entries: () => repo.auditLog.entries(repo.environment),
+      append: (draft) => this.recordAudit(draft),
+    };
   }
 
   /** Audit a step that is no request's own (an alert re-posted, the log exported). */
