@@ -110,9 +110,13 @@ export function auditAlarmMessage(
   if (what) blocks.push(section(what));
   const recorded = incidentLines(incidents);
   if (recorded) blocks.push(section(recorded));
+  // The chain records the one start that seals requests standing unsealed (approvals/sealing-once.ts).
+  const sealing = check.ok
+    ? ''
+    : ' Until it verifies, no start seals a request that stands without a filing seal.';
   blocks.push(
     section(
-      'Someone may have changed the audit log in the store. Nothing was repaired. `/cngn audit verify` shows the whole check; docs/audit.md says what each finding means.',
+      `Someone may have changed the audit log in the store. Nothing was repaired.${sealing} \`/cngn audit verify\` shows the whole check; docs/audit.md says what each finding means.`,
     ),
   );
   return { text, blocks };

@@ -153,6 +153,9 @@ describe('the audit check at start', () => {
     );
     expect(posted.body.channel).toBe(APPROVALS_CHANNEL);
     expect(JSON.stringify(posted.body)).toContain('the audit log is empty and has no head');
+    expect(JSON.stringify(posted.body)).toContain(
+      'no start seals a request that stands without a filing seal',
+    );
 
     const health = await fetch(`${second.adminUrl}/healthz`);
     expect(health.status).toBe(200);
