@@ -257,15 +257,20 @@ export class EngineAudit {
     return this.#core.repo.tookEffect(entries);
   }
 
-  /** The trail as sealing what stands unsealed reads it: whole as the check made at open() found it. */
+  /**
+   * The trail as sealing what stands unsealed reads it: whole as the check made at open() found it, and
+   * checked again (links, signed head, mark, archive) with the very entries that check verified.
+   */
   sealingChain(): SealingChain {
-    const { repo } = this.#core;
     return {
       whole: () => {
         const health = this.#keeper.health();
         return health.checked && health.ok;
       },
-      entries: () => repo.auditLog.entries(repo.environment),
+      checked: async () => {
+        const { check, entries } = await this.#keeper.checkedEntries();
+        return { ok: check.ok, entries };
+      },
       append: (draft) => this.recordAudit(draft),
     };
   }

@@ -3,8 +3,9 @@
 // `requests-sealed` entry naming them, written before the seals: at every later start the chain holds
 // it, so a request whose seal a store writer took off (and whose amount or destination they changed)
 // stays unsealed and fails at the send (FILING_SEAL_MISSING). Sealing has begun when the chain holds
-// that entry or starts with the marker of a retention cut (which may have removed it); a chain that did
-// not verify whole at start seals nothing. docs/decisions/sealing-once.md.
+// that entry or starts with the marker of a retention cut (which may have removed it), as read by the
+// whole check made under the once's lock; a chain that did not verify whole, at open or then, seals
+// nothing. docs/decisions/sealing-once.md.
 import { type AuditDraft, isCutMarker } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
@@ -19,8 +20,11 @@ export const REQUESTS_SEALED = 'requests-sealed';
 export interface SealingChain {
   /** The check made when the trail opened found the chain whole, its head verified. */
   whole(): boolean;
-  /** The environment's entries as stored now. */
-  entries(): Promise<AuditEntry[]>;
+  /**
+   * The whole check made now, with exactly the entries it verified: "begun" is decided from these, so a
+   * chain swapped after the check at open is found broken here, not read unchecked.
+   */
+  checked(): Promise<{ ok: boolean; entries: AuditEntry[] }>;
   append(draft: AuditDraft): Promise<AuditEntry>;
 }
 
@@ -54,21 +58,15 @@ export function sealingBegun(entries: readonly AuditEntry[]): boolean {
  */
 export async function sealOnce(parts: SealingOnceParts): Promise<string[]> {
   const { core, store, seal, environment, granting, chain, log } = parts;
-  if (!chain.whole()) {
-    const unsealed = await unsealedRequests(core, environment, granting);
-    if (unsealed.length > 0) {
-      log?.warn(
-        'the audit chain did not verify at start: requests without a filing seal are not sealed, and fail at their send',
-        { requests: unsealed.join(', ') },
-      );
-    }
-    return [];
-  }
+  if (!chain.whole()) return notWhole(parts);
   return store.withLock(
     lockName(environment),
     async () => {
+      // Read and checked once, under the lock: what says "begun" is what verified.
+      const { ok, entries } = await chain.checked();
+      if (!ok) return notWhole(parts);
       const unsealed = await unsealedRequests(core, environment, granting);
-      if (sealingBegun(await chain.entries())) {
+      if (sealingBegun(entries)) {
         if (unsealed.length > 0) {
           log?.warn(
             'requests without a filing seal, after sealing began: not sealed, they fail at their send',
@@ -97,4 +95,16 @@ export async function sealOnce(parts: SealingOnceParts): Promise<string[]> {
     },
     LOCK,
   );
+}
+
+/** The chain did not verify whole: nothing is sealed, and what stands unsealed is named. */
+async function notWhole({ core, environment, granting, log }: SealingOnceParts): Promise<string[]> {
+  const unsealed = await unsealedRequests(core, environment, granting);
+  if (unsealed.length > 0) {
+    log?.warn(
+      'the audit chain did not verify at start: requests without a filing seal are not sealed, and fail at their send',
+      { requests: unsealed.join(', ') },
+    );
+  }
+  return [];
 }
