@@ -13,7 +13,7 @@ import {
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
-import { CUT_MARK, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import { CUT_MARK, clipPlain, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
@@ -262,9 +262,12 @@ const RAW_AMOUNT_SHOWN = 24;
 function invalidAmount(input: AlertInput, raw: string): Parts {
   const { event } = input;
   const { data } = event;
-  const cut = raw.length > RAW_AMOUNT_SHOWN;
+  // Cut on a character's edge; the mark goes after the code span, as the bot's words, not the amount's.
+  const clipped = clipPlain(raw, RAW_AMOUNT_SHOWN + CUT_MARK.length);
+  const cut = clipped !== raw;
+  const kept = cut ? clipped.slice(0, -CUT_MARK.length) : raw;
   // In a code span: outside text, escaped, and nothing in it can close the span or break the line.
-  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}\`${cut ? CUT_MARK : ''}`;
+  const shown = `\`${escapeMrkdwn(kept.replace(/[`\r\n]/g, ' '))}\`${cut ? CUT_MARK : ''}`;
   const length = cut ? ` (${raw.length} characters)` : '';
   const what = `${escapeMrkdwn(event.event)} needs a person: the amount ${shown}${length} is not a valid amount`;
   return {

@@ -28,6 +28,12 @@ export const plain = (text: string) => ({
   text: clipPlain(markHiddenCharacters(text), 75),
 });
 
+/** A modal's title: Slack refuses one longer than 24 characters, so a longer one is cut with the mark. */
+const modalTitle = (text: string) => ({
+  type: 'plain_text' as const,
+  text: clipPlain(markHiddenCharacters(text), 24),
+});
+
 export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
 
 /** What a submission needs to check without asking the service: networks offered, non-EVM families. */
@@ -151,7 +157,7 @@ export function modal(
   return {
     type: 'modal',
     callback_id: callbackId,
-    title: plain(title.slice(0, 24)),
+    title: modalTitle(title),
     submit: plain(options.submit ?? 'Ask for approval'),
     close: plain('Cancel'),
     ...(options.metadata ? { private_metadata: options.metadata } : {}),
@@ -176,7 +182,7 @@ export function modal(
 export function noticeView(title: string, text: string): ModalView {
   return {
     type: 'modal',
-    title: plain(title.slice(0, 24)),
+    title: modalTitle(title),
     close: plain('Close'),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
   };
