@@ -79,6 +79,25 @@ export function optionsThatFit(options: PlainTextOption[]): PlainTextOption[] {
   return options.filter((o) => (o.value ?? '').length <= MAX_OPTION_VALUE).slice(0, MAX_OPTIONS);
 }
 
+/**
+ * A context line saying that `left` options were left out by Slack's option limits (`what`: singular
+ * and plural), and what to do instead; none when none were.
+ */
+export function leftOutLine(left: number, what: [string, string], instead: string): KnownBlock[] {
+  if (left <= 0) return [];
+  const said = left === 1 ? `1 ${what[0]} is` : `${left} ${what[1]} are`;
+  const text = `${said} not listed: Slack takes 100 options of at most 150 characters. ${instead}`;
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text }] }];
+}
+
+/** The networks Slack's option limits leave out of a network select, said under it. */
+export const networksLeftOut = (networks: NetworkChoice[], offered: PlainTextOption[]): KnownBlock[] =>
+  leftOutLine(
+    networks.length - offered.length,
+    ['network', 'networks'],
+    'It cannot be chosen in this form; `/cngn networks` lists every network.',
+  );
+
 export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {
   return optionsThatFit(networks.map((n) => option(`${n.name} (${n.shortName})`, n.id)));
 }
