@@ -95,7 +95,7 @@ export const networksLeftOut = (networks: NetworkChoice[], offered: PlainTextOpt
   leftOutLine(
     networks.length - offered.length,
     ['network', 'networks'],
-    'It cannot be chosen in this form; `/cngn networks` lists every network.',
+    'None of those can be chosen in this form; `/cngn networks` lists every network.',
   );
 
 export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {

@@ -175,11 +175,6 @@ export function withdrawModal(input: AddressFormInput & { whitelist: WhitelistCh
     textInput(WITHDRAW.amount, 'Amount (₦ / cNGN)', { initial: p.amount, placeholder: '1,500.50' }),
     selectInput(WITHDRAW.network, 'Network', networks, { initial: p.network }),
     ...networksLeftOut(input.networks, networks),
-    ...leftOutLine(
-      input.whitelist.length - whitelisted.length,
-      ['whitelisted address', 'whitelisted addresses'],
-      'Type the address in the box below.',
-    ),
     ...(whitelisted.length > 0
       ? [
           selectInput(WITHDRAW.whitelisted, 'Whitelisted address', whitelisted, {
@@ -188,6 +183,11 @@ export function withdrawModal(input: AddressFormInput & { whitelist: WhitelistCh
           }),
         ]
       : []),
+    ...leftOutLine(
+      input.whitelist.length - whitelisted.length,
+      ['whitelisted address', 'whitelisted addresses'],
+      'Type the address in the box below.',
+    ),
     textInput(WITHDRAW.address, whitelisted.length > 0 ? '…or type an address' : 'Destination address', {
       initial: p.address,
       optional: whitelisted.length > 0,

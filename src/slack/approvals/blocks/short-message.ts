@@ -72,7 +72,7 @@ export function shortApprovalMessages(
  */
 export function cancelElsewhereNotice(request: ApprovalRequest): string {
   const title = escapeMrkdwn(requestTitle(request));
-  const lead = `Slack would not show the buttons on the message of your request ${title} (\`${escapeMrkdwn(request.id)}\`), so its Cancel button is not there, and no command cancels a request.`;
+  const lead = `Slack would not show the buttons on the message of your request ${title}, so its Cancel button is not there, and no command cancels a request.`;
   return request.state === 'approved'
     ? `${lead} It is approved and not sent yet: to stop it, ask an approver to reject it (Reject is on their DM copy).`
     : `${lead} To stop it, ask an approver to reject it (Reject is in their App Home and on their DM copy). Nothing moves until it is approved, and it ends on its own when it expires (${escapeMrkdwn(lagosTime(request.expiresAt))}).`;
