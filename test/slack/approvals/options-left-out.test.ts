@@ -3,6 +3,7 @@
 // the address; a network cannot be typed, so it names the list of every network).
 import { describe, expect, it } from 'vitest';
 import { bridgeModal, whitelistModal, withdrawModal } from '../../../src/slack/approvals/blocks/modals.js';
+import { quoteModal } from '../../../src/slack/deposits/blocks.js';
 import { checkView } from '../../../src/workbench/slack-rules.js';
 import { slackTexts } from '../builders/support.js';
 
@@ -47,11 +48,12 @@ describe('the withdraw form', () => {
   });
 });
 
-describe('the bridge and whitelist forms', () => {
+describe('the bridge, whitelist and quote forms', () => {
   it('say how many networks past Slack’s 100 options were left out', () => {
     for (const view of [
       bridgeModal({ networks: manyNetworks(103), environment: 'LIVE' }),
       whitelistModal({ networks: manyNetworks(103), environment: 'LIVE' }),
+      quoteModal({ networks: manyNetworks(103), environment: 'LIVE' }),
     ]) {
       expect(() => checkView(view, 'modal')).not.toThrow();
       expect(said(view)).toContain('3 networks are not listed');
