@@ -263,11 +263,15 @@ function invalidAmount(input: AlertInput, raw: string): Parts {
   const { event } = input;
   const { data } = event;
   // Cut on a character's edge; the mark goes after the code span, as the bot's words, not the amount's.
-  const clipped = clipPlain(raw, RAW_AMOUNT_SHOWN + CUT_MARK.length);
-  const cut = clipped !== raw;
-  const kept = cut ? clipped.slice(0, -CUT_MARK.length) : raw;
+  // (The mark is put on before the cut so that one a few characters over the limit is cut too.)
+  const cut = raw.length > RAW_AMOUNT_SHOWN;
+  const kept = cut
+    ? clipPlain(`${raw}${CUT_MARK}`, RAW_AMOUNT_SHOWN + CUT_MARK.length).slice(0, -CUT_MARK.length)
+    : raw;
   // In a code span: outside text, escaped, and nothing in it can close the span or break the line.
-  const shown = `\`${escapeMrkdwn(kept.replace(/[`\r\n]/g, ' '))}\`${cut ? CUT_MARK : ''}`;
+  // A first character longer than the limit leaves nothing to show: the mark alone, no empty span.
+  const span = kept ? `\`${escapeMrkdwn(kept.replace(/[`\r\n]/g, ' '))}\`` : '';
+  const shown = `${span}${cut ? CUT_MARK : ''}`;
   const length = cut ? ` (${raw.length} characters)` : '';
   const what = `${escapeMrkdwn(event.event)} needs a person: the amount ${shown}${length} is not a valid amount`;
   return {

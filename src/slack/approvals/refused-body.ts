@@ -3,7 +3,13 @@
 import type { SlackMessage } from '../types.js';
 
 /** Slack's answers that refuse a message's body itself: sending it again would be refused again. */
-const REFUSED_BODY = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
+// msg_blocks_too_long: the blocks' total size over a limit Slack does not document.
+const REFUSED_BODY = new Set([
+  'invalid_blocks',
+  'invalid_blocks_format',
+  'msg_too_long',
+  'msg_blocks_too_long',
+]);
 
 function refusedBody(error: unknown): string | undefined {
   const e = error as { code?: unknown; data?: { error?: unknown } } | undefined;

@@ -31,6 +31,33 @@ describe('an amount that is no amount, in its alert', () => {
   });
 });
 
+describe('an amount that is no amount, a few characters over what is shown', () => {
+  const said = (amount: string) => {
+    const event = webhookEventSchema.parse({
+      event: 'deposit.completed',
+      data: { transactionId: 'tx-1', trx_ref: 'ref-1', amount },
+    });
+    const built = webhookMessage({ event, origin: 'webhook', environment: 'live' });
+    return slackTexts(built).mrkdwn.filter((text) => text.includes('is not a valid amount'));
+  };
+
+  it.each([25, 30])('shows 24 characters of one of %i, marked', (length) => {
+    const texts = said('x'.repeat(length));
+    expect(texts.length).toBeGreaterThan(0);
+    for (const text of texts)
+      expect(text).toContain(`\`${'x'.repeat(24)}\`${CUT_MARK} (${length} characters)`);
+  });
+
+  it('shows the mark alone, no empty code span, when its first character is longer than that', () => {
+    const texts = said(`e${'\u0301'.repeat(40)}`);
+    expect(texts.length).toBeGreaterThan(0);
+    for (const text of texts) {
+      expect(text).toContain(`the amount ${CUT_MARK} (41 characters)`);
+      expect(text).not.toContain('``');
+    }
+  });
+});
+
 describe('a modal’s title', () => {
   it.each([0, 1, 2, 3])(
     'is cut to 24 characters on a character’s edge, with the mark (shift %i)',
