@@ -149,7 +149,11 @@ async function closeByPerson(
       });
       // Queued before the stop is written, under the request's lock: a stop is never persisted, let
       // alone told, without its lookup. A queue write that fails fails the click with nothing recorded.
-      if (StopLookup.stoppedWhileApproved(next)) await core.queueStopLookup(request.id);
+      if (StopLookup.stoppedWhileApproved(next)) {
+        await core.queueStopLookup(request.id);
+        // A click starts no write past its deadline, the queue's wait included.
+        click.signal?.throwIfAborted();
+      }
       await core.write(request, next, { click });
       return { ok: true, request: next, changed: true };
     };
