@@ -187,9 +187,12 @@ export class Outbox {
    * an open digest carries (claimed here once its claim lapsed under that digest) is left to it.
    */
   async stillToPostAlone(id: string, owner: string): Promise<OutboxEntry | undefined> {
+    // The open digests first, then the entry: a digest marks its entries delivered before it closes,
+    // so an entry read after its digest was seen open-then-closed reads delivered (never posted twice).
+    const carried = await this.openDigestEntries();
     const current = await this.get(id);
     const finished = !current || Boolean(current.deliveredAt || current.deadLetteredAt);
-    if (!finished && !(await this.openDigestEntries()).has(id)) return current;
+    if (!finished && !carried.has(id)) return current;
     await this.release(id, owner);
     if (finished) await this.dropPending(id);
     return undefined;
