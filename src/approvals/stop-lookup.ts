@@ -204,6 +204,11 @@ export class StopLookup {
   private async failed(id: string, known: Tries | undefined, error: unknown): Promise<void> {
     const { store, now, log } = this.deps;
     const tries = known ?? (await store.get<Tries>(triesKey(id)).catch(() => undefined));
+    // Given up already: only its notice is still to write, at its own time, as many tries as it had.
+    if (tries?.givenUp) {
+      if (Date.parse(tries.nextAt) <= now().getTime()) await this.giveUp(id, tries.count);
+      return;
+    }
     const count = (tries?.count ?? 0) + 1;
     if (count < STOP_LOOKUP_TRIES) {
       log?.warn('stopped request not looked up; tried again at a later sweep', {
