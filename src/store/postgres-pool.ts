@@ -35,8 +35,10 @@ export interface PoolSettings {
 }
 
 export function postgresPool(settings: PoolSettings): pg.Pool {
-  if (!Number.isSafeInteger(settings.statementTimeoutMs)) {
-    throw new Error(`statement_timeout must be a whole number of ms (got ${settings.statementTimeoutMs})`);
+  const { statementTimeoutMs } = settings;
+  // 0 would turn the server's limit off.
+  if (!Number.isSafeInteger(statementTimeoutMs) || statementTimeoutMs <= 0) {
+    throw new Error(`statement_timeout must be a whole number of ms above 0 (got ${statementTimeoutMs})`);
   }
   const pool = new pg.Pool({
     connectionString: settings.url,
@@ -59,7 +61,13 @@ export function postgresPool(settings: PoolSettings): pg.Pool {
  */
 async function setStatementTimeout(client: pg.ClientBase, settings: PoolSettings): Promise<void> {
   try {
-    await client.query(`SET statement_timeout = ${settings.statementTimeoutMs}`);
+    // Bounded as connecting is: the query waiting for this connection has its own limit after it.
+    // pg reads query_timeout from a query's config (client.js); its types leave it out.
+    const set: pg.QueryConfig & { query_timeout: number } = {
+      text: `SET statement_timeout = ${settings.statementTimeoutMs}`,
+      query_timeout: settings.connectTimeoutMs,
+    };
+    await client.query(set);
   } catch (error) {
     const reason = scrubbed(error, settings.url);
     settings.log?.warn('PostgreSQL did not set statement_timeout on a new connection; it was closed unused', {
