@@ -307,6 +307,15 @@ export class Tracker {
     }
   }
 
+  /** One request of a reconciliation pass failed: logged with its id, looked at again on a later pass. */
+  async stepFailed(request: ApprovalRequest, error: unknown): Promise<void> {
+    this.log?.warn('reconciling one request failed; the others went on, and it is retried', {
+      requestId: request.id,
+      error: String(error),
+    });
+    await this.reschedule(request).catch(() => {});
+  }
+
   /** Run a check; if it fails, log it and look at these requests again later. */
   private async checkOrRetryLater(requests: ApprovalRequest[], fn: () => Promise<void>): Promise<void> {
     try {
