@@ -21,8 +21,8 @@ interface Written {
   history?: Array<{ action?: string }>;
 }
 
-/** A memory store that refuses every write of `failing.id`'s record that adds a person's notice. */
-async function refusingNotices(defer: (cleanup: () => unknown) => void) {
+/** A memory store that refuses every write of `failing.id`'s record that adds the step `action`. */
+async function refusingSteps(defer: (cleanup: () => unknown) => void, action: string) {
   const inner = await createStore('memory://');
   defer(() => inner.close());
   const failing = { id: '' };
@@ -32,8 +32,8 @@ async function refusingNotices(defer: (cleanup: () => unknown) => void) {
       if (typeof value !== 'function') return value;
       if (property !== 'compareAndSet') return value.bind(target);
       return async (key: string, expected: unknown, next: Written) => {
-        const asks = next?.history?.some((step) => step.action === 'needs-manual-check');
-        if (failing.id && key === `approval:${failing.id}` && asks) throw new Error('connection lost');
+        const adds = next?.history?.some((step) => step.action === action);
+        if (failing.id && key === `approval:${failing.id}` && adds) throw new Error('connection lost');
         return target.compareAndSet(key, expected, next);
       };
     },
@@ -45,7 +45,7 @@ test("reconciles the others in the same pass while one parked request's notice c
   startEngine,
   defer,
 }) => {
-  const { store, failing } = await refusingNotices(defer);
+  const { store, failing } = await refusingSteps(defer, 'needs-manual-check');
   const logged: Array<{ message: string; fields: unknown }> = [];
   const log: EngineLog = { warn: (message, fields) => void logged.push({ message, fields }) };
   const { fx, networkId } = await engineOn(startEngine, { store, engine: { log } });
@@ -94,4 +94,40 @@ test("reconciles the others in the same pass while one parked request's notice c
   expect(asked).toHaveLength(1);
   expect((await fx.engine.get(filed.id))?.state).toBe('outcome-unknown');
   expect(withdrawCalls(fx)).toBe(3);
+});
+
+test('settles the others in the same pass while one match cannot be written', async ({
+  startEngine,
+  defer,
+}) => {
+  const { store, failing } = await refusingSteps(defer, 'reconciled');
+  const logged: Array<{ message: string; fields: unknown }> = [];
+  const log: EngineLog = { warn: (message, fields) => void logged.push({ message, fields }) };
+  const { fx, networkId } = await engineOn(startEngine, { store, engine: { log } });
+  time.clock = fx.clock;
+  defer(() => delete time.clock);
+  // Two withdrawals whose answers were lost; the service made both, and lists them.
+  const lost = async (amount: string) => {
+    fx.sandbox.dropResponse('POST', '/v1/api/withdraw');
+    const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, amount));
+    await approveAsSeen(fx.engine, filed.id, APPROVER_A);
+    await fx.engine.idle();
+    expect((await fx.engine.get(filed.id))?.state).toBe('outcome-unknown');
+    return filed.id;
+  };
+  const first = await lost('1111.11');
+  const second = await lost('2222.22');
+  failing.id = first;
+  await fx.engine.tick();
+  await fx.engine.idle();
+  expect((await fx.engine.get(second))?.history.map((h) => h.action)).toContain('reconciled');
+  expect((await fx.engine.get(first))?.state).toBe('outcome-unknown');
+  expect(logged.some((l) => JSON.stringify(l.fields ?? {}).includes(first))).toBe(true);
+  // Written again on a later pass, once the store takes it; nothing is ever sent again.
+  failing.id = '';
+  fx.clock.advance(60 * 60_000);
+  await fx.engine.tick();
+  await fx.engine.idle();
+  expect((await fx.engine.get(first))?.history.map((h) => h.action)).toContain('reconciled');
+  expect(withdrawCalls(fx)).toBe(2);
 });
