@@ -6,6 +6,7 @@ import { ApprovalRepository } from '../../src/approvals/repository.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { custodyReport } from '../../src/cngn/custody-gateway.js';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
+import { escapeMrkdwn } from '../../src/format/mrkdwn.js';
 import { dedupeKey, outboxIdFor } from '../../src/webhooks/keys.js';
 import {
   APPROVER_A,
@@ -63,7 +64,9 @@ test('a webhook naming another environment’s request is told in the alerts cha
   const said = JSON.stringify(alert.body);
   expect(String(alert.body.text)).toContain('names a request of another environment: it settles nothing');
   expect(said).toContain(request.id);
-  expect(said).toContain('live');
+  // The other environment's request is named, escaped, with its environment.
+  expect(said).toContain(JSON.stringify(escapeMrkdwn(otherId)).slice(1, -1));
+  expect(said).toMatch(/\blive\b/);
   expect(said).toContain('The bot talks to sandbox');
   // Outside text is text: no mention, no bold, no code span closed early.
   expect(said).not.toContain('<!here>');
