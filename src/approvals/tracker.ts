@@ -12,7 +12,7 @@ import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { markMissingHolders } from './reference-conflicts.js';
-import { requestNamedByReport } from './report-requests.js';
+import { type ReportRefusal, requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
@@ -60,6 +60,7 @@ export class Tracker {
   private readonly executor: Pick<Executor, 'execute'>;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
+  private readonly refusalListeners: Array<(refusal: ReportRefusal) => Promise<void>> = [];
 
   constructor(deps: TrackerDeps, options: TrackerOptions = {}) {
     this.core = deps.core;
@@ -80,7 +81,9 @@ export class Tracker {
     // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
     // a person to look; the request's own polls still read the service).
     if (report.amountInvalid) return undefined;
-    const id = await requestNamedByReport(this.repo, this.custody.environment, report, this.log);
+    const id = await requestNamedByReport(this.repo, this.custody.environment, report, this.log, (refusal) =>
+      this.tellRefused(refusal),
+    );
     if (!id) return undefined;
     const to = report.result;
     this.log?.info?.('webhook about a request', {
@@ -97,6 +100,16 @@ export class Tracker {
       ...(report.hash !== undefined ? { hash: report.hash } : {}),
     };
     return this.settleOrFlag(id, report, `webhook ${report.name}`, outcome);
+  }
+
+  /** Told of each report that settles nothing because of the requests it names (a person should check it). */
+  onReportRefused(listener: (refusal: ReportRefusal) => Promise<void>): void {
+    this.refusalListeners.push(listener);
+  }
+
+  /** A listener that fails fails the report's subscriber call, which the pipeline runs again later. */
+  private async tellRefused(refusal: ReportRefusal): Promise<void> {
+    for (const listener of this.refusalListeners) await listener(refusal);
   }
 
   /**
@@ -305,6 +318,15 @@ export class Tracker {
         await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
       }
     }
+  }
+
+  /** One request of a reconciliation pass failed: logged with its id, looked at again on a later pass. */
+  async stepFailed(request: ApprovalRequest, error: unknown): Promise<void> {
+    this.log?.warn('reconciling one request failed; the others went on, and it is retried', {
+      requestId: request.id,
+      error: String(error),
+    });
+    await this.reschedule(request).catch(() => {});
   }
 
   /** Run a check; if it fails, log it and look at these requests again later. */
