@@ -43,12 +43,15 @@ export async function endHandedBackClaim(
 export async function askIfSendingUnclear(
   core: CoreSections,
   repo: ApprovalRepository,
-  request: ApprovalRequest,
+  id: string,
   now: Date,
 ): Promise<void> {
-  if ((await repo.lapsedSendingClaim(request.id, request.round, now)) === undefined) return;
+  const request = await repo.get(id);
+  if (request?.state !== 'approved') return;
+  const blocking = await repo.lapsedSendingClaim(id, request.round, now, handedBackGeneration(request));
+  if (blocking === undefined) return;
   await core.notice(
-    request.id,
+    id,
     SENDING_UNCLEAR_ACTION,
     'Approved, but an earlier claim of it was marked as sending and never recorded an answer, so its call may have gone out: the bot will not send it. A person must check with the service (dashboard or support) whether it went out; if it did not, an approver can reject it (or its requester cancel it) and file it again.',
     { when: (current) => current.state === 'approved' && current.round === request.round },

@@ -275,13 +275,19 @@ export class ApprovalRepository {
 
   /**
    * The generation of this round whose claim is marked sending and not ended, with its lease run out:
-   * what keeps claim() from going on. Undefined when none (or only a live one) is found.
+   * what keeps claim() from going on. Undefined when none (or only a live one) is found; the
+   * `handedBack` generation never counts (claim() ends it).
    */
-  async lapsedSendingClaim(id: string, round: number, now: Date): Promise<number | undefined> {
+  async lapsedSendingClaim(
+    id: string,
+    round: number,
+    now: Date,
+    handedBack?: number,
+  ): Promise<number | undefined> {
     for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
       const held = await this.store.get<ExecutionClaim | string>(claimKey(id, round, generation));
       if (held === undefined) return undefined;
-      if (typeof held !== 'object' || held.ended || !held.sending) continue;
+      if (generation === handedBack || typeof held !== 'object' || held.ended || !held.sending) continue;
       return Date.parse(held.until) <= now.getTime() ? generation : undefined;
     }
     return undefined;

@@ -282,7 +282,7 @@ export class Tracker {
     });
     // Not claimed: a claim that may have been sent can be what blocks it, and then a person is asked.
     if (done !== undefined) return;
-    await askIfSendingUnclear(this.core, this.repo, request, this.now()).catch((error: unknown) => {
+    await askIfSendingUnclear(this.core, this.repo, request.id, this.now()).catch((error: unknown) => {
       this.log?.warn('blocked request not looked at; will retry', {
         requestId: request.id,
         error: String(error),

@@ -1,13 +1,20 @@
-// A takeover hands an unmarked request back (approved again) and then ends its claim: two writes, the
-// store has no transaction over both. When the second one fails, the request still goes out once,
-// with the next sweep; a claim marked as sending that no hand-back recorded is never sent again, and a
+// A takeover or a freeze hands an unmarked request back (approved again) and then ends its claim: two
+// writes, the store has no transaction over both. When the second one fails, the request still goes
+// out once, with the next claim; a claim marked as sending that no hand-back recorded is never sent again, and a
 // person is told rather than the request waiting silently.
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
-import { SENDING_UNCLEAR_ACTION } from '../../src/approvals/index.js';
+import { HELD_ACTION, SENDING_UNCLEAR_ACTION } from '../../src/approvals/index.js';
 import { createStore } from '../../src/store/index.js';
-import { APPROVER_A, type EngineFixture, engineTest, withdrawalDraft } from '../support/engine.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  engineTest,
+  withdrawalDraft,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { CrashingStore } from './crashing-store.js';
 
@@ -65,6 +72,33 @@ test('sends a request handed back by a takeover once, when ending its claim fail
   const after = await fx.engine.get(request.id);
   expect(after?.state).toBe('sent');
   expect(after?.history.filter((h) => h.action === 'released')).toHaveLength(1);
+  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+});
+
+test('sends a request a freeze handed back once after the unfreeze, when ending its claim failed', async ({
+  fx,
+  crashing,
+  sandbox,
+  networkId,
+}) => {
+  const { request, claimed } = await claimedAndClaimMarked(fx, '4150', networkId);
+  await fx.engine.freezeSends(APPROVER_B, 'stop everything');
+  crashing.crashAt(endsClaim(request.id));
+  // The holder, writing its mark on the request, meets the freeze: it hands the request back, held,
+  // and sends nothing (the failed end may surface as an error of the mark).
+  const marked = await partsOf(fx.engine)
+    .executor.markSending(claimed)
+    .catch(() => undefined);
+  expect(marked).toBeUndefined();
+  crashing.disarm();
+  expect((await fx.engine.get(request.id))?.history.at(-1)?.action).toBe(HELD_ACTION);
+  const lift = await fx.engine.fileUnfreeze(APPROVER_B);
+  if (!lift.ok) throw new Error('unfreeze not filed');
+  await approveAsSeen(fx.engine, lift.request.id, APPROVER_A);
+  await fx.engine.idle();
+  await fx.engine.tick();
+  await fx.engine.idle();
+  expect((await fx.engine.get(request.id))?.state).toBe('sent');
   expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });
 
