@@ -318,10 +318,10 @@ export class ApprovalRepository {
   /**
    * A claim whose request was handed back (approved again: its holder stopped before the write-ahead
    * mark, and the request, written first, names this claim) ends now, so the next generation can be
-   * claimed at once. Its holder can do nothing with it:
-   * the request it claimed is no longer executing under it, and its mark, if it comes late, is
-   * refused. A compare-and-set on the claim as read, read again when the holder's mark landed in
-   * between (the holder's write of the request then fails: it sends nothing).
+   * claimed at once. Its holder can do nothing with it: the request it claimed is no longer executing
+   * under it, and its mark, if it comes late, is refused. A compare-and-set on the claim as read,
+   * read again when the holder's mark landed in between (the holder's write of the request then
+   * fails: it sends nothing).
    */
   async endClaim(id: string, round: number, generation: number, now: Date): Promise<void> {
     const key = claimKey(id, round, generation);
