@@ -6,6 +6,7 @@ import { checkedExplorerUrl } from '../format/explorer.js';
 import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
+import { askIfSendingUnclear, endHandedBackClaim, handingBack } from './hand-back.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
 import { type OwnWriteDeps, settleOwnWrite } from './own-writes.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
@@ -283,13 +284,22 @@ export class Tracker {
       }
     }
     if (state !== 'approved') return;
-    await this.executor.execute(request.id).catch((error: unknown) => {
+    const done = await this.executor.execute(request.id).catch((error: unknown) => {
       // Sent, but its answer would not go into the store: the lease runs out and it is reconciled.
       const message =
         error instanceof AnswerNotRecordedError
           ? "service answered but the answer was not recorded; it will be reconciled once the execution's lease runs out"
           : 'approved request not started; will retry';
       this.log?.warn(message, { requestId: request.id, error: String(error) });
+      return null;
+    });
+    // Not claimed: a claim that may have been sent can be what blocks it, and then a person is asked.
+    if (done !== undefined) return;
+    await askIfSendingUnclear(this.core, this.repo, request.id, this.now()).catch((error: unknown) => {
+      this.log?.warn('blocked request not looked at; will retry', {
+        requestId: request.id,
+        error: String(error),
+      });
     });
   }
 
@@ -373,7 +383,8 @@ export class Tracker {
   /**
    * An executing request whose caller's lease ran out. Marked as sending: the call may have gone out,
    * so it becomes outcome-unknown and is reconciled at once, never resent. Claimed but unmarked: the
-   * call was certainly not made, so it is approved again, for the next claimant to send. Written only
+   * call was certainly not made, so it is approved again, naming the claim it hands back, for the next
+   * claimant to send (hand-back.ts). Written only
    * if the request is still as read, so a claimant that was only slow and writes its mark first keeps
    * it. A live lease means another replica is mid-call.
    */
@@ -389,7 +400,7 @@ export class Tracker {
           at: now,
         });
         const { execution: _gone, outcome: _none, nextCheckAt: _next, checks: _checks, ...unsent } = released;
-        next = unsent as ApprovalRequest;
+        next = handingBack(unsent as ApprovalRequest, current.execution?.generation ?? 0);
       } else {
         const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
         // A delegation or an unfreeze makes no service call: it is looked up in the bot's own store.
@@ -404,9 +415,7 @@ export class Tracker {
       }
       if (!(await this.repo.saveIf(current, next))) return undefined;
       // Its claim is spent: the next claimant need not wait out the claim's own lease.
-      if (next.state === 'approved' && current.execution) {
-        await this.repo.endClaim(id, current.round, current.execution.generation, now);
-      }
+      if (next.state === 'approved') await endHandedBackClaim(this.repo, next, now, this.log);
       return next;
     });
     if (taken) await this.core.notify(taken);
