@@ -48,6 +48,7 @@ import { type LimitUse, limitUse } from './limits.js';
 import type { PolicyRecordListener } from './policy-recorder.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
+import type { ReportRefusal } from './report-requests.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { StopLookup } from './stop-lookup.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
@@ -428,6 +429,11 @@ export class ApprovalEngine {
   /** For the webhook pipeline: called once per new event, put in the engine's words. */
   async onCustodyReport(report: CustodyReport): Promise<void> {
     await this.tracker.onCustodyReport(report);
+  }
+
+  /** Told of each webhook that settles nothing because of the requests it names, for a person. */
+  onReportRefused(listener: (refusal: ReportRefusal) => Promise<void>): void {
+    this.tracker.onReportRefused(listener);
   }
 
   onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {

@@ -257,6 +257,7 @@ export class Outbox {
       origin: entry.origin,
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
       ...(entry.stale ? { stale: entry.stale } : {}),
+      ...(entry.refused ? { refused: entry.refused } : {}),
     });
     await this.store.set(entryKey(entry.id), dead, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);

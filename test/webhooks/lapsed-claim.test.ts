@@ -9,7 +9,14 @@ import { DeadLetterDesk } from '../../src/webhooks/dead-letters.js';
 import { Deliverer } from '../../src/webhooks/deliverer.js';
 import { Outbox } from '../../src/webhooks/outbox.js';
 import type { OutboxEntry } from '../../src/webhooks/types.js';
-import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
+import { STORE_KINDS, storesTest } from '../support/shared-stores.js';
+
+/** storesTest, and `memoryStore`, a memory store of the test's own, closed after it. */
+const test = storesTest.extend('memoryStore', async ({ defer }) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  return store;
+});
 
 const ID = 'a1b2c3';
 const CLAIM = `webhooks:outbox:claim:${ID}`;
@@ -46,6 +53,37 @@ function deliveryOptions(store: Store, sink: AlertSink, leaseMs: number) {
 
 function deliverer(store: Store, sink: AlertSink, options: { leaseMs: number; sleep?: () => Promise<void> }) {
   return new Deliverer({ ...deliveryOptions(store, sink, options.leaseMs), ...options });
+}
+
+/** `store`, telling `claimed` whether each try to claim the alert won. */
+function watchingClaims(store: Store, claimed: (won: boolean) => void): Store {
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (property !== 'setIfAbsent') {
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (key: string, value: unknown, ttlMs?: number) => {
+        const won = await target.setIfAbsent(key, value, ttlMs);
+        if (key === CLAIM) claimed(won);
+        return won;
+      };
+    },
+  });
+}
+
+/** The alert enqueued and moved to the dead letters, and a desk that re-posts it through `post`. */
+async function deadLetterDesk(store: Store, post: AlertSink['post']): Promise<DeadLetterDesk> {
+  const outbox = new Outbox(store);
+  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
+  return new DeadLetterDesk({
+    outbox,
+    store,
+    sink: { post, update: post },
+    render: () => ({ text: 'alert', blocks: [] }),
+    environment: 'sandbox',
+    log: silentLogger,
+  });
 }
 
 /** A promise and the function that resolves it. */
@@ -116,19 +154,7 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
       // A second replica takes the lapsed claim; the first post, still under way, keeps it from posting.
       const secondClaimed = signal();
-      const claimingB = new Proxy(b, {
-        get: (target, property) => {
-          if (property !== 'setIfAbsent') {
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (key: string, value: unknown, ttlMs?: number) => {
-            const won = await target.setIfAbsent(key, value, ttlMs);
-            if (key === CLAIM && won) secondClaimed.resolve();
-            return won;
-          };
-        },
-      });
+      const claimingB = watchingClaims(b, (won) => won && secondClaimed.resolve());
       const secondAt = signal();
       const accept = signal();
       const secondSink = recordingSink(async () => {
@@ -150,19 +176,7 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await secondAt.promise;
       // A third replica looks: the alert is still claimed by the second.
       const claimTried = signal();
-      const watched = new Proxy(a, {
-        get: (target, property) => {
-          if (property !== 'setIfAbsent') {
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (key: string, value: unknown, ttlMs?: number) => {
-            const won = await target.setIfAbsent(key, value, ttlMs);
-            if (key === CLAIM) claimTried.resolve();
-            return won;
-          };
-        },
-      });
+      const watched = watchingClaims(a, () => claimTried.resolve());
       const thirdSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
       const third = deliverer(watched, thirdSink, { leaseMs: 60_000 });
       await third.start();
@@ -199,19 +213,7 @@ for (const kind of STORE_KINDS) {
       await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
       // A second replica takes the lapsed claim while the first post is still under way.
       const claimed = signal();
-      const watched = new Proxy(b, {
-        get: (target, property) => {
-          if (property !== 'setIfAbsent') {
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (key: string, value: unknown, ttlMs?: number) => {
-            const won = await target.setIfAbsent(key, value, ttlMs);
-            if (key === CLAIM && won) claimed.resolve();
-            return won;
-          };
-        },
-      });
+      const watched = watchingClaims(b, (won) => won && claimed.resolve());
       const secondSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
       const second = deliverer(watched, secondSink, { leaseMs: 60_000 });
       await second.start();
@@ -225,12 +227,8 @@ for (const kind of STORE_KINDS) {
 }
 
 test('a re-post of a dead letter whose claim lapsed and was taken by another leaves that claim taken', async ({
-  defer,
+  memoryStore: store,
 }) => {
-  const store = await createStore('memory://');
-  defer(() => store.close());
-  const outbox = new Outbox(store);
-  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
   // Slack answers each channel's re-post once its gate opens (the third's is open).
   const gates = new Map([
     [
@@ -248,14 +246,7 @@ test('a re-post of a dead letter whose claim lapsed and was taken by another lea
     await gate.open.promise;
     return gate.answer as SinkAnswer;
   };
-  const desk = new DeadLetterDesk({
-    outbox,
-    store,
-    sink: { post, update: post },
-    render: () => ({ text: 'alert', blocks: [] }),
-    environment: 'sandbox',
-    log: silentLogger,
-  });
+  const desk = await deadLetterDesk(store, post);
   const [first, second] = [gates.get('C-FIRST')!, gates.get('C-SECOND')!];
   const firstRepost = desk.repost(ID, 'C-FIRST', 'U-ONE');
   await first.at.promise;
@@ -278,12 +269,8 @@ test('a re-post of a dead letter whose claim lapsed and was taken by another lea
 });
 
 test('a re-post of a dead letter whose claim lapsed while Slack kept it waiting is not posted twice', async ({
-  defer,
+  memoryStore: store,
 }) => {
-  const store = await createStore('memory://');
-  defer(() => store.close());
-  const outbox = new Outbox(store);
-  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
   const firstAt = signal();
   const accept = signal();
   const posted: string[] = [];
@@ -295,14 +282,7 @@ test('a re-post of a dead letter whose claim lapsed while Slack kept it waiting 
     }
     return { ok: true, ts: '1.0' };
   };
-  const desk = new DeadLetterDesk({
-    outbox,
-    store,
-    sink: { post, update: post },
-    render: () => ({ text: 'alert', blocks: [] }),
-    environment: 'sandbox',
-    log: silentLogger,
-  });
+  const desk = await deadLetterDesk(store, post);
   const firstRepost = desk.repost(ID, 'C-FIRST', 'U-ONE');
   await firstAt.promise;
   // The first re-post's claim lapses while Slack holds its post; a second one claims the letter.
@@ -317,10 +297,8 @@ test('a re-post of a dead letter whose claim lapsed while Slack kept it waiting 
 });
 
 test('a post lock the store could not take lets the claim go at once: the alert is posted at the next scan', async ({
-  defer,
+  memoryStore: store,
 }) => {
-  const store = await createStore('memory://');
-  defer(() => store.close());
   await enqueued(new Outbox(store));
   let failures = 0;
   const failingOnce = new Proxy(store, {
