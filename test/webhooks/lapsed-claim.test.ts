@@ -39,16 +39,20 @@ function recordingSink(answer: () => Promise<SinkAnswer>): AlertSink & { posted:
   return { posted, post, update: post };
 }
 
-function deliverer(store: Store, sink: AlertSink, options: { leaseMs: number; sleep?: () => Promise<void> }) {
-  return new Deliverer({
+function deliveryOptions(store: Store, sink: AlertSink, leaseMs: number) {
+  return {
     outbox: new Outbox(store),
     store,
     sink,
     render: () => ({ text: 'alert', blocks: [] }),
     route: () => 'CALERTS',
     rescanMs: 3_600_000,
-    ...options,
-  });
+    leaseMs,
+  };
+}
+
+function deliverer(store: Store, sink: AlertSink, options: { leaseMs: number; sleep?: () => Promise<void> }) {
+  return new Deliverer({ ...deliveryOptions(store, sink, options.leaseMs), ...options });
 }
 
 /** `store`, telling `claimed` whether each try to claim the alert won. */
@@ -322,4 +326,72 @@ test('a post lock the store could not take lets the claim go at once: the alert 
   await expect.poll(() => new Outbox(store).pendingCount(), { timeout: 10_000 }).toBe(0);
   await again.stop();
   expect(sink.posted).toEqual(['CALERTS']);
+});
+
+test('an entry an open digest carries is not posted on its own after its claim lapsed: Slack gets it once', async ({
+  defer,
+}) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  const outbox = new Outbox(store);
+  const ids = ['d-1', 'd-2', 'd-3'];
+  for (const [i, id] of ids.entries()) {
+    const event = { event: 'deposit.completed', data: { transactionId: `T-${i}`, trx_ref: `R-${i}` } };
+    await outbox.enqueue({ id, origin: 'webhook', environment: 'sandbox', event });
+  }
+  // The first deliverer groups them into a digest; Slack holds its placeholder, and the entries'
+  // claims lapse meanwhile.
+  const firstAt = signal();
+  const accept = signal();
+  const firstSink = recordingSink(async () => {
+    firstAt.resolve();
+    await accept.promise;
+    return { ok: true, ts: '1.0' };
+  });
+  const digest = {
+    message: () => ({ text: 'digest', blocks: [] }),
+    placeholder: () => ({ text: '…', blocks: [] }),
+  };
+  const first = new Deliverer({
+    ...deliveryOptions(store, firstSink, 1),
+    digest,
+    digestAbove: 1,
+  });
+  await first.start();
+  await firstAt.promise;
+  for (const id of ids) {
+    await expect.poll(() => store.get(`webhooks:outbox:claim:${id}`), { timeout: 10_000 }).toBeUndefined();
+  }
+  // A second replica read the open digests before that digest was recorded (Redis answers the sets
+  // one after another), so it sees the entries as waiting alone, and takes their lapsed claims.
+  const tried = new Set<string>();
+  const staleIndexes = new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property === 'setMembersMany') {
+        return async (sets: string[]) =>
+          (await target.setMembersMany(sets)).map((members, i) =>
+            sets[i] === 'webhooks:outbox:digests:open' ? [] : members,
+          );
+      }
+      if (property === 'withLock') {
+        return (name: string, fn: () => Promise<unknown>, options?: object) => {
+          tried.add(name);
+          return target.withLock(name, fn, options);
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const secondSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
+  const second = new Deliverer(deliveryOptions(staleIndexes, secondSink, 60_000));
+  await second.start();
+  await expect
+    .poll(() => ids.every((id) => tried.has(`webhooks:outbox:post:${id}`)), { timeout: 10_000 })
+    .toBe(true);
+  await second.stop();
+  accept.resolve();
+  await expect.poll(() => outbox.pendingCount(), { timeout: 10_000 }).toBe(0);
+  await first.stop();
+  expect(secondSink.posted).toEqual([]);
 });
