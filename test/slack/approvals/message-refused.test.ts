@@ -3,35 +3,9 @@
 // instead of the same refused body being sent again at every retry; without the buttons only should
 // Slack refuse those too.
 import { expect } from 'vitest';
-import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.js';
-import { approvalsTest } from '../../support/approvals-bot.js';
+import { presenterTest as test } from '../../support/approvals-bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
-import {
-  APPROVALS_CHANNEL,
-  APPROVER_A,
-  APPROVER_B,
-  type ApprovalApp,
-  approve,
-  fileWithdrawal,
-  waitUntil,
-} from './support.js';
-
-const test = approvalsTest.extend(
-  'boot',
-  async ({ startApp, sandbox, slack, store }) =>
-    async (): Promise<ApprovalApp & { presenter: ApprovalPresenter }> => {
-      const app = await startApp({
-        sandbox,
-        slack,
-        store,
-        approvers: [APPROVER_A, APPROVER_B],
-        tiers: '0:1',
-      });
-      const presenter = app.approvals?.presenter;
-      if (!presenter) throw new Error('approvals are not wired');
-      return { ...app, presenter };
-    },
-);
+import { APPROVALS_CHANNEL, APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from './support.js';
 
 const SHORT_NOTE = 'Slack would not show this request’s full message';
 const isShort = (c: SlackCall) => JSON.stringify(c.body.blocks ?? '').includes(SHORT_NOTE);
