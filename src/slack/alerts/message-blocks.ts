@@ -13,7 +13,7 @@ import {
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
-import { CUT_MARK, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import { CUT_MARK, clipPlain, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage, RefusedReport } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
@@ -288,9 +288,16 @@ const RAW_AMOUNT_SHOWN = 24;
 function invalidAmount(input: AlertInput, raw: string): Parts {
   const { event } = input;
   const { data } = event;
+  // Cut on a character's edge; the mark goes after the code span, as the bot's words, not the amount's.
+  // (The mark is put on before the cut so that one a few characters over the limit is cut too.)
   const cut = raw.length > RAW_AMOUNT_SHOWN;
+  const kept = cut
+    ? clipPlain(`${raw}${CUT_MARK}`, RAW_AMOUNT_SHOWN + CUT_MARK.length).slice(0, -CUT_MARK.length)
+    : raw;
   // In a code span: outside text, escaped, and nothing in it can close the span or break the line.
-  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}\`${cut ? CUT_MARK : ''}`;
+  // A first character longer than the limit leaves nothing to show: the mark alone, no empty span.
+  const span = kept ? `\`${escapeMrkdwn(kept.replace(/[`\r\n]/g, ' '))}\`` : '';
+  const shown = `${span}${cut ? CUT_MARK : ''}`;
   const length = cut ? ` (${raw.length} characters)` : '';
   const what = `${escapeMrkdwn(event.event)} needs a person: the amount ${shown}${length} is not a valid amount`;
   return {

@@ -98,8 +98,9 @@ test('shows the short message without buttons only when Slack refuses them too',
   const id = await fileWithdrawal(app, '250');
   await app.presenter.idle();
   const posts = announcements(slack.callsTo('chat.postMessage'));
-  expect(posts.map(isShort)).toEqual([false, true, true]);
-  expect(posts.map((c) => buttonsOf(c).length > 0)).toEqual([true, true, false]);
+  // Full, short with all its buttons, minimal with Reject and Cancel, then without buttons.
+  expect(posts.map(isShort)).toEqual([false, true, true, true]);
+  expect(posts.map((c) => buttonsOf(c).length > 0)).toEqual([true, true, true, false]);
   expect((await app.engine.get(id))?.announcement?.ts).toBeTruthy();
   await app.stop();
 });
