@@ -23,6 +23,7 @@ import { ApprovalRepository } from './repository.js';
 import { assertSeen, type SeenRound } from './round.js';
 import { SignedApprovals, type SigningOptions, type TakenEvidence } from './signed-approvals.js';
 import { hasNotice, transition, withApproval, withNotice } from './state-machine.js';
+import { queueStopLookup } from './stop-lookup.js';
 import type {
   ActionResult,
   ApprovalRequest,
@@ -256,6 +257,11 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     const forOthers =
       request.kind !== 'delegation' && !(await this.options.policy.isApprover(user, request.kind));
     return forOthers ? this.underDelegationsLock(fn) : fn();
+  }
+
+  /** Inside `locked`: the stop of an approved request queued for its lookup, before the stop is written. */
+  queueStopLookup(id: string): Promise<void> {
+    return queueStopLookup(this.options.store, id);
   }
 
   /** File a draft (see filing.ts); the listeners are told once it is saved. */

@@ -48,6 +48,7 @@ import { type LimitUse, limitUse } from './limits.js';
 import type { PolicyRecordListener } from './policy-recorder.js';
 import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
+import type { ReportRefusal } from './report-requests.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { StopLookup } from './stop-lookup.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
@@ -204,7 +205,7 @@ export class ApprovalEngine {
   reject(id: string, user: string, reason: string, options: RejectOptions): Promise<ActionResult> {
     // As for approve: a rejection that does not say its round binds to nothing, refused as stale.
     const round = options?.round ?? Number.NaN;
-    return this.core.reject(id, user, reason, { ...options, round }).then((r) => this.afterStop(id, r));
+    return this.core.reject(id, user, reason, { ...options, round }).then((r) => this.afterStop(r));
   }
 
   /** Before the reject modal: may this person reject round `round`? `stale` for another round. Changes nothing. */
@@ -218,21 +219,16 @@ export class ApprovalEngine {
 
   /** The requester's cancellation; with `onlyWaiting`, only while it waits for approval. */
   cancel(id: string, user: string, options?: CancelOptions): Promise<ActionResult> {
-    return this.core.cancel(id, user, options).then((r) => this.afterStop(id, r));
+    return this.core.cancel(id, user, options).then((r) => this.afterStop(r));
   }
 
   /**
-   * A stop of an approved request is queued for its lookup before the click is answered (one store
-   * write), and looked up at the service in the background.
+   * A stop of an approved request was queued for its lookup with the stop itself, before anyone was
+   * told (close-by-person.ts); it is looked up at the service in the background.
    */
-  private async afterStop(id: string, result: ActionResult): Promise<ActionResult> {
+  private async afterStop(result: ActionResult): Promise<ActionResult> {
     if (result.ok && StopLookup.stoppedWhileApproved(result.request)) {
-      // The stop is recorded whatever this write does: a failed one is made again in the background.
-      const queued = await this.stopLookup.queue(id).then(
-        () => true,
-        () => false,
-      );
-      this.running.background(queued ? this.stopLookup.sweep() : this.stopLookup.afterStop(id));
+      this.running.background(this.stopLookup.sweep());
     }
     return result;
   }
@@ -433,6 +429,11 @@ export class ApprovalEngine {
   /** For the webhook pipeline: called once per new event, put in the engine's words. */
   async onCustodyReport(report: CustodyReport): Promise<void> {
     await this.tracker.onCustodyReport(report);
+  }
+
+  /** Told of each webhook that settles nothing because of the requests it names, for a person. */
+  onReportRefused(listener: (refusal: ReportRefusal) => Promise<void>): void {
+    this.tracker.onReportRefused(listener);
   }
 
   onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {

@@ -9,6 +9,7 @@ import type { ApprovalPolicy } from '../access/index.js';
 import type { CoreSections } from './core-sections.js';
 import { assertSeen } from './round.js';
 import { transition } from './state-machine.js';
+import { StopLookup } from './stop-lookup.js';
 import type { ActionResult, ApprovalRequest, ClickOptions, Refusal, RequestState } from './types.js';
 
 /** Claimed for its one service call, or past it: too late for a person to stop. */
@@ -48,6 +49,8 @@ export interface ClosingCore extends CoreSections {
     click?: ClickOptions,
   ): Promise<ApprovalRequest | undefined>;
   asDelegateMaybe<T>(request: ApprovalRequest, user: string, fn: () => Promise<T>): Promise<T>;
+  /** Queue the request for the lookup after a stop of it while approved (stop-lookup.ts). */
+  queueStopLookup(id: string): Promise<void>;
 }
 
 /**
@@ -144,6 +147,13 @@ async function closeByPerson(
         ...(note ? { note } : {}),
         at: now,
       });
+      // Queued before the stop is written, under the request's lock: a stop is never persisted, let
+      // alone told, without its lookup. A queue write that fails fails the click with nothing recorded.
+      if (StopLookup.stoppedWhileApproved(next)) {
+        await core.queueStopLookup(request.id);
+        // A click starts no write past its deadline, the queue's wait included.
+        click.signal?.throwIfAborted();
+      }
       await core.write(request, next, { click });
       return { ok: true, request: next, changed: true };
     };

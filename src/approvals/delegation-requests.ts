@@ -180,7 +180,7 @@ export class DelegationBook {
     return this.grantOf(request);
   }
 
-  /** The granting requests in the index as stored, whether their seals hold or not (sealUnsealed). */
+  /** The granting requests in the index as stored, whether their seals hold or not (sealing-once.ts). */
   async granting(): Promise<ApprovalRequest[]> {
     const ids = await this.store.setMembers(indexKey(this.environment));
     const requests = ids.length > 0 ? await this.load(ids) : [];

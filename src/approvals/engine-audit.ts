@@ -17,6 +17,7 @@ import type { ApprovalCore, EngineOptions } from './approval-core.js';
 import { ApprovalErrorCode } from './error-codes.js';
 import { fingerprint, type PolicySnapshot } from './policy-record.js';
 import { PolicyRecorder, type PolicyRecordListener } from './policy-recorder.js';
+import type { SealingChain } from './sealing-once.js';
 import type { AuditEntry } from './types.js';
 
 export interface AuditSideOptions extends EngineOptions {
@@ -254,6 +255,24 @@ export class EngineAudit {
   /** For each entry, whether its step took effect (see ApprovalRepository.tookEffect). */
   auditTookEffect(entries: AuditEntry[]): Promise<boolean[]> {
     return this.#core.repo.tookEffect(entries);
+  }
+
+  /**
+   * The trail as sealing what stands unsealed reads it: whole as the check made at open() found it, and
+   * checked again (links, signed head, mark, archive) with the very entries that check verified.
+   */
+  sealingChain(): SealingChain {
+    return {
+      whole: () => {
+        const health = this.#keeper.health();
+        return health.checked && health.ok;
+      },
+      checked: async () => {
+        const { check, entries } = await this.#keeper.checkedEntries();
+        return { ok: check.ok, entries };
+      },
+      append: (draft) => this.recordAudit(draft),
+    };
   }
 
   /** Audit a step that is no request's own (an alert re-posted, the log exported). */

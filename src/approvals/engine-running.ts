@@ -7,7 +7,7 @@ import type { ApprovalCore } from './approval-core.js';
 import type { AuditSideOptions, EngineAudit } from './engine-audit.js';
 import { type Executor, STOP_DRAIN_MS } from './executor.js';
 import type { Reminders } from './reminders.js';
-import { sealUnsealed } from './request-seal.js';
+import { sealOnce } from './sealing-once.js';
 import { shutDown } from './shutdown.js';
 import type { StopLookup } from './stop-lookup.js';
 import { closeOtherEnvironments, expireDue, sweepInTurn } from './sweeps.js';
@@ -77,18 +77,26 @@ export class EngineRunning {
   /**
    * Before the bot takes a click or sends anything: the trail checked and the settings in effect recorded
    * (EngineAudit.open; PolicyNotRecorded when they cannot be), each approval step naming them from then
-   * on, and open requests filed before requests were sealed sealed. start() makes it when not made yet.
+   * on, and, at the environment's first start only, open requests filed before requests were sealed
+   * sealed (sealing-once.ts). start() makes it when not made yet.
    */
   async openTrail(): Promise<void> {
     if (this.trailOpen) return;
     const { core, trail } = this.parts;
     const recorded = await trail.open(this.options.policySnapshot);
     if (recorded) core.judging.opened(recorded);
-    // Before the bot takes a click: requests filed before requests were sealed are sealed once
-    // (request-seal.ts), so a click in the first moments of an upgrade never meets an unsealed one.
-    const granting = await core.delegations.granting();
-    const { environment } = core.options.custody;
-    await sealUnsealed(core, core.signed.filingSeal, environment, this.options.log, granting);
+    // Before the bot takes a click, so a click in the first moments of an upgrade never meets an
+    // unsealed request; once per environment, as the audit chain records (sealing-once.ts).
+    await sealOnce({
+      core,
+      store: core.options.store,
+      seal: core.signed.filingSeal,
+      environment: core.options.custody.environment,
+      granting: await core.delegations.granting(),
+      chain: trail.sealingChain(),
+      now: core.now,
+      log: this.options.log,
+    });
     this.trailOpen = true;
   }
 

@@ -368,7 +368,7 @@ export class Executor {
       generation,
       phase: 'claimed' as const,
     };
-    const { nextCheckAt: _retry, ...approved } = request;
+    const { nextCheckAt: _retry, handedBack: _ended, ...approved } = request;
     const base = (
       fresh ? { ...approved, display: fresh.display, payload: fresh.payload } : approved
     ) as ApprovalRequest;
@@ -423,7 +423,7 @@ export class Executor {
   ): Promise<ApprovalRequest | undefined> {
     // Figures approved long ago are only ever sent as just read again (see freshFigures).
     if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
-    const generation = await this.repo.claim(request.id, request.round, this.instanceId, now, CLAIM_LEASE_MS);
+    const generation = await this.repo.claimRequest(request, this.instanceId, now, CLAIM_LEASE_MS);
     if (generation === undefined) return undefined;
     const next = this.claimedStep(request, generation, now, fresh);
     // Written only if the request is still the approved one read above: a process that took over

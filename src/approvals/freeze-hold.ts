@@ -6,9 +6,10 @@
 import type { CoreSections } from './core-sections.js';
 import type { FreezeSwitch } from './freeze.js';
 import { heldByFreeze } from './freeze.js';
+import { endHandedBackClaim, handingBack } from './hand-back.js';
 import type { ApprovalRepository } from './repository.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
-import type { ApprovalRequest } from './types.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
 
 /** Said on an approved request a freeze of sends holds back. */
 const HELD_NOTE =
@@ -20,6 +21,7 @@ export interface FreezeHoldDeps {
   repo: ApprovalRepository;
   freeze: Pick<FreezeSwitch, 'current'>;
   now: () => Date;
+  log?: EngineLog | undefined;
 }
 
 export class FreezeHold {
@@ -32,16 +34,17 @@ export class FreezeHold {
 
   /**
    * Inside the request's lock: a claim met a freeze before its mark, so the call was certainly not
-   * made. Back to approved, held, and its claim ended, so it goes out after the freeze is lifted.
-   * Undefined when the write raced another one (the section runs again).
+   * made. Back to approved, held, naming its claim, which is then ended (hand-back.ts), so it goes out
+   * after the freeze is lifted. Undefined when the write raced another one (the section runs again).
    */
   async handBack(request: ApprovalRequest): Promise<{ frozen: ApprovalRequest } | undefined> {
     const now = this.deps.now();
     const back = transition(request, 'approved', { action: HELD_ACTION, note: HELD_NOTE, at: now });
     const { execution, outcome: _none, ...unsent } = back;
-    const held = unsent as ApprovalRequest;
+    const approved = unsent as ApprovalRequest;
+    const held = execution ? handingBack(approved, execution.generation) : approved;
     if (!(await this.deps.repo.saveIf(request, held))) return undefined;
-    if (execution) await this.deps.repo.endClaim(request.id, request.round, execution.generation, now);
+    await endHandedBackClaim(this.deps.repo, held, now, this.deps.log);
     return { frozen: held };
   }
 

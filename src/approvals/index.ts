@@ -40,6 +40,7 @@ export {
   HELD_ACTION,
   LOOKED_UP_BEFORE_SENDING,
   noticeText,
+  SENDING_UNCLEAR_ACTION,
 } from './state-machine.js';
 export { STOP_NOT_CHECKED_ACTION, STOPPED_BUT_FOUND_ACTION } from './stop-lookup.js';
 export { TIERS_RAISED_ACTION } from './tiers-raised.js';

@@ -228,7 +228,7 @@ export class LateLookup {
       }
       const at = now();
       // Taken once: the section runs again on a fresh read if its write was refused.
-      claim ??= await repo.claim(current.id, current.round, owner, at, CLAIM_LEASE_MS);
+      claim ??= await repo.claimRequest(current, owner, at, CLAIM_LEASE_MS);
       if (claim === undefined) return undefined;
       const { nextCheckAt: _retry, checks: _checks, ...rest } = current;
       let next = transition(

@@ -5,20 +5,16 @@
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import type { PasskeyWrite } from './passkey-requests.js';
-import type { ApprovalRequest, ExecutionOutcome } from './types.js';
+import type { TrackingSteps } from './reconciler.js';
+import type { ApprovalRequest } from './types.js';
 
 export interface OwnWriteDeps {
   delegations: Pick<DelegationBook, 'isRecorded'>;
   freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce'>;
   passkeys: PasskeyWrite;
   now: () => Date;
-  /** Moves the request, still outcome-unknown, to its final state once (the tracker's). */
-  finish(
-    id: string,
-    to: 'completed' | 'failed',
-    action: string,
-    outcome: ExecutionOutcome,
-  ): Promise<ApprovalRequest | undefined>;
+  /** Moves the request, still outcome-unknown, to its final state once (the tracker's, as the reconciler's). */
+  finish: TrackingSteps['finish'];
 }
 
 const FOUND = "found in the bot's store";

@@ -142,6 +142,8 @@ export interface CustodyReport {
   amountInvalid?: true;
   /** The same report delivered again (a replay, a subscriber run again at start) has the same key. */
   key: string;
+  /** The delivery it came in (a webhook's id), when it came in one. */
+  delivery?: string;
 }
 
 /**

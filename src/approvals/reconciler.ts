@@ -56,6 +56,8 @@ export interface TrackingSteps {
     outcome: ExecutionOutcome,
   ): Promise<ApprovalRequest | undefined>;
   reschedule(request: ApprovalRequest): Promise<void>;
+  /** One request's step failed: said with its id and looked at again later, while the others go on. */
+  stepFailed(request: ApprovalRequest, error: unknown): Promise<void>;
 }
 
 export class Reconciler {
@@ -88,20 +90,21 @@ export class Reconciler {
     // bot's own earlier one). Only the person it asked settles it; asked here too, in case the lookup
     // stopped between leaving it and asking. No service read for it.
     const parked = all.filter(leftToAPersonByTheLookup);
-    for (const request of parked.filter((r) => !hasNotice(r, 'needs-manual-check'))) {
-      await askAPersonToCheck(this.core, request.id);
-    }
+    await this.eachApart(
+      parked.filter((r) => !hasNotice(r, 'needs-manual-check')),
+      (request) => askAPersonToCheck(this.core, request.id),
+    );
     const requests = all.filter((r) => !leftToAPersonByTheLookup(r));
     if (requests.length === 0) return;
     const since = Math.min(...requests.map((r) => sentAt(r) - CLOCK_SKEW_MS));
     const read = await transactionsSince(this.custody, since, this.readBack);
     const unsettled = await unsettledRequests(this.repo);
-    for (const request of requests) {
+    await this.eachApart(requests, async (request) => {
       const { matches, rivals } = await this.candidates(request, read, unsettled);
       const [match] = matches;
       if (match && matches.length === 1 && rivals.length === 0 && this.covered(request, read)) {
         await this.settle(request, match);
-        continue;
+        return;
       }
       if (matches.length > 1) {
         const refs = matches.map((tx) => tx.reference).join(', ');
@@ -121,6 +124,20 @@ export class Reconciler {
         );
       }
       await this.inconclusive(request);
+    });
+  }
+
+  /** Each request's step on its own: one that fails (a store that will not take its write) holds up no other. */
+  private async eachApart(
+    requests: ApprovalRequest[],
+    step: (request: ApprovalRequest) => Promise<unknown>,
+  ): Promise<void> {
+    for (const request of requests) {
+      try {
+        await step(request);
+      } catch (error) {
+        await this.steps.stepFailed(request, error);
+      }
     }
   }
 

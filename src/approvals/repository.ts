@@ -231,8 +231,9 @@ export class ApprovalRepository {
    * time hold it. A claim whose lease ran out while the request is still approved was orphaned (its
    * holder stopped before recording it), so the next generation is claimed. The claim only keeps
    * replicas from working on the same request at once; what decides who sends is the conditional
-   * save of the request (saveIf), so a holder that was overtaken never sends too. Returns the
-   * generation won, or undefined while someone holds a live claim.
+   * save of the request (saveIf), so a holder that was overtaken never sends too. `handedBack`: the
+   * generation the request, as read, was handed back from (hand-back.ts), ended here if it is not yet.
+   * Returns the generation won, or undefined while someone holds a live claim.
    */
   async claim(
     id: string,
@@ -240,18 +241,54 @@ export class ApprovalRepository {
     owner: string,
     now: Date,
     leaseMs: number,
+    handedBack?: number,
   ): Promise<number | undefined> {
     const until = new Date(now.getTime() + leaseMs).toISOString();
     for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
       const key = claimKey(id, round, generation);
       if (await this.store.setIfAbsent<ExecutionClaim>(key, { owner, until })) return generation;
       const held = await this.store.get<ExecutionClaim | string>(key);
+      if (generation === handedBack) {
+        if (typeof held !== 'object' || !held?.ended) await this.endClaim(id, round, generation, now);
+        continue;
+      }
       // A claim written before claims had leases (a bare owner id) counts as run out.
       if (typeof held === 'object' && held && Date.parse(held.until) > now.getTime()) return undefined;
       // A generation whose holder was about to call (or called) the service is never followed by
       // another, whatever a stale copy of the request says: only endClaim (a hand-back of a request
       // that was certainly not sent) opens the next one.
       if (typeof held === 'object' && held?.sending) return undefined;
+    }
+    return undefined;
+  }
+
+  /** claim() of the request's round, ending the claim it names as handed back (hand-back.ts). */
+  claimRequest(
+    request: ApprovalRequest,
+    owner: string,
+    now: Date,
+    leaseMs: number,
+  ): Promise<number | undefined> {
+    const { id, round } = request;
+    return this.claim(id, round, owner, now, leaseMs, handedBackGeneration(request));
+  }
+
+  /**
+   * The generation of this round whose claim is marked sending and not ended, with its lease run out:
+   * what keeps claim() from going on. Undefined when none (or only a live one) is found; the
+   * `handedBack` generation never counts (claim() ends it).
+   */
+  async lapsedSendingClaim(
+    id: string,
+    round: number,
+    now: Date,
+    handedBack?: number,
+  ): Promise<number | undefined> {
+    for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
+      const held = await this.store.get<ExecutionClaim | string>(claimKey(id, round, generation));
+      if (held === undefined) return undefined;
+      if (generation === handedBack || typeof held !== 'object' || held.ended || !held.sending) continue;
+      return Date.parse(held.until) <= now.getTime() ? generation : undefined;
     }
     return undefined;
   }
@@ -280,10 +317,11 @@ export class ApprovalRepository {
 
   /**
    * A claim whose request was handed back (approved again: its holder stopped before the write-ahead
-   * mark) ends now, so the next generation can be claimed at once. Its holder can do nothing with it:
-   * the request it claimed is no longer executing under it, and its mark, if it comes late, is
-   * refused. A compare-and-set on the claim as read, read again when the holder's mark landed in
-   * between (the holder's write of the request then fails: it sends nothing).
+   * mark, and the request, written first, names this claim) ends now, so the next generation can be
+   * claimed at once. Its holder can do nothing with it: the request it claimed is no longer executing
+   * under it, and its mark, if it comes late, is refused. A compare-and-set on the claim as read,
+   * read again when the holder's mark landed in between (the holder's write of the request then
+   * fails: it sends nothing).
    */
   async endClaim(id: string, round: number, generation: number, now: Date): Promise<void> {
     const key = claimKey(id, round, generation);
@@ -377,6 +415,11 @@ export class ApprovalRepository {
     }
     return effective;
   }
+}
+
+/** The generation of this round's claim the request was handed back from, if any (hand-back.ts). */
+export function handedBackGeneration(request: ApprovalRequest): number | undefined {
+  return request.handedBack?.round === request.round ? request.handedBack.generation : undefined;
 }
 
 /** A request as a record may hold it: written before `announcement` had its name, it is `slackMessage`. */

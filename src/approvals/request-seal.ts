@@ -7,15 +7,23 @@
 // someone who can write to the store but does not hold the key cannot change what is sent or to whom,
 // make the requester an approver of their own request, or lower the count; nor write or widen a
 // delegation, whose request's seal must hold where it is used (delegation-requests.ts). The
-// engine seals again only where it changes a sealed field itself, and only over a seal that held.
+// engine seals again only where it changes a sealed field itself, and only over a seal that held;
+// what stands unsealed it seals once per environment, at its first start (sealing-once.ts).
 // docs/decisions/passkey-signed-approvals.md.
 import { canonicalJson } from '../audit/index.js';
 import type { CoreSections } from './core-sections.js';
 import { holds, type PasskeySealer } from './passkey-seal.js';
-import type { ApprovalRequest, EngineLog } from './types.js';
+import type { ApprovalRequest } from './types.js';
 
 /** The note a request fails with when its filing seal does not hold just before the call. */
 export const FILING_SEAL_BROKEN = 'its filing seal does not hold: the request was changed outside the bot';
+
+/**
+ * The note a request fails with when it carries no filing seal just before the call: the bot sealed
+ * what stood unsealed once, at the environment's first start (sealing-once.ts), never since.
+ */
+export const FILING_SEAL_MISSING =
+  'it carries no filing seal: the request was written, or its seal taken off, outside the bot';
 
 /** What the seal covers (never its approvals, state, round, display or history). */
 function sealText(environment: string, r: ApprovalRequest): string {
@@ -67,30 +75,36 @@ export class FilingSeal {
 }
 
 /**
- * At start: every open request of this environment without a seal (filed before requests were sealed),
- * and every `granting` one (the delegation requests behind delegations), is sealed as it stands, once,
- * and logged. One written unsealed into the store just before is sealed
- * too: docs/passkeys.md. A seal that does not hold is never replaced.
+ * The open requests of this environment without a seal, and the `granting` ones (the delegation requests
+ * behind delegations) without one: what the first start of an environment seals (sealing-once.ts).
  */
-export async function sealUnsealed(
-  core: Pick<CoreSections, 'locked' | 'write' | 'openRequests'>,
-  seal: FilingSeal,
+export async function unsealedRequests(
+  core: Pick<CoreSections, 'openRequests'>,
   environment: string,
-  log: EngineLog | undefined,
   granting: readonly ApprovalRequest[] = [],
 ): Promise<string[]> {
+  const found = [...(await core.openRequests()), ...granting].filter(
+    (request) => !request.sealed && request.environment === environment,
+  );
+  return [...new Set(found.map((request) => request.id))];
+}
+
+/**
+ * Each of `ids` still without a seal sealed as it stands, under its lock; a seal, holding or not, is
+ * never replaced. Returns the ids sealed.
+ */
+export async function sealAsTheyStand(
+  core: Pick<CoreSections, 'locked' | 'write'>,
+  seal: FilingSeal,
+  environment: string,
+  ids: readonly string[],
+): Promise<string[]> {
   const sealed: string[] = [];
-  for (const open of [...(await core.openRequests()), ...granting]) {
-    if (open.sealed || open.environment !== environment) continue;
-    await core.locked(open.id, async (request) => {
+  for (const id of ids) {
+    await core.locked(id, async (request) => {
       if (!request || request.sealed || request.environment !== environment) return;
       await core.write(request, seal.seal(request), { audit: false });
       sealed.push(request.id);
-    });
-  }
-  if (sealed.length > 0) {
-    log?.warn('requests filed before requests were sealed: sealed as they stand now', {
-      requests: sealed.join(', '),
     });
   }
   return sealed;

@@ -8,7 +8,7 @@
 import type { ApprovalPolicy } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
-import { FILING_SEAL_BROKEN } from './request-seal.js';
+import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from './request-seal.js';
 import type { CallFailure } from './service-call.js';
 import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signed-approvals.js';
 import type { ApprovalRequest } from './types.js';
@@ -57,5 +57,6 @@ export const NEEDS_A_PERSON_NOTES: ReadonlySet<string> = new Set([
   TOO_FEW_APPROVALS,
   FIRST_PASSKEYS_CLOSED,
   FILING_SEAL_BROKEN,
+  FILING_SEAL_MISSING,
   APPROVALS_CHANGED,
 ]);

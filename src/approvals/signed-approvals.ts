@@ -19,7 +19,7 @@ import { approvalBytes, approvalChallenge } from './approval-digest.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
-import { FILING_SEAL_BROKEN, FilingSeal } from './request-seal.js';
+import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING, FilingSeal } from './request-seal.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 /** ApprovalEngineOptions.signing: the rule, and where approvers' browsers sign (absent: no signing). */
@@ -347,13 +347,17 @@ export class SignedApprovals {
   /**
    * Just before the call, for every request where the bot holds the audit signing key, and where the
    * request's approvals must be signed: FILING_SEAL_BROKEN unless its filing seal holds over it as it
-   * stands (its payload, amount, requester, count and filing time are then as filed).
+   * stands (its payload, amount, requester, count and filing time are then as filed), and
+   * FILING_SEAL_MISSING when it carries none.
    */
   filingSealProblem(request: ApprovalRequest): string | undefined {
     if (!this.sealChecked(request) || this.filingSeal.holds(request)) return undefined;
-    this.log?.warn('the filing seal does not hold: nothing sent', { requestId: request.id });
+    const missing = request.sealed === undefined;
+    this.log?.warn(missing ? 'no filing seal: nothing sent' : 'the filing seal does not hold: nothing sent', {
+      requestId: request.id,
+    });
     this.tell({ evidenceFailed: request.id });
-    return FILING_SEAL_BROKEN;
+    return missing ? FILING_SEAL_MISSING : FILING_SEAL_BROKEN;
   }
 
   /**

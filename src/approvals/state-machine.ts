@@ -202,6 +202,9 @@ export function withApproval(
 /** The step of an approved request that a freeze of sends holds back (see freeze.ts). */
 export const HELD_ACTION = 'held-frozen';
 
+/** A notice on an approved request an earlier claim of which may have been sent: a person checks (hand-back.ts). */
+export const SENDING_UNCLEAR_ACTION = 'sending-unclear';
+
 /**
  * History steps that record something people must hear without changing the state (sending
  * delayed, a lookup that needs a person, a bridge callback). Their note is the whole sentence to show.
@@ -215,6 +218,7 @@ const NOTICE_ACTIONS: ReadonlySet<string> = new Set([
   'stopped-but-found',
   'stop-not-checked',
   HELD_ACTION,
+  SENDING_UNCLEAR_ACTION,
 ]);
 
 /** The request with a notice appended to its history; the state does not change. Pure. */

@@ -5,11 +5,12 @@
 // from the list, so a match changes nothing on the request: the stop stands, and a person is alerted
 // (a notice on the request, said in its thread and in the alerts channel) to check with the service and
 // correct the books and limits by hand. Once per request: the notice is written under the request's
-// lock only when the request does not have it yet. The queued requests are looked up together, from
-// one read of the list per sweep. A read our limiter refused (the budget spent) is not a try; a
-// failed read, store read or notice is, and after a few the lookup is given up with a notice for a
-// person (said in the alerts channel too), as is a read that did not reach back to the approval
-// (docs/decisions/stop-an-approved-request.md).
+// lock only when the request does not have it yet. A stop is queued under the request's lock before
+// it is written, so none is persisted or told without its lookup. The queued requests are looked up
+// together, from one read of the list per sweep. A read our limiter refused (the budget spent) is not
+// a try; a failed read, store read or notice is, and after a few the lookup is given up with a notice
+// for a person (said in the alerts channel too), as is a read that did not reach back to the approval;
+// a give-up stays queued until its notice is written (docs/decisions/stop-an-approved-request.md).
 
 import type { Store } from '../store/index.js';
 import { bindingProblem, type ServiceBinding } from './binding.js';
@@ -46,6 +47,8 @@ const BUDGET_REFUSED = 'cngn_rate_budget';
 interface Tries {
   count: number;
   nextAt: string;
+  /** Given up, and its notice not written yet: only the notice is tried again, at `nextAt`. */
+  givenUp?: true;
 }
 
 /** A queued request due for its lookup. */
@@ -89,14 +92,9 @@ export class StopLookup {
     return stop > 0 && request.history[stop - 1]?.state === 'approved';
   }
 
-  /** Queued, so the lookup is made even if this process stops before it; one store write. */
-  async queue(id: string): Promise<void> {
-    await this.deps.store.addToSet(TO_LOOK_UP, id);
-  }
-
-  /** After the stop was recorded and queued: the queued requests looked up now. */
+  /** Queued (as a stop does before it is written) and the queued requests looked up now. */
   async afterStop(id: string): Promise<void> {
-    await this.queue(id);
+    await queueStopLookup(this.deps.store, id);
     await this.sweep();
   }
 
@@ -155,6 +153,9 @@ export class StopLookup {
   private async dueOf(id: string): Promise<Due | undefined> {
     const { repo, store, now, log } = this.deps;
     const request = await repo.get(id);
+    // Queued just before its stop is written (close-by-person.ts): still approved, it stays queued
+    // until the stop lands or it goes another way.
+    if (request?.state === 'approved') return undefined;
     if (
       !request ||
       !StopLookup.stoppedWhileApproved(request) ||
@@ -175,6 +176,10 @@ export class StopLookup {
     }
     const tries = await store.get<Tries>(triesKey(id));
     if (tries && Date.parse(tries.nextAt) > now().getTime()) return undefined;
+    if (tries?.givenUp) {
+      await this.giveUp(request, tries.count);
+      return undefined;
+    }
     const from = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt) - CLOCK_SKEW_MS;
     return { request, tries, from };
   }
@@ -199,6 +204,11 @@ export class StopLookup {
   private async failed(id: string, known: Tries | undefined, error: unknown): Promise<void> {
     const { store, now, log } = this.deps;
     const tries = known ?? (await store.get<Tries>(triesKey(id)).catch(() => undefined));
+    // Given up already: only its notice is still to write, at its own time, as many tries as it had.
+    if (tries?.givenUp) {
+      if (Date.parse(tries.nextAt) <= now().getTime()) await this.giveUp(id, tries.count);
+      return;
+    }
     const count = (tries?.count ?? 0) + 1;
     if (count < STOP_LOOKUP_TRIES) {
       log?.warn('stopped request not looked up; tried again at a later sweep', {
@@ -214,14 +224,28 @@ export class StopLookup {
       tries: count,
       error: String(error),
     });
+    await this.giveUp(id, count);
+  }
+
+  /**
+   * The notice that the lookup was given up; it leaves the queue only once the notice is written (told
+   * once: the notice is said once per round). One that cannot be written yet is kept, marked given up,
+   * and only its notice is tried again at a later sweep.
+   */
+  private async giveUp(known: ApprovalRequest | string, count: number): Promise<void> {
+    const { store, now, log } = this.deps;
+    const id = typeof known === 'string' ? known : known.id;
     try {
-      const request = await this.deps.repo.get(id);
+      const request = typeof known === 'string' ? await this.deps.repo.get(id) : known;
       if (request) await this.notChecked(request, `it could not be looked up (${count} tries)`);
     } catch (noticeError) {
-      log?.warn('stopped request given up, and its notice could not be written', {
+      log?.warn('stopped request given up, and its notice could not be written; written at a later sweep', {
         requestId: id,
         error: String(noticeError),
       });
+      const nextAt = new Date(now().getTime() + RETRY_MS).toISOString();
+      await store.set<Tries>(triesKey(id), { count, nextAt, givenUp: true });
+      return;
     }
     await this.done(id);
   }
@@ -250,3 +274,11 @@ export class StopLookup {
 }
 
 const triesKey = (id: string) => `approvals:stop-lookup:${id}`;
+
+/**
+ * The stop of an approved request queued for its lookup: written under the request's lock before the
+ * stop itself, so no stop is persisted, or told, without it. One store write.
+ */
+export function queueStopLookup(store: Store, id: string): Promise<void> {
+  return store.addToSet(TO_LOOK_UP, id);
+}

@@ -6,13 +6,14 @@ import { checkedExplorerUrl } from '../format/explorer.js';
 import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
+import { askIfSendingUnclear, endHandedBackClaim, handingBack } from './hand-back.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
 import { type OwnWriteDeps, settleOwnWrite } from './own-writes.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
 import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { markMissingHolders } from './reference-conflicts.js';
-import { requestNamedByReport } from './report-requests.js';
+import { type ReportRefusal, requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
@@ -60,6 +61,7 @@ export class Tracker {
   private readonly executor: Pick<Executor, 'execute'>;
   private readonly now: () => Date;
   private readonly log: EngineLog | undefined;
+  private readonly refusalListeners: Array<(refusal: ReportRefusal) => Promise<void>> = [];
 
   constructor(deps: TrackerDeps, options: TrackerOptions = {}) {
     this.core = deps.core;
@@ -80,7 +82,9 @@ export class Tracker {
     // An amount that is no amount makes the whole report unreliable: it settles nothing (its alert asks
     // a person to look; the request's own polls still read the service).
     if (report.amountInvalid) return undefined;
-    const id = await requestNamedByReport(this.repo, this.custody.environment, report, this.log);
+    const id = await requestNamedByReport(this.repo, this.custody.environment, report, this.log, (refusal) =>
+      this.tellRefused(refusal),
+    );
     if (!id) return undefined;
     const to = report.result;
     this.log?.info?.('webhook about a request', {
@@ -97,6 +101,16 @@ export class Tracker {
       ...(report.hash !== undefined ? { hash: report.hash } : {}),
     };
     return this.settleOrFlag(id, report, `webhook ${report.name}`, outcome);
+  }
+
+  /** Told of each report that settles nothing because of the requests it names (a person should check it). */
+  onReportRefused(listener: (refusal: ReportRefusal) => Promise<void>): void {
+    this.refusalListeners.push(listener);
+  }
+
+  /** A listener that fails fails the report's subscriber call, which the pipeline runs again later. */
+  private async tellRefused(refusal: ReportRefusal): Promise<void> {
+    for (const listener of this.refusalListeners) await listener(refusal);
   }
 
   /**
@@ -270,13 +284,22 @@ export class Tracker {
       }
     }
     if (state !== 'approved') return;
-    await this.executor.execute(request.id).catch((error: unknown) => {
+    const done = await this.executor.execute(request.id).catch((error: unknown) => {
       // Sent, but its answer would not go into the store: the lease runs out and it is reconciled.
       const message =
         error instanceof AnswerNotRecordedError
           ? "service answered but the answer was not recorded; it will be reconciled once the execution's lease runs out"
           : 'approved request not started; will retry';
       this.log?.warn(message, { requestId: request.id, error: String(error) });
+      return null;
+    });
+    // Not claimed: a claim that may have been sent can be what blocks it, and then a person is asked.
+    if (done !== undefined) return;
+    await askIfSendingUnclear(this.core, this.repo, request.id, this.now()).catch((error: unknown) => {
+      this.log?.warn('blocked request not looked at; will retry', {
+        requestId: request.id,
+        error: String(error),
+      });
     });
   }
 
@@ -305,6 +328,15 @@ export class Tracker {
         await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
       }
     }
+  }
+
+  /** One request of a reconciliation pass failed: logged with its id, looked at again on a later pass. */
+  async stepFailed(request: ApprovalRequest, error: unknown): Promise<void> {
+    this.log?.warn('reconciling one request failed; the others went on, and it is retried', {
+      requestId: request.id,
+      error: String(error),
+    });
+    await this.reschedule(request).catch(() => {});
   }
 
   /** Run a check; if it fails, log it and look at these requests again later. */
@@ -351,7 +383,8 @@ export class Tracker {
   /**
    * An executing request whose caller's lease ran out. Marked as sending: the call may have gone out,
    * so it becomes outcome-unknown and is reconciled at once, never resent. Claimed but unmarked: the
-   * call was certainly not made, so it is approved again, for the next claimant to send. Written only
+   * call was certainly not made, so it is approved again, naming the claim it hands back, for the next
+   * claimant to send (hand-back.ts). Written only
    * if the request is still as read, so a claimant that was only slow and writes its mark first keeps
    * it. A live lease means another replica is mid-call.
    */
@@ -367,7 +400,7 @@ export class Tracker {
           at: now,
         });
         const { execution: _gone, outcome: _none, nextCheckAt: _next, checks: _checks, ...unsent } = released;
-        next = unsent as ApprovalRequest;
+        next = handingBack(unsent as ApprovalRequest, current.execution?.generation ?? 0);
       } else {
         const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
         // A delegation or an unfreeze makes no service call: it is looked up in the bot's own store.
@@ -382,9 +415,7 @@ export class Tracker {
       }
       if (!(await this.repo.saveIf(current, next))) return undefined;
       // Its claim is spent: the next claimant need not wait out the claim's own lease.
-      if (next.state === 'approved' && current.execution) {
-        await this.repo.endClaim(id, current.round, current.execution.generation, now);
-      }
+      if (next.state === 'approved') await endHandedBackClaim(this.repo, next, now, this.log);
       return next;
     });
     if (taken) await this.core.notify(taken);

@@ -261,6 +261,11 @@ interface RequestBase {
   callbackToken?: string;
   /** Set while a call is being made (state executing). */
   execution?: ExecutionLease;
+  /**
+   * The claim last handed back (approved again, certainly unsent), written with that step: its holder
+   * can never send, so the round's next claim ends it when ending it did not land (hand-back.ts).
+   */
+  handedBack?: { round: number; generation: number };
   /** An approver's final click whose re-check of stale figures is under way. */
   checking?: { user: string; at: string; onBehalfOf?: string; evidence?: ApprovalEvidence };
   /** Set once the requester used their one Extend. */

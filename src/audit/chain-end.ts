@@ -26,7 +26,7 @@ export function headAhead(
  * Whether the entry the head carries is the one its signed seq and hash name (the entry is outside the
  * signature): one that is not is never appended, it is a finding.
  */
-export function ownEntry(head: ChainHead): boolean {
+function ownEntry(head: ChainHead): boolean {
   const entry = head.entry;
   if (!entry) return true;
   return entry.seq === head.seq && entry.hash === head.hash && entryHash(entry) === entry.hash;

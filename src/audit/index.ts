@@ -4,7 +4,7 @@
 export type { ActorLookup } from './actors.js';
 export { signedBytes, signedChallenge } from './approval-bytes.js';
 export type { ArchiveOutcome } from './archive.js';
-export { type BreakKind, type ChainReport, canonicalJson } from './chain.js';
+export { type BreakKind, type ChainReport, canonicalJson, isCutMarker } from './chain.js';
 export { auditCsv, auditJsonLines } from './export-files.js';
 export { type AuditExportRecord, AuditExports, type UndeliveredListener } from './exports-under-way.js';
 export {

@@ -294,6 +294,16 @@ export class AuditKeeper {
   }
 
   /**
+   * The whole check, told like any other, with the entries it checked: a caller deciding from the
+   * chain decides from exactly these, never from a second read a store writer could have changed.
+   */
+  async checkedEntries(): Promise<{ check: AuditCheck; entries: AuditEntry[] }> {
+    const { check, entries } = await this.inspect();
+    await this.tell(check);
+    return { check, entries };
+  }
+
+  /**
    * The check, with the head and entries it checked. Read in this order, so that appends and segments
    * written meanwhile only ever make what is read later longer: this process's mark, the archive, the
    * head, the entries.

@@ -142,7 +142,11 @@ function reportedResult(event: WebhookEvent): { result?: 'completed' | 'failed';
  * A webhook event in the engine's words. `unreadable` names the fields reading left out: an amount
  * among them was sent but is no amount.
  */
-export function custodyReport(event: WebhookEvent, unreadable: readonly string[] = []): CustodyReport {
+export function custodyReport(
+  event: WebhookEvent,
+  unreadable: readonly string[] = [],
+  delivery?: string,
+): CustodyReport {
   const data = event.data;
   const { result, contradicts } = reportedResult(event);
   const invalid = invalidAmountOf(data) !== undefined || unreadable.includes('amount');
@@ -153,6 +157,7 @@ export function custodyReport(event: WebhookEvent, unreadable: readonly string[]
       .join('|'),
     ...(invalid ? { amountInvalid: true as const } : data.amount ? { amount: data.amount } : {}),
     references: [data.trx_ref, data.transactionId].filter((k): k is string => !!k),
+    ...(delivery ? { delivery } : {}),
     ...(result ? { result } : {}),
     ...(contradicts ? { contradictsItself: true as const } : {}),
     ...(data.status != null ? { status: data.status } : {}),

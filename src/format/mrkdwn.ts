@@ -180,10 +180,16 @@ export const CUT_MARK = '…(cut)';
 /** The longest code closer a cut can need (a code block's fence). */
 const LONGEST_CLOSER = 3;
 
-/** An end at or before `end` that splits no surrogate pair. */
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * An end at or before `end` that splits no character as a reader sees it (a grapheme): neither a
+ * surrogate pair nor an emoji sequence joined by ZWJ, a flag's two regional indicators, a base and its
+ * skin tone, or a letter and its combining accent.
+ */
 function wholeCharactersEnd(text: string, end: number): number {
-  const last = text.charCodeAt(end - 1);
-  return last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
+  if (end <= 0 || end >= text.length) return end;
+  return GRAPHEMES.segment(text).containing(end)?.index ?? end;
 }
 
 /** A hidden-character marker as markHiddenCharacters writes it; the longest is `⟨U+10FFFF⟩`. */
@@ -247,11 +253,16 @@ export function clipMrkdwn(text: string, max = MAX_MRKDWN_TEXT): string {
 }
 
 /**
- * Plain text (a label, an option's text) cut to at most `max` characters with CUT_MARK, never between
- * the halves of an emoji nor inside a hidden-character marker.
+ * Plain text (a label, an option's text) cut to at most `max` characters with CUT_MARK, never inside a
+ * character as a reader sees it (an emoji, its ZWJ sequence, a flag, a skin tone) nor inside a
+ * hidden-character marker.
  */
 export function clipPlain(text: string, max: number): string {
   if (text.length <= max) return text;
-  const end = outsideMarker(text, Math.max(0, max - CUT_MARK.length));
-  return `${text.slice(0, wholeCharactersEnd(text, end))}${CUT_MARK}`;
+  let end = Math.max(0, max - CUT_MARK.length);
+  for (let before = -1; before !== end; ) {
+    before = end;
+    end = wholeCharactersEnd(text, outsideMarker(text, end));
+  }
+  return `${text.slice(0, end)}${CUT_MARK}`;
 }

@@ -61,7 +61,7 @@ export async function createStore(url: string, options: StoreOptions = {}): Prom
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const { PostgresStore } = await import('./postgres.js');
-    return PostgresStore.connect(url, prefix);
+    return PostgresStore.connect(url, prefix, options.log ? { log: options.log } : {});
   }
   throw new Error(
     `STORE_URL must start with sqlite://, redis://, postgres:// or memory:// (got "${url.split(':')[0]}:")`,

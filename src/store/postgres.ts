@@ -9,28 +9,16 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import KeyvPostgres from '@keyv/postgres';
 import Keyv from 'keyv';
-import pg from 'pg';
+import type pg from 'pg';
 import { LOCK_DEFAULTS, LockTimeoutError, StoreUnavailableError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
+import { CONNECT_TIMEOUT_MS, postgresPool, QUERY_TIMEOUT_MS, statementTimeoutOf } from './postgres-pool.js';
 import { migrate } from './postgres-schema.js';
 import { readStored } from './sqlite-values.js';
-import type { LockOptions, Store, StoreClaim, StoreWrite } from './types.js';
+import type { LockOptions, Store, StoreClaim, StoreLog, StoreWrite } from './types.js';
 import { scrubbed } from './url-credentials.js';
 import { checkDistinctWrites } from './writes.js';
 
-/** A PostgreSQL that does not answer within this stops start-up with a clear error. */
-const CONNECT_TIMEOUT_MS = 10_000;
-/** A query with no answer by then fails (a partitioned network gives no reset to notice). */
-const QUERY_TIMEOUT_MS = 15_000;
-
-/**
- * The server's own limit on a statement (statement_timeout), a little under the client's: a statement
- * the bot gives up on (a write stuck behind a row lock) is cancelled by the server first, not left to
- * commit after the bot was told it failed. Not a guarantee (an answer lost on the way back), so what
- * must never land late is also fenced (docs/decisions/unanswered-writes-fenced.md).
- */
-const statementTimeoutOf = (queryTimeoutMs: number) =>
-  Math.round(queryTimeoutMs - Math.min(2_000, queryTimeoutMs / 4));
 const PING_TIMEOUT_MS = 2_000;
 /** Expired keyv rows are never read (see get), only swept now and then. */
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -68,26 +56,27 @@ export class PostgresStore implements Store {
   static async connect(
     url: string,
     namespace: string,
-    options: { connectTimeoutMs?: number; queryTimeoutMs?: number } = {},
+    options: {
+      connectTimeoutMs?: number;
+      queryTimeoutMs?: number;
+      /** The server's statement limit; by default a little under queryTimeoutMs (postgres-pool.ts). */
+      statementTimeoutMs?: number;
+      log?: StoreLog;
+    } = {},
   ): Promise<PostgresStore> {
     const server = postgresServer(url);
     const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
-    // statement_timeout is set once connected, queued before any query of the pool's: as a startup
-    // parameter PgBouncer refuses it ("unsupported startup parameter"), and the bot would not start.
-    const statementTimeout = `SET statement_timeout = ${statementTimeoutOf(queryTimeoutMs)}`;
-    const poolOf = (name: string, max?: number) => {
-      const made = new pg.Pool({
-        connectionString: url,
-        connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
-        query_timeout: queryTimeoutMs,
-        keepAlive: true,
-        application_name: name,
+    const poolOf = (name: string, max?: number) =>
+      postgresPool({
+        url,
+        server,
+        name,
         ...(max ? { max } : {}),
+        connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        queryTimeoutMs,
+        statementTimeoutMs: options.statementTimeoutMs ?? statementTimeoutOf(queryTimeoutMs),
+        ...(options.log ? { log: options.log } : {}),
       });
-      made.on('connect', (client) => void client.query(statementTimeout).catch(() => undefined));
-      made.on('error', () => {}); // a dropped idle connection leaves the pool; the next query reconnects
-      return made;
-    };
     const pool = poolOf('cngn-desk');
     // Lock renewals only (see the top of this file): one connection, never queued behind the pool.
     const renewalPool = poolOf('cngn-desk-locks', 1);

@@ -23,6 +23,7 @@ export async function alertFor(entry: OutboxEntry, options: AlertRendering): Pro
       ...(bankName ? { bankName } : {}),
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
       ...(entry.stale ? { stale: entry.stale } : {}),
+      ...(entry.refused ? { refused: entry.refused } : {}),
     });
   } catch (error) {
     options.log.error(

@@ -187,6 +187,7 @@ export class DeadLetterDesk {
       enqueuedAt: letter.at,
       ...(letter.unreadable?.length ? { unreadable: letter.unreadable } : {}),
       ...(letter.stale ? { stale: letter.stale } : {}),
+      ...(letter.refused ? { refused: letter.refused } : {}),
     };
   }
 }

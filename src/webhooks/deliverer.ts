@@ -297,7 +297,8 @@ export class Deliverer {
     for (const entry of candidates.waiting) this.channels.drop(channel, entry.id);
     const { entries } = candidates;
     // Claimed and read back all at once: on SQLite, a hundred round trips one after another add up.
-    const claimed = await Promise.all(entries.map((e) => outbox.claim(e.id, this.owner, this.leaseMs)));
+    const ids = entries.map((e) => e.id);
+    const claimed = await outbox.claimForDigest(ids, this.owner, this.leaseMs);
     const currents = await Promise.all(
       entries.map((e, i) => (claimed[i] ? outbox.get(e.id) : Promise.resolve(undefined))),
     );
@@ -387,12 +388,8 @@ export class Deliverer {
   /** Post a claimed entry, read again under its post lock: one delivered meanwhile is not posted again. */
   private async postClaimed(entry: OutboxEntry, channel: string): Promise<DeliveryOutcome> {
     const { outbox } = this.options;
-    const current = await outbox.get(entry.id);
-    if (!current || current.deliveredAt || current.deadLetteredAt) {
-      await outbox.release(entry.id, this.owner);
-      await outbox.dropPending(entry.id);
-      return { kind: 'skip' };
-    }
+    const current = await outbox.stillToPostAlone(entry.id, this.owner);
+    if (!current) return { kind: 'skip' };
     const message = await alertFor(current, {
       render: this.options.render,
       bankName: this.options.bankName,

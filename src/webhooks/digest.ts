@@ -25,7 +25,7 @@ const ROUTINE_EVENTS: ReadonlySet<string> = new Set([
  * events.
  */
 export function needsPerson(entry: OutboxEntry): boolean {
-  if (entry.stale) return true;
+  if (entry.stale || entry.refused) return true;
   if (!ROUTINE_EVENTS.has(entry.event.event)) return true;
   if (classifyStatus(entry.event.data.status) === 'failed') return true;
   if (invalidAmountOf(entry.event.data) !== undefined) return true;

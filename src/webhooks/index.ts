@@ -215,7 +215,9 @@ function newDeliverer(
     store: options.store,
     sink,
     render: options.render,
-    route: options.route ?? ((entry) => byKind(entry.event.event)),
+    // A needs-a-person alert goes where alerts are watched, whatever the event's own route.
+    route:
+      options.route ?? ((entry) => (entry.refused && options.alertsChannel) || byKind(entry.event.event)),
     fallbackChannel: options.alertsChannel,
     bankName: options.bankName,
     log,
@@ -288,7 +290,10 @@ async function alertPlacements(
   const entries = new Map<string, OutboxEntry>();
   for (const reference of new Set(references)) {
     if (!reference) continue;
-    for (const entry of await outbox.entriesFor(reference)) entries.set(entry.id, entry);
+    for (const entry of await outbox.entriesFor(reference)) {
+      // A needs-a-person alert about a delivery is not an event's alert of its own.
+      if (!entry.refused) entries.set(entry.id, entry);
+    }
   }
   return [...entries.values()]
     .sort((a, b) => a.seq - b.seq)

@@ -14,7 +14,7 @@ export function dedupeKey(event: WebhookEvent, raw?: unknown): string {
   return `${event.event}|body:${sha256(JSON.stringify(raw ?? event))}`;
 }
 
-export function outboxIdFor(origin: 'webhook' | 'reconciler', key: string): string {
+export function outboxIdFor(origin: 'webhook' | 'reconciler' | 'refused', key: string): string {
   return sha256(`${origin}|${key}`).slice(0, 32);
 }
 

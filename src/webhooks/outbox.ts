@@ -164,6 +164,40 @@ export class Outbox {
     return this.store.setIfAbsent(claimKey(id), owner, leaseMs);
   }
 
+  /**
+   * Claim entries for a digest; one an open digest carries (claimed here once its claim lapsed under
+   * that digest) is let go at once: that digest posts it, under its own post lock (post-lock.ts).
+   */
+  async claimForDigest(ids: string[], owner: string, leaseMs: number): Promise<boolean[]> {
+    const claimed = await Promise.all(ids.map((id) => this.claim(id, owner, leaseMs)));
+    if (!claimed.some(Boolean)) return claimed;
+    const carried = await this.openDigestEntries();
+    return Promise.all(
+      ids.map(async (id, i) => {
+        if (!claimed[i] || !carried.has(id)) return claimed[i] === true;
+        await this.release(id, owner);
+        return false;
+      }),
+    );
+  }
+
+  /**
+   * The claimed entry read again (under its post lock), while it is still to be posted on its own;
+   * else `owner`'s claim let go: one delivered or set aside meanwhile leaves the pending list, and one
+   * an open digest carries (claimed here once its claim lapsed under that digest) is left to it.
+   */
+  async stillToPostAlone(id: string, owner: string): Promise<OutboxEntry | undefined> {
+    // The open digests first, then the entry: a digest marks its entries delivered before it closes,
+    // so an entry read after its digest was seen open-then-closed reads delivered (never posted twice).
+    const carried = await this.openDigestEntries();
+    const current = await this.get(id);
+    const finished = !current || Boolean(current.deliveredAt || current.deadLetteredAt);
+    if (!finished && !carried.has(id)) return current;
+    await this.release(id, owner);
+    if (finished) await this.dropPending(id);
+    return undefined;
+  }
+
   /** Let go of `owner`'s claim; one that lapsed and was taken by someone else stays theirs. */
   async release(id: string, owner: string): Promise<void> {
     await this.store.compareAndDelete(claimKey(id), owner);
@@ -223,6 +257,7 @@ export class Outbox {
       origin: entry.origin,
       ...(entry.unreadable?.length ? { unreadable: entry.unreadable } : {}),
       ...(entry.stale ? { stale: entry.stale } : {}),
+      ...(entry.refused ? { refused: entry.refused } : {}),
     });
     await this.store.set(entryKey(entry.id), dead, this.retentionMs);
     await this.store.removeFromSet(pendingSet(entry.id), entry.id);
@@ -277,6 +312,14 @@ export class Outbox {
       else await this.store.removeFromSet(OPEN_DIGESTS, id);
     }
     return records;
+  }
+
+  /**
+   * The entries the open digests carry: those are posted by their digest, under the digest's post
+   * lock, never one by one, even once an entry's own claim lapsed (post-lock.ts).
+   */
+  async openDigestEntries(): Promise<Set<string>> {
+    return new Set((await this.openDigests()).flatMap((record) => record.entryIds));
   }
 
   async getDigest(id: string): Promise<DigestRecord | undefined> {

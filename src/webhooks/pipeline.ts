@@ -15,7 +15,7 @@ import {
   outboxIdFor,
 } from './keys.js';
 import { DEFAULT_RETENTION_MS, type Outbox, type ReadAlong } from './outbox.js';
-import type { AlertOrigin, StaleKind, WebhookSubscriber } from './types.js';
+import type { AlertOrigin, RefusedReport, StaleKind, WebhookSubscriber } from './types.js';
 
 const SUBSCRIBERS_PENDING = 'webhooks:subscribers:pending';
 
@@ -133,6 +133,27 @@ export class WebhookPipeline {
     }
   }
 
+  /**
+   * A subscriber would settle nothing by the delivery `delivery` (see RefusedReport): a needs-a-person
+   * alert, once per delivery (its id is the delivery's), after the delivery's own alert and in its
+   * thread. No subscriber hears of it. False when the delivery is not in the outbox, or already told.
+   */
+  async refused(delivery: string, refused: RefusedReport): Promise<boolean> {
+    const parent = await this.options.outbox.get(delivery);
+    if (!parent) return false;
+    const created = await this.options.outbox.enqueue({
+      id: outboxIdFor('refused', delivery),
+      origin: parent.origin,
+      environment: parent.environment,
+      event: parent.event,
+      ...(parent.orderKey ? { orderKey: parent.orderKey } : {}),
+      threadOf: parent.id,
+      refused,
+    });
+    if (created) this.options.onEnqueued?.();
+    return created;
+  }
+
   /** Re-run subscribers for events stored before a restart whose subscribers had not all finished. */
   async resumeSubscribers(): Promise<void> {
     for (const id of await this.options.store.setMembers(SUBSCRIBERS_PENDING)) {
@@ -210,7 +231,7 @@ export class WebhookPipeline {
       let allOk = true;
       for (const subscriber of this.subscribers) {
         try {
-          await subscriber(event, unreadable);
+          await subscriber(event, unreadable, id);
         } catch (error) {
           allOk = false;
           this.log.error(

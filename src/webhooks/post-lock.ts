@@ -6,7 +6,9 @@
 // briefly, and lets go (a later scan finds the alert delivered). Only a post still under way at the
 // cap (lease + margin: a sink that hangs) lets the lock go, with a log line, so another replica can
 // take the alert over rather than every scan waiting on it for ever; such a post may then be posted
-// twice (docs/decisions/outbox-owns-slack-retries.md).
+// twice. A digest's entries are claimed one by one but posted under the digest's lock: an entry an
+// open digest carries is left to it (Outbox.stillToPostAlone, Outbox.claimForDigest), never posted
+// under its own (docs/decisions/outbox-owns-slack-retries.md).
 import type { Logger } from '../log.js';
 import { type Store, StoreErrorCode } from '../store/index.js';
 

@@ -10,6 +10,18 @@ export type StaleKind = 'old' | 'ahead';
 /** A stale delivery's kind; `true` where it was written before the kind was recorded. */
 export type Stale = StaleKind | true;
 
+/**
+ * A delivery the approvals side would not settle anything by, for a person to check: one of its
+ * references names another environment's request, or they name two different requests.
+ */
+export interface RefusedReport {
+  why: 'other-environment' | 'two-requests';
+  /** The environment the bot talks to. */
+  ourEnvironment: string;
+  /** Each reference the delivery gave, the request it names ('none') and that request's environment. */
+  named: Array<{ reference: string; requestId: string; environment: string }>;
+}
+
 /** What a message builder needs: the event, where it came from, and which environment it is. */
 export interface AlertInput {
   event: WebhookEvent;
@@ -21,6 +33,8 @@ export interface AlertInput {
   unreadable?: string[];
   /** Its signed time does not vouch for it (see OutboxEntry.stale): post only a warning for a person. */
   stale?: Stale;
+  /** Not the event's alert: what settling by it was refused for (see RefusedReport), for a person. */
+  refused?: RefusedReport;
 }
 
 /** A rendered Slack message (text is the notification/fallback, blocks the body). */
@@ -52,9 +66,14 @@ export interface DigestRendering {
 
 /**
  * Called once per new (non-duplicate) event, e.g. by approvals to update a matching request, with the
- * fields reading left out of it (a field present but unreadable is not the same as one never sent).
+ * fields reading left out of it (a field present but unreadable is not the same as one never sent) and
+ * the id of the delivery's outbox entry.
  */
-export type WebhookSubscriber = (event: WebhookEvent, unreadable: readonly string[]) => Promise<void>;
+export type WebhookSubscriber = (
+  event: WebhookEvent,
+  unreadable: readonly string[],
+  delivery: string,
+) => Promise<void>;
 
 /** One message waiting in (or delivered from) the durable outbox. */
 export interface OutboxEntry {
@@ -74,6 +93,8 @@ export interface OutboxEntry {
    * person, alone; no subscriber hears of it and it claims no final state.
    */
   stale?: Stale;
+  /** A needs-a-person alert about the delivery `threadOf` names, not the event's own alert. */
+  refused?: RefusedReport;
   /** The reference whose messages must stay in order. */
   orderKey?: string;
   /** The previous entry for the same reference: this one waits until that one is delivered. */
@@ -130,4 +151,5 @@ export interface DeadLetter {
   origin?: AlertOrigin;
   unreadable?: string[];
   stale?: Stale;
+  refused?: RefusedReport;
 }

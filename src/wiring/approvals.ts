@@ -102,7 +102,7 @@ export interface Approvals {
   /** Delegates vetted at filing, and their delegations ended once they may no longer act; set by the plugin. */
   vetting: DelegateVetting | undefined;
   /** For the webhook pipeline. */
-  subscriber: (event: WebhookEvent, unreadable: readonly string[]) => Promise<void>;
+  subscriber: (event: WebhookEvent, unreadable: readonly string[], delivery: string) => Promise<void>;
 }
 
 /** The passkey pages' links under the signing URL (the review's signing link, `/cngn passkey`'s); none without one. */
@@ -159,7 +159,8 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
     vetting: undefined,
     installs: (stopBegan) => installsOf(approvals, setup, stopBegan),
     // The webhook pipeline's subscriber: matches the event's references to a request and settles it.
-    subscriber: (event, unreadable) => engine.onCustodyReport(custodyReport(event, unreadable)),
+    subscriber: (event, unreadable, delivery) =>
+      engine.onCustodyReport(custodyReport(event, unreadable, delivery)),
   };
   return approvals;
 }

@@ -39,3 +39,24 @@ it('still lets the next generation claim an unmarked claim that ran out, or one 
     await store.close();
   }
 });
+
+it('ends only the generation a hand-back names, and claims the next one past it', async () => {
+  const store = await createStore('memory://');
+  const repo = new ApprovalRepository(store, 'sandbox');
+  const t0 = new Date('2026-11-23T10:00:00Z');
+  const later = new Date(t0.getTime() + 10 * LEASE_MS);
+  try {
+    expect(await repo.claim('AR-3', 0, 'replica-a', t0, LEASE_MS)).toBe(0);
+    await repo.markClaimSending('AR-3', 0, 0, 'replica-a', new Date(t0.getTime() + LEASE_MS));
+    // A hand-back of another generation, or none, leaves the marked claim in the way.
+    expect(await repo.claim('AR-3', 0, 'replica-b', later, LEASE_MS, 1)).toBeUndefined();
+    expect(await repo.lapsedSendingClaim('AR-3', 0, later)).toBe(0);
+    // The request names generation 0 as handed back: its holder can no longer send, so it is ended.
+    expect(await repo.lapsedSendingClaim('AR-3', 0, later, 0)).toBeUndefined();
+    expect(await repo.claim('AR-3', 0, 'replica-b', later, LEASE_MS, 0)).toBe(1);
+    expect(await repo.markClaimSending('AR-3', 0, 0, 'replica-a', later)).toBe(false);
+    expect(await repo.claim('AR-3', 0, 'replica-c', later, LEASE_MS)).toBeUndefined();
+  } finally {
+    await store.close();
+  }
+});

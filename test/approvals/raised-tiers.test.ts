@@ -30,6 +30,16 @@ import {
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
+/** The bot stopped and restarted with tiers that ask two approvals (and `engine`'s other settings). */
+async function restartRaised(fx: EngineFixture, engine: Partial<ApprovalEngineOptions> = {}) {
+  await fx.engine.stop();
+  const policy = new ApprovalPolicy({
+    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
+    tiers: parseTiers('0:2'),
+  });
+  return fx.another({ engine: { policy, now: partsOf(fx.engine).core.now, ...engine } });
+}
+
 test('a request filed at one approval, tiers raised to two: still pending after one, sent after two', async ({
   startEngine,
 }) => {
@@ -37,13 +47,8 @@ test('a request filed at one approval, tiers raised to two: still pending after 
   const [networkId] = await twoNetworks(fx.client);
   const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
   expect(request.requiredApprovals).toBe(1);
-  await fx.engine.stop();
   // The bot restarted with tiers that ask two approvals for it.
-  const policy = new ApprovalPolicy({
-    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
-    tiers: parseTiers('0:2'),
-  });
-  const raised = await fx.another({ engine: { policy, now: partsOf(fx.engine).core.now } });
+  const raised = await restartRaised(fx);
   const first = await approveAsSeen(raised.engine, request.id, APPROVER_B);
   expect(first).toMatchObject({ ok: true, request: { state: 'pending' } });
   expect(first.ok && first.request.history.at(-1)).toMatchObject({
@@ -93,13 +98,7 @@ function settings(tiers: string) {
  * the freeze lifted (two approvals under the new tiers too): requests it held come to be sent.
  */
 async function restartRaisedAndLift(fx: EngineFixture, engine: Partial<ApprovalEngineOptions> = {}) {
-  await fx.engine.stop();
-  const policy = new ApprovalPolicy({
-    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
-    tiers: parseTiers('0:2'),
-  });
-  const now = partsOf(fx.engine).core.now;
-  const raised = await fx.another({ engine: { policy, now, policySnapshot: settings('0:2'), ...engine } });
+  const raised = await restartRaised(fx, { policySnapshot: settings('0:2'), ...engine });
   await raised.engine.openTrail();
   const lift = await raised.engine.fileUnfreeze(APPROVER_A);
   if (!lift.ok) throw new Error(`unfreeze not filed: ${lift.reason}`);
@@ -214,12 +213,7 @@ test('tiers raised before anyone approved: the count shown is the one the tiers 
   const fx = await startEngine({ tiers: '0:1' });
   const [networkId] = await twoNetworks(fx.client);
   const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
-  await fx.engine.stop();
-  const policy = new ApprovalPolicy({
-    approvers: [APPROVER_A, APPROVER_B, REQUESTER],
-    tiers: parseTiers('0:2'),
-  });
-  const raised = await fx.another({ engine: { policy, now: partsOf(fx.engine).core.now } });
+  const raised = await restartRaised(fx);
   const waiting = await raised.engine.get(request.id);
   if (!waiting) throw new Error('not stored');
   expect(waiting).toMatchObject({ state: 'pending', requiredApprovals: 1, approvals: [] });

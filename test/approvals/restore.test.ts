@@ -66,15 +66,19 @@ function copyStore(from: string, to: string): void {
   }
 }
 
-test('sends nothing twice when the store is restored from a backup taken while it was approved', async ({
-  sandbox,
-  dir,
-  bots: { startBot, stopBot },
-}) => {
-  const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
+type Bots = {
+  startBot: (laterMs?: number) => Promise<EngineFixture>;
+  stopBot: (fx: EngineFixture) => Promise<void>;
+};
+
+/**
+ * A withdrawal of `amount` approved, the bot stopped before sending it and the store backed up in
+ * `backup`; the next start sends it and stops. Returns its id and the request as that start left it.
+ */
+async function sentAfterBackup({ startBot, stopBot }: Bots, dir: string, amount: string) {
   const first = await startBot();
   const [networkId] = await twoNetworks(first.client);
-  const filed = await fileDraft(first.engine, withdrawalDraft(networkId, '7890.12'));
+  const filed = await fileDraft(first.engine, withdrawalDraft(networkId, amount));
   await partsOf(first.engine).core.approve(filed.id, APPROVER_A); // approved; the bot stops before sending
   await stopBot(first);
   copyStore(dir, join(dir, 'backup'));
@@ -83,16 +87,31 @@ test('sends nothing twice when the store is restored from a backup taken while i
   await second.engine.start();
   await second.engine.idle();
   const sent = await second.engine.get(filed.id);
+  await stopBot(second);
+  return { id: filed.id, sent };
+}
+
+/** The backup restored, and a bot started on it once the claim of its send has lapsed. */
+async function startedOnBackup({ startBot }: Bots, dir: string): Promise<EngineFixture> {
+  copyStore(join(dir, 'backup'), dir);
+  return startBot(CLAIM_LEASE_MS + 60_000);
+}
+
+test('sends nothing twice when the store is restored from a backup taken while it was approved', async ({
+  sandbox,
+  dir,
+  bots,
+}) => {
+  const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
+  const { id, sent } = await sentAfterBackup(bots, dir, '7890.12');
   expect(sent?.state).toBe('sent');
   expect(withdrawCalls()).toBe(1);
-  await stopBot(second);
 
-  copyStore(join(dir, 'backup'), dir);
-  const restored = await startBot(CLAIM_LEASE_MS + 60_000);
-  expect((await restored.engine.get(filed.id))?.state).toBe('approved');
+  const restored = await startedOnBackup(bots, dir);
+  expect((await restored.engine.get(id))?.state).toBe('approved');
   await restored.engine.start();
   await restored.engine.idle();
-  const after = await restored.engine.get(filed.id);
+  const after = await restored.engine.get(id);
   expect(after?.state).toBe('sent');
   expect(after?.outcome?.reference).toBe(sent?.outcome?.reference);
   expect(after?.history.at(-1)?.action).toBe(LOOKED_UP_BEFORE_SENDING);
@@ -107,31 +126,19 @@ test('sends nothing twice when the store is restored from a backup taken while i
 test('a rejection of a request restored approved that went out since the backup is recorded, and a person is alerted with its reference', async ({
   sandbox,
   dir,
-  bots: { startBot, stopBot },
+  bots,
 }) => {
   const withdrawCalls = () => sandbox.count('POST', '/v1/api/withdraw');
-  const first = await startBot();
-  const [networkId] = await twoNetworks(first.client);
-  const filed = await fileDraft(first.engine, withdrawalDraft(networkId, '7890.13'));
-  await partsOf(first.engine).core.approve(filed.id, APPROVER_A);
-  await stopBot(first);
-  copyStore(dir, join(dir, 'backup'));
-
-  const second = await startBot();
-  await second.engine.start();
-  await second.engine.idle();
-  const sent = await second.engine.get(filed.id);
+  const { id, sent } = await sentAfterBackup(bots, dir, '7890.13');
   expect(sent?.state).toBe('sent');
-  await stopBot(second);
 
-  copyStore(join(dir, 'backup'), dir);
-  const restored = await startBot(CLAIM_LEASE_MS + 60_000);
-  expect((await restored.engine.get(filed.id))?.state).toBe('approved');
-  expect(await rejectAsSeen(restored.engine, filed.id, APPROVER_B, 'not needed any more')).toMatchObject({
+  const restored = await startedOnBackup(bots, dir);
+  expect((await restored.engine.get(id))?.state).toBe('approved');
+  expect(await rejectAsSeen(restored.engine, id, APPROVER_B, 'not needed any more')).toMatchObject({
     ok: true,
   });
   await restored.engine.idle();
-  const after = await restored.engine.get(filed.id);
+  const after = await restored.engine.get(id);
   expect(after?.state).toBe('rejected');
   const alerted = after?.history.filter((h) => h.action === STOPPED_BUT_FOUND_ACTION) ?? [];
   expect(alerted).toHaveLength(1);

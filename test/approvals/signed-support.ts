@@ -156,16 +156,20 @@ export async function expectUnsent(
   return request;
 }
 
-/** Someone with write access to the store rewrites the request as `change` says. */
+/**
+ * Someone with write access to the store rewrites the request as `change` says; `audited: false`,
+ * without an entry in the audit chain (a writer who does not hold the audit signing key).
+ */
 export async function rewrite(
   store: Store,
   id: string,
   change: (stored: ApprovalRequest) => ApprovalRequest,
+  options: { audited?: boolean } = {},
 ): Promise<void> {
   const repo = new ApprovalRepository(store, 'sandbox');
   const stored = await repo.get(id);
   if (!stored) throw new Error('not stored');
-  expect(await repo.saveIf(stored, change(stored))).toBe(true);
+  expect(await repo.saveIf(stored, change(stored), options.audited ?? true)).toBe(true);
 }
 
 /**

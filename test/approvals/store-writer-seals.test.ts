@@ -1,11 +1,12 @@
 // What a store writer (write access to the store, not the audit signing key) can no longer do where the
 // bot holds that key, whether approvals are signed or not: change a filed request and have it sent
-// (its filing seal must hold at the send, request-seal.ts), or write or widen a delegation and have
+// (its filing seal must hold at the send, request-seal.ts), take its seal off and have the next start
+// seal it as it stands (only an environment's first start seals, sealing-once.ts), or write or widen a delegation and have
 // approvals through it count (its request's seal must hold where it is used, delegation-requests.ts).
 import { describe, expect } from 'vitest';
 import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
-import type { ApprovalRequest } from '../../src/approvals/index.js';
-import { FILING_SEAL_BROKEN } from '../../src/approvals/request-seal.js';
+import { type ApprovalRequest, NEEDS_A_PERSON_NOTES } from '../../src/approvals/index.js';
+import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from '../../src/approvals/request-seal.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
@@ -22,6 +23,9 @@ import {
   withdrawCalls,
 } from './delegation-support.js';
 import { rewrite } from './signed-support.js';
+
+/** The request as filed before requests were sealed (written so, not through the audit chain). */
+const unsealed = ({ sealed: _seal, ...stored }: ApprovalRequest) => stored as ApprovalRequest;
 
 /** The delegation tests' engine, holding an audit signing key, approvals by click. */
 const test = delegationTest.extend('engineOptions', () => ({
@@ -53,13 +57,47 @@ describe('with the audit signing key, approvals by click', () => {
     expect(withdrawCalls(fx)).toBe(0);
   });
 
+  test('a seal taken off and the amount changed in the store while the bot was stopped: the next start does not seal it, and nothing is sent', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await engine.openTrail();
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    expect(request.sealed).toBeDefined();
+    await engine.stop();
+    const raised = (stored: ApprovalRequest) =>
+      ({
+        ...unsealed(stored),
+        amount: '900000',
+        payload: { ...stored.payload, amount: '900000' },
+      }) as ApprovalRequest;
+    await rewrite(fx.store, request.id, raised, { audited: false });
+
+    const { engine: restarted } = await fx.another();
+    await restarted.openTrail();
+    expect(restarted.auditHealth()).toMatchObject({ checked: true, ok: true });
+    expect((await restarted.get(request.id))?.sealed).toBeUndefined();
+    expect(await approveAsSeen(restarted, request.id, DAYO)).toMatchObject({ ok: true });
+    await restarted.idle();
+    const failed = await restarted.get(request.id);
+    expect(failed).toMatchObject({
+      state: 'failed',
+      outcome: { reason: FILING_SEAL_MISSING, nothingSent: true },
+    });
+    expect(failed?.history.at(-1)).toMatchObject({ action: 'failed', note: FILING_SEAL_MISSING });
+    expect(withdrawCalls(fx)).toBe(0);
+    expect(NEEDS_A_PERSON_NOTES.has(FILING_SEAL_MISSING)).toBe(true); // the alerts channel hears of it
+    await restarted.stop();
+  });
+
   test('a request filed unsealed before an upgrade is sealed at start and sent', async ({
     fx,
     engine,
     networkId,
   }) => {
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await rewrite(fx.store, request.id, ({ sealed: _seal, ...stored }) => stored as ApprovalRequest);
+    await rewrite(fx.store, request.id, unsealed, { audited: false });
     await engine.openTrail();
     expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
     await engine.idle();
@@ -114,7 +152,7 @@ describe('with the audit signing key, a delegation', () => {
     networkId,
   }) => {
     const id = await delegate(fx, CHIDI, BOLA);
-    await rewrite(fx.store, id, ({ sealed: _seal, ...stored }) => stored as ApprovalRequest);
+    await rewrite(fx.store, id, unsealed, { audited: false });
     await engine.openTrail();
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({ ok: true });

@@ -7,26 +7,20 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { AuditArchive, CLAIM_ABANDONED_MS, type VerifiedChain } from '../../src/audit/archive.js';
-import { AuditKeeper } from '../../src/audit/keeper.js';
+import { CLAIM_ABANDONED_MS } from '../../src/audit/archive.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { CLAIMS_DIR, ENTRIES_FILE, MANIFEST_FILE } from '../../src/audit/segments.js';
-import { HeadMarks } from '../../src/audit/signing.js';
 import { auditTest as test } from '../support/audit-archive.js';
 import { capturedLog } from '../support/captured-log.js';
-import { auditDraft } from '../support/engine.js';
-
-const NOW = new Date('2026-11-02T10:00:00.000Z');
-type ArchiveOptions = ConstructorParameters<typeof AuditArchive>[0];
-
-const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
-  entries: await log.entries('sandbox'),
-  head: await log.head('sandbox'),
-});
-
-async function appendMany(log: AuditLog, from: number, count: number): Promise<void> {
-  for (let n = from; n < from + count; n++) await log.append('sandbox', auditDraft(n));
-}
+import {
+  type ArchiveOptions,
+  abandonedClaim,
+  appendMany,
+  archiveOn,
+  chainOf,
+  keeperOn,
+  NOW,
+} from './archive-support.js';
 
 const failure = (code: string, path: string) =>
   Object.assign(new Error(`${code}: '${path}'`), { code, errno: -1, syscall: 'open', path });
@@ -50,13 +44,13 @@ test('a claim whose owner file cannot be read is held until it is old by its fol
 }) => {
   const { a } = await replicas('audit-claims-owner-unreadable');
   let now = NOW;
-  const archive = new AuditArchive({
-    store: a,
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => now,
-  });
+  const archive = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      now: () => now,
+    },
+  );
   const log = new AuditLog(a);
   await appendMany(log, 0, 1);
   // A claim whose owner.json is a folder: no user reads it (EISDIR).
@@ -101,28 +95,25 @@ test('out of file handles while checking its claim is still its own, a writer tr
   signer,
 }) => {
   const { a } = await replicas('audit-claims-owns-emfile');
-  const dir = join(auditDir, 'archive');
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
-  const archive = new AuditArchive({
-    store: a,
-    dir,
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    readFile: failingReads('owner.json', 'EMFILE', 2),
-  });
+  const archive = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      readFile: failingReads('owner.json', 'EMFILE', 2),
+    },
+  );
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
   // A failure that does not pass is thrown as itself, not read as a takeover, and the claim is given back.
   await appendMany(log, 2, 1);
-  const lasting = new AuditArchive({
-    store: a,
-    dir,
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    readFile: failingReads('owner.json', 'EMFILE', 4),
-  });
+  const lasting = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      readFile: failingReads('owner.json', 'EMFILE', 4),
+    },
+  );
   await expect(lasting.write('schedule', chainOf(log))).rejects.toThrow('EMFILE');
   expect(readdirSync(join(archive.folder, CLAIMS_DIR))).toEqual(['0000000000']);
   expect(await lasting.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 2 });
@@ -134,18 +125,10 @@ test('a claim its own failed write could not give back is taken back by that wri
   signer,
 }) => {
   const { a } = await replicas('audit-claims-own-left');
-  const dir = join(auditDir, 'archive');
   const log = new AuditLog(a);
   await appendMany(log, 0, 1);
   const on = (readFile?: ArchiveOptions['readFile']) =>
-    new AuditArchive({
-      store: a,
-      dir,
-      environment: 'sandbox',
-      signer,
-      now: () => NOW,
-      ...(readFile ? { readFile } : {}),
-    });
+    archiveOn(a, { auditDir, signer }, readFile ? { readFile } : {});
   // Out of file handles through every try, both while checking the claim and while giving it back.
   const writer = on(failingReads('owner.json', 'EMFILE', 8));
   await expect(writer.write('schedule', chainOf(log))).rejects.toThrow(
@@ -167,21 +150,18 @@ test('the folder of a claim taken over that cannot be removed is reported, is no
   const log = new AuditLog(a);
   await appendMany(log, 0, 1);
   let failRemovals = 1;
-  const archive = new AuditArchive({
-    store: a,
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    remove: async (path) => {
-      if (failRemovals-- > 0) throw failure('EBUSY', path);
-      await rm(path, { recursive: true, force: true });
+  const archive = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      remove: async (path) => {
+        if (failRemovals-- > 0) throw failure('EBUSY', path);
+        await rm(path, { recursive: true, force: true });
+      },
     },
-  });
+  );
   const claims = join(archive.folder, CLAIMS_DIR);
-  mkdirSync(join(claims, '0000000000'), { recursive: true });
-  const at = new Date(NOW.getTime() - CLAIM_ABANDONED_MS).toISOString();
-  writeFileSync(join(claims, '0000000000', 'owner.json'), JSON.stringify({ owner: 'replica-gone', at }));
+  const at = abandonedClaim(archive.folder);
   const written = await archive.write('schedule', chainOf(log));
   expect(written).toMatchObject({ written: true, firstSeq: 0 });
   const left = readdirSync(claims).filter((name) => name.startsWith('.'));
@@ -204,18 +184,10 @@ test("a passing failure reading a segment's files fails the check; a file no use
   signer,
 }) => {
   const { a } = await replicas('audit-claims-segment-emfile');
-  const dir = join(auditDir, 'archive');
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
   const on = (readFile?: ArchiveOptions['readFile']) =>
-    new AuditArchive({
-      store: a,
-      dir,
-      environment: 'sandbox',
-      signer,
-      now: () => NOW,
-      ...(readFile ? { readFile } : {}),
-    });
+    archiveOn(a, { auditDir, signer }, readFile ? { readFile } : {});
   expect(await on().write('schedule', chainOf(log))).toMatchObject({ written: true });
   for (const name of [MANIFEST_FILE, ENTRIES_FILE]) {
     for (const code of ['EMFILE', 'ENFILE', 'EAGAIN', 'EBUSY']) {
@@ -240,16 +212,7 @@ test('the keeper logs a takeover of an abandoned claim as a warning', async ({
   const { a } = await replicas('audit-claims-keeper-note');
   const { logger, entries } = capturedLog('warn');
   const log = new AuditLog(a);
-  const keeper = new AuditKeeper({
-    store: a,
-    log,
-    environment: 'sandbox',
-    openRequests: async () => [],
-    seal: { signer, marks: new HeadMarks(join(auditDir, 'heads.json')) },
-    archiveDir: join(auditDir, 'archive'),
-    now: () => NOW,
-    logger,
-  });
+  const keeper = keeperOn(a, log, { auditDir, signer }, logger);
   await appendMany(log, 0, 1);
   const claim = join(auditDir, 'archive', 'sandbox', CLAIMS_DIR, '0000000000');
   mkdirSync(join(claim, 'owner.json'), { recursive: true });

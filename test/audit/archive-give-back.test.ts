@@ -2,39 +2,29 @@
 // its claim its own and then stalled while a takeover made it another's (published from or not), the
 // notes of a write that then fails (or whose logger throws), a second write of one writer while its first
 // still holds its claim or after it took that claim over, and a claim moved away before its writer staged.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import {
-  type ArchiveOutcome,
-  AuditArchive,
-  CLAIM_ABANDONED_MS,
-  type VerifiedChain,
-} from '../../src/audit/archive.js';
-import { CLAIM_OWNER_FILE } from '../../src/audit/archive-claims.js';
+import { type ArchiveOutcome, type AuditArchive, CLAIM_ABANDONED_MS } from '../../src/audit/archive.js';
 import type { ListFolder } from '../../src/audit/archive-find.js';
-import { AuditKeeper } from '../../src/audit/keeper.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { CLAIMS_DIR, ENTRIES_FILE, MANIFEST_FILE } from '../../src/audit/segments.js';
-import { HeadMarks } from '../../src/audit/signing.js';
 import type { Store } from '../../src/store/index.js';
 import { auditTest as test } from '../support/audit-archive.js';
 import { capturedLog } from '../support/captured-log.js';
-import { auditDraft } from '../support/engine.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
+import {
+  abandonedClaim,
+  appendMany,
+  archiveOn,
+  chainOf,
+  keeperOn,
+  NOW,
+  ownerFrozenAfterFirstRead,
+} from './archive-support.js';
 
-const NOW = new Date('2026-11-02T10:00:00.000Z');
 const LATER = new Date(NOW.getTime() + CLAIM_ABANDONED_MS);
-
-const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
-  entries: await log.entries('sandbox'),
-  head: await log.head('sandbox'),
-});
-
-async function appendMany(log: AuditLog, from: number, count: number): Promise<void> {
-  for (let n = from; n < from + count; n++) await log.append('sandbox', auditDraft(n));
-}
 
 /** The store as a writer sees it once its archive lock lapsed: it no longer keeps another writer out. */
 const lapsed = (store: Store) => new LapsedLock('approvals:audit-archive').wrap(store);
@@ -62,60 +52,51 @@ test('a writer giving back a claim a takeover made another’s moves it away fir
   signer,
 }) => {
   const { a, b } = await replicas('audit-give-back-taken-over');
-  const dir = join(auditDir, 'archive');
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
   // The other writer (its lock lapsed), ten minutes on: the first writer's claim is abandoned by its
   // clock. It takes the claim over, stages its segment, and waits there until let go.
   const stalled = gate();
-  const other = new AuditArchive({
-    store: lapsed(b),
-    dir,
-    environment: 'sandbox',
-    signer,
-    now: () => LATER,
-    staged: async () => {
-      stalled.arrive();
-      await stalled.wait;
+  const other = archiveOn(
+    lapsed(b),
+    { auditDir, signer },
+    {
+      now: () => LATER,
+      staged: async () => {
+        stalled.arrive();
+        await stalled.wait;
+      },
     },
-  });
+  );
   let otherWrite: Promise<ArchiveOutcome> | undefined;
   let otherOutcome: ArchiveOutcome | Error | undefined;
-  let seen: Buffer | undefined;
-  let ownerReads = 0;
   const notes: string[] = [];
-  const writer = new AuditArchive({
-    store: a,
-    dir,
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    onNote: (note) => notes.push(note),
-    // Its look at its claim before staging is read as it is; its look when giving the claim back, as it
-    // was then: the writer read its own owner, then froze while the other took the claim over.
-    readFile: (path) => {
-      if (!path.endsWith(`/${CLAIM_OWNER_FILE}`)) return readFileSync(path);
-      ownerReads += 1;
-      if (ownerReads === 1) seen = readFileSync(path);
-      return ownerReads <= 2 && seen ? seen : readFileSync(path);
+  const writer = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      onNote: (note) => notes.push(note),
+      // Its look at its claim before staging is read as it is; its look when giving the claim back, as it
+      // was then: the writer read its own owner, then froze while the other took the claim over.
+      readFile: ownerFrozenAfterFirstRead(),
+      // Its disk fails once staged, after the other writer took over and staged.
+      staged: async () => {
+        otherWrite = other.write('schedule', chainOf(log));
+        await stalled.arrived;
+        throw failure('ENOSPC');
+      },
+      // A recursive delete goes file by file: the other writer's staged rename lands after the first.
+      remove: async (path) => {
+        const staged = readdirSync(path).find((name) => name.startsWith('staged-'));
+        if (staged && otherWrite && !otherOutcome) {
+          rmSync(join(path, staged, ENTRIES_FILE));
+          stalled.release();
+          otherOutcome = await otherWrite.catch((error: Error) => error);
+        }
+        await rm(path, { recursive: true, force: true });
+      },
     },
-    // Its disk fails once staged, after the other writer took over and staged.
-    staged: async () => {
-      otherWrite = other.write('schedule', chainOf(log));
-      await stalled.arrived;
-      throw failure('ENOSPC');
-    },
-    // A recursive delete goes file by file: the other writer's staged rename lands after the first.
-    remove: async (path) => {
-      const staged = readdirSync(path).find((name) => name.startsWith('staged-'));
-      if (staged && otherWrite && !otherOutcome) {
-        rmSync(join(path, staged, ENTRIES_FILE));
-        stalled.release();
-        otherOutcome = await otherWrite.catch((error: Error) => error);
-      }
-      await rm(path, { recursive: true, force: true });
-    },
-  });
+  );
   await expect(writer.write('schedule', chainOf(log))).rejects.toThrow('ENOSPC');
   stalled.release();
   otherOutcome ??= await otherWrite?.catch((error: Error) => error);
@@ -160,21 +141,9 @@ test('the keeper logs a takeover as it happens, though the write then fails', as
     },
   });
   const log = new AuditLog(failing);
-  const keeper = new AuditKeeper({
-    store: failing,
-    log,
-    environment: 'sandbox',
-    openRequests: async () => [],
-    seal: { signer, marks: new HeadMarks(join(auditDir, 'heads.json')) },
-    archiveDir: join(auditDir, 'archive'),
-    now: () => NOW,
-    logger,
-  });
+  const keeper = keeperOn(failing, log, { auditDir, signer }, logger);
   await appendMany(log, 0, 1);
-  const claim = join(auditDir, 'archive', 'sandbox', CLAIMS_DIR, '0000000000');
-  mkdirSync(claim, { recursive: true });
-  const at = new Date(NOW.getTime() - CLAIM_ABANDONED_MS).toISOString();
-  writeFileSync(join(claim, CLAIM_OWNER_FILE), JSON.stringify({ owner: 'replica-gone', at }));
+  const at = abandonedClaim(join(auditDir, 'archive', 'sandbox'));
   await expect(keeper.archiveNow('command')).rejects.toThrow('ECONNRESET');
   expect(entries).toContainEqual(
     expect.objectContaining({
@@ -195,18 +164,17 @@ test('a second write of one writer while its first holds the claim is refused, a
   let second: ArchiveOutcome | undefined;
   let stalled = false;
   // Its lock lapsed: its second write starts while the first is stalled with its segment staged.
-  const archive: AuditArchive = new AuditArchive({
-    store: lapsed(a),
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    staged: async () => {
-      if (stalled) return;
-      stalled = true;
-      second = await archive.write('command', chainOf(log));
+  const archive: AuditArchive = archiveOn(
+    lapsed(a),
+    { auditDir, signer },
+    {
+      staged: async () => {
+        if (stalled) return;
+        stalled = true;
+        second = await archive.write('command', chainOf(log));
+      },
     },
-  });
+  );
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({
     written: true,
     firstSeq: 0,
@@ -232,18 +200,18 @@ test('a write of one writer stalled past the takeover of its claim by a later wr
   let second: ArchiveOutcome | undefined;
   // Its lock lapsed: the first write stalls holding its claim of seq 0 until, ten minutes on, a second
   // write of the same writer took that claim over as abandoned and published.
-  const archive: AuditArchive = new AuditArchive({
-    store: lapsed(a),
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => clock,
-    claimed: async () => {
-      if (second) return;
-      clock = LATER;
-      second = await archive.write('command', chainOf(log));
+  const archive: AuditArchive = archiveOn(
+    lapsed(a),
+    { auditDir, signer },
+    {
+      now: () => clock,
+      claimed: async () => {
+        if (second) return;
+        clock = LATER;
+        second = await archive.write('command', chainOf(log));
+      },
     },
-  });
+  );
   await expect(archive.write('schedule', chainOf(log))).rejects.toThrow(
     'the claim of seq 0 was taken over while this writer was stalled; nothing was written',
   );
@@ -256,20 +224,16 @@ test('a logger that throws at a note does not stop the write', async ({ replicas
   const { a } = await replicas('audit-give-back-note-throws');
   const log = new AuditLog(a);
   await appendMany(log, 0, 1);
-  const archive = new AuditArchive({
-    store: a,
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    onNote: () => {
-      throw new Error('the logger is down');
+  const archive = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      onNote: () => {
+        throw new Error('the logger is down');
+      },
     },
-  });
-  const claim = join(archive.folder, CLAIMS_DIR, '0000000000');
-  mkdirSync(claim, { recursive: true });
-  const at = new Date(NOW.getTime() - CLAIM_ABANDONED_MS).toISOString();
-  writeFileSync(join(claim, CLAIM_OWNER_FILE), JSON.stringify({ owner: 'replica-gone', at }));
+  );
+  const at = abandonedClaim(archive.folder);
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({
     written: true,
     notes: [`took over the abandoned claim of seq 0 (by replica-gone, ${at})`],
@@ -286,17 +250,16 @@ test('a writer whose claim was moved away before it staged says it was taken ove
   const log = new AuditLog(a);
   await appendMany(log, 0, 1);
   // While it stalls after claiming, a takeover renames its claim away and stops before claiming afresh.
-  const archive: AuditArchive = new AuditArchive({
-    store: a,
-    dir: join(auditDir, 'archive'),
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    claimed: async () => {
-      const claims = join(archive.folder, CLAIMS_DIR);
-      renameSync(join(claims, '0000000000'), join(claims, '.0000000000-abandoned-x'));
+  const archive: AuditArchive = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      claimed: async () => {
+        const claims = join(archive.folder, CLAIMS_DIR);
+        renameSync(join(claims, '0000000000'), join(claims, '.0000000000-abandoned-x'));
+      },
     },
-  });
+  );
   await expect(archive.write('schedule', chainOf(log))).rejects.toThrow(
     'the claim of seq 0 was taken over while this writer was stalled; nothing was written',
   );
@@ -309,43 +272,34 @@ test('a writer giving back a claim another took over and published from says not
   signer,
 }) => {
   const { a, b } = await replicas('audit-give-back-published');
-  const dir = join(auditDir, 'archive');
   const log = new AuditLog(a);
   await appendMany(log, 0, 2);
-  const other = new AuditArchive({ store: lapsed(b), dir, environment: 'sandbox', signer, now: () => LATER });
+  const other = archiveOn(lapsed(b), { auditDir, signer }, { now: () => LATER });
   let published = false;
   let hidden = false;
-  let seen: Buffer | undefined;
-  let ownerReads = 0;
   const notes: string[] = [];
-  const writer = new AuditArchive({
-    store: a,
-    dir,
-    environment: 'sandbox',
-    signer,
-    now: () => NOW,
-    onNote: (note) => notes.push(note),
-    // It looked for a segment and at its claim before the other published, and froze: the first listing
-    // and owner read after the other's write are as they were before it.
-    readFile: (path) => {
-      if (!path.endsWith(`/${CLAIM_OWNER_FILE}`)) return readFileSync(path);
-      ownerReads += 1;
-      if (ownerReads === 1) seen = readFileSync(path);
-      return ownerReads <= 2 && seen ? seen : readFileSync(path);
+  const writer = archiveOn(
+    a,
+    { auditDir, signer },
+    {
+      onNote: (note) => notes.push(note),
+      // It looked for a segment and at its claim before the other published, and froze: the first listing
+      // and owner read after the other's write are as they were before it.
+      readFile: ownerFrozenAfterFirstRead(),
+      list: ((path: string, options: { withFileTypes: true }) => {
+        const listed = readdirSync(path, options);
+        if (!published || hidden || path !== writer.folder) return listed;
+        hidden = true;
+        return listed.filter((entry) => entry.name.startsWith('.'));
+      }) as ListFolder,
+      // The other writer takes the claim over and publishes; then this writer's disk fails.
+      staged: async () => {
+        expect(await other.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
+        published = true;
+        throw failure('ENOSPC');
+      },
     },
-    list: ((path: string, options: { withFileTypes: true }) => {
-      const listed = readdirSync(path, options);
-      if (!published || hidden || path !== writer.folder) return listed;
-      hidden = true;
-      return listed.filter((entry) => entry.name.startsWith('.'));
-    }) as ListFolder,
-    // The other writer takes the claim over and publishes; then this writer's disk fails.
-    staged: async () => {
-      expect(await other.write('schedule', chainOf(log))).toMatchObject({ written: true, firstSeq: 0 });
-      published = true;
-      throw failure('ENOSPC');
-    },
-  });
+  );
   await expect(writer.write('schedule', chainOf(log))).rejects.toThrow('ENOSPC');
   expect(notes).toEqual([
     expect.stringMatching(

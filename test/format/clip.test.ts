@@ -1,7 +1,9 @@
 // A text cut to fit a Slack limit reads as a cut text: it ends with the one cut mark, and the cut never
 // leaves half an escape, half an emoji, half a link or mention, or a code span that swallows the rest.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CUT_MARK, clipMrkdwn, clipPlain, escapeMrkdwn, MAX_MRKDWN_TEXT } from '../../src/format/mrkdwn.js';
+import { assertFuzz } from '../support/fuzz-inputs.js';
 
 /** Every cut point from `from` to `to` characters, so one of them lands in each awkward place. */
 const cutsOf = (text: string, from: number, to: number) =>
@@ -91,5 +93,48 @@ describe('clipPlain', () => {
       expect(clipped.length).toBeLessThanOrEqual(max);
       expect(clipped.slice(0, -CUT_MARK.length)).toMatch(/^a*(⟨U\+202E⟩(b(⟨U\+E0041⟩c*)?)?)?$/);
     }
+  });
+});
+
+describe('clipPlain on characters made of several code points', () => {
+  /** What a reader sees as one character, each several UTF-16 units long. */
+  const UNITS = [
+    ['a family (ZWJ sequence)', '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}'],
+    ['a flag (two regional indicators)', '\u{1F1F3}\u{1F1EC}'],
+    ['a thumb with a skin tone', '\u{1F44D}\u{1F3FD}'],
+    ['a keycap', '1\uFE0F\u20E3'],
+    ['a letter and its combining accent', 'e\u0301'],
+    ['a rainbow flag (ZWJ with a variation selector)', '\u{1F3F3}\uFE0F\u200D\u{1F308}'],
+  ] as const;
+  const graphemes = (text: string) =>
+    [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].map((s) => s.segment);
+
+  it.each(UNITS)('never cuts inside %s', (_, unit) => {
+    const text = unit.repeat(30);
+    for (let max = CUT_MARK.length; max <= 40; max++) {
+      const clipped = clipPlain(text, max);
+      expect(clipped.length).toBeLessThanOrEqual(max);
+      expect(clipped.endsWith(CUT_MARK)).toBe(true);
+      expect(graphemes(clipped.slice(0, -CUT_MARK.length)).every((g) => g === unit)).toBe(true);
+    }
+  });
+
+  it('keeps whole characters of any mix of them, cut anywhere', async () => {
+    const piece = fc.constantFrom('a', ' ', '😀', '⟨U+202E⟩', ...UNITS.map(([, unit]) => unit));
+    await assertFuzz(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.nat(120), (pieces, extra) => {
+        const text = pieces.join('');
+        const max = CUT_MARK.length + (extra % (text.length + 1));
+        const clipped = clipPlain(text, max);
+        expect(clipped.length).toBeLessThanOrEqual(max);
+        const kept = clipped === text ? text : clipped.slice(0, -CUT_MARK.length);
+        expect(text.startsWith(kept)).toBe(true);
+        // The cut falls where the whole text has a boundary between two characters.
+        let at = 0;
+        const ends = new Set([0, ...graphemes(text).map((g) => (at += g.length))]);
+        expect(ends.has(kept.length)).toBe(true);
+      }),
+      500,
+    );
   });
 });

@@ -9,7 +9,14 @@ import { DeadLetterDesk } from '../../src/webhooks/dead-letters.js';
 import { Deliverer } from '../../src/webhooks/deliverer.js';
 import { Outbox } from '../../src/webhooks/outbox.js';
 import type { OutboxEntry } from '../../src/webhooks/types.js';
-import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
+import { STORE_KINDS, storesTest } from '../support/shared-stores.js';
+
+/** storesTest, and `memoryStore`, a memory store of the test's own, closed after it. */
+const test = storesTest.extend('memoryStore', async ({ defer }) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  return store;
+});
 
 const ID = 'a1b2c3';
 const CLAIM = `webhooks:outbox:claim:${ID}`;
@@ -32,15 +39,50 @@ function recordingSink(answer: () => Promise<SinkAnswer>): AlertSink & { posted:
   return { posted, post, update: post };
 }
 
-function deliverer(store: Store, sink: AlertSink, options: { leaseMs: number; sleep?: () => Promise<void> }) {
-  return new Deliverer({
+function deliveryOptions(store: Store, sink: AlertSink, leaseMs: number) {
+  return {
     outbox: new Outbox(store),
     store,
     sink,
     render: () => ({ text: 'alert', blocks: [] }),
     route: () => 'CALERTS',
     rescanMs: 3_600_000,
-    ...options,
+    leaseMs,
+  };
+}
+
+function deliverer(store: Store, sink: AlertSink, options: { leaseMs: number; sleep?: () => Promise<void> }) {
+  return new Deliverer({ ...deliveryOptions(store, sink, options.leaseMs), ...options });
+}
+
+/** `store`, telling `claimed` whether each try to claim the alert won. */
+function watchingClaims(store: Store, claimed: (won: boolean) => void): Store {
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (property !== 'setIfAbsent') {
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (key: string, value: unknown, ttlMs?: number) => {
+        const won = await target.setIfAbsent(key, value, ttlMs);
+        if (key === CLAIM) claimed(won);
+        return won;
+      };
+    },
+  });
+}
+
+/** The alert enqueued and moved to the dead letters, and a desk that re-posts it through `post`. */
+async function deadLetterDesk(store: Store, post: AlertSink['post']): Promise<DeadLetterDesk> {
+  const outbox = new Outbox(store);
+  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
+  return new DeadLetterDesk({
+    outbox,
+    store,
+    sink: { post, update: post },
+    render: () => ({ text: 'alert', blocks: [] }),
+    environment: 'sandbox',
+    log: silentLogger,
   });
 }
 
@@ -112,19 +154,7 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
       // A second replica takes the lapsed claim; the first post, still under way, keeps it from posting.
       const secondClaimed = signal();
-      const claimingB = new Proxy(b, {
-        get: (target, property) => {
-          if (property !== 'setIfAbsent') {
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (key: string, value: unknown, ttlMs?: number) => {
-            const won = await target.setIfAbsent(key, value, ttlMs);
-            if (key === CLAIM && won) secondClaimed.resolve();
-            return won;
-          };
-        },
-      });
+      const claimingB = watchingClaims(b, (won) => won && secondClaimed.resolve());
       const secondAt = signal();
       const accept = signal();
       const secondSink = recordingSink(async () => {
@@ -146,19 +176,7 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       await secondAt.promise;
       // A third replica looks: the alert is still claimed by the second.
       const claimTried = signal();
-      const watched = new Proxy(a, {
-        get: (target, property) => {
-          if (property !== 'setIfAbsent') {
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (key: string, value: unknown, ttlMs?: number) => {
-            const won = await target.setIfAbsent(key, value, ttlMs);
-            if (key === CLAIM) claimTried.resolve();
-            return won;
-          };
-        },
-      });
+      const watched = watchingClaims(a, () => claimTried.resolve());
       const thirdSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
       const third = deliverer(watched, thirdSink, { leaseMs: 60_000 });
       await third.start();
@@ -195,19 +213,7 @@ for (const kind of STORE_KINDS) {
       await expect.poll(() => a.get(CLAIM), { timeout: 10_000 }).toBeUndefined();
       // A second replica takes the lapsed claim while the first post is still under way.
       const claimed = signal();
-      const watched = new Proxy(b, {
-        get: (target, property) => {
-          if (property !== 'setIfAbsent') {
-            const value: unknown = Reflect.get(target, property, target);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (key: string, value: unknown, ttlMs?: number) => {
-            const won = await target.setIfAbsent(key, value, ttlMs);
-            if (key === CLAIM && won) claimed.resolve();
-            return won;
-          };
-        },
-      });
+      const watched = watchingClaims(b, (won) => won && claimed.resolve());
       const secondSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
       const second = deliverer(watched, secondSink, { leaseMs: 60_000 });
       await second.start();
@@ -221,12 +227,8 @@ for (const kind of STORE_KINDS) {
 }
 
 test('a re-post of a dead letter whose claim lapsed and was taken by another leaves that claim taken', async ({
-  defer,
+  memoryStore: store,
 }) => {
-  const store = await createStore('memory://');
-  defer(() => store.close());
-  const outbox = new Outbox(store);
-  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
   // Slack answers each channel's re-post once its gate opens (the third's is open).
   const gates = new Map([
     [
@@ -244,14 +246,7 @@ test('a re-post of a dead letter whose claim lapsed and was taken by another lea
     await gate.open.promise;
     return gate.answer as SinkAnswer;
   };
-  const desk = new DeadLetterDesk({
-    outbox,
-    store,
-    sink: { post, update: post },
-    render: () => ({ text: 'alert', blocks: [] }),
-    environment: 'sandbox',
-    log: silentLogger,
-  });
+  const desk = await deadLetterDesk(store, post);
   const [first, second] = [gates.get('C-FIRST')!, gates.get('C-SECOND')!];
   const firstRepost = desk.repost(ID, 'C-FIRST', 'U-ONE');
   await first.at.promise;
@@ -274,12 +269,8 @@ test('a re-post of a dead letter whose claim lapsed and was taken by another lea
 });
 
 test('a re-post of a dead letter whose claim lapsed while Slack kept it waiting is not posted twice', async ({
-  defer,
+  memoryStore: store,
 }) => {
-  const store = await createStore('memory://');
-  defer(() => store.close());
-  const outbox = new Outbox(store);
-  await outbox.moveToDeadLetters(await enqueued(outbox), 'CALERTS', 'invalid_arguments', 1, 'deliverer');
   const firstAt = signal();
   const accept = signal();
   const posted: string[] = [];
@@ -291,14 +282,7 @@ test('a re-post of a dead letter whose claim lapsed while Slack kept it waiting 
     }
     return { ok: true, ts: '1.0' };
   };
-  const desk = new DeadLetterDesk({
-    outbox,
-    store,
-    sink: { post, update: post },
-    render: () => ({ text: 'alert', blocks: [] }),
-    environment: 'sandbox',
-    log: silentLogger,
-  });
+  const desk = await deadLetterDesk(store, post);
   const firstRepost = desk.repost(ID, 'C-FIRST', 'U-ONE');
   await firstAt.promise;
   // The first re-post's claim lapses while Slack holds its post; a second one claims the letter.
@@ -313,10 +297,8 @@ test('a re-post of a dead letter whose claim lapsed while Slack kept it waiting 
 });
 
 test('a post lock the store could not take lets the claim go at once: the alert is posted at the next scan', async ({
-  defer,
+  memoryStore: store,
 }) => {
-  const store = await createStore('memory://');
-  defer(() => store.close());
   await enqueued(new Outbox(store));
   let failures = 0;
   const failingOnce = new Proxy(store, {
@@ -344,4 +326,72 @@ test('a post lock the store could not take lets the claim go at once: the alert 
   await expect.poll(() => new Outbox(store).pendingCount(), { timeout: 10_000 }).toBe(0);
   await again.stop();
   expect(sink.posted).toEqual(['CALERTS']);
+});
+
+test('an entry an open digest carries is not posted on its own after its claim lapsed: Slack gets it once', async ({
+  defer,
+}) => {
+  const store = await createStore('memory://');
+  defer(() => store.close());
+  const outbox = new Outbox(store);
+  const ids = ['d-1', 'd-2', 'd-3'];
+  for (const [i, id] of ids.entries()) {
+    const event = { event: 'deposit.completed', data: { transactionId: `T-${i}`, trx_ref: `R-${i}` } };
+    await outbox.enqueue({ id, origin: 'webhook', environment: 'sandbox', event });
+  }
+  // The first deliverer groups them into a digest; Slack holds its placeholder, and the entries'
+  // claims lapse meanwhile.
+  const firstAt = signal();
+  const accept = signal();
+  const firstSink = recordingSink(async () => {
+    firstAt.resolve();
+    await accept.promise;
+    return { ok: true, ts: '1.0' };
+  });
+  const digest = {
+    message: () => ({ text: 'digest', blocks: [] }),
+    placeholder: () => ({ text: '…', blocks: [] }),
+  };
+  const first = new Deliverer({
+    ...deliveryOptions(store, firstSink, 1),
+    digest,
+    digestAbove: 1,
+  });
+  await first.start();
+  await firstAt.promise;
+  for (const id of ids) {
+    await expect.poll(() => store.get(`webhooks:outbox:claim:${id}`), { timeout: 10_000 }).toBeUndefined();
+  }
+  // A second replica read the open digests before that digest was recorded (Redis answers the sets
+  // one after another), so it sees the entries as waiting alone, and takes their lapsed claims.
+  const tried = new Set<string>();
+  const staleIndexes = new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property === 'setMembersMany') {
+        return async (sets: string[]) =>
+          (await target.setMembersMany(sets)).map((members, i) =>
+            sets[i] === 'webhooks:outbox:digests:open' ? [] : members,
+          );
+      }
+      if (property === 'withLock') {
+        return (name: string, fn: () => Promise<unknown>, options?: object) => {
+          tried.add(name);
+          return target.withLock(name, fn, options);
+        };
+      }
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const secondSink = recordingSink(async () => ({ ok: true, ts: '2.0' }));
+  const second = new Deliverer(deliveryOptions(staleIndexes, secondSink, 60_000));
+  await second.start();
+  await expect
+    .poll(() => ids.every((id) => tried.has(`webhooks:outbox:post:${id}`)), { timeout: 10_000 })
+    .toBe(true);
+  await second.stop();
+  accept.resolve();
+  await expect.poll(() => outbox.pendingCount(), { timeout: 10_000 }).toBe(0);
+  await first.stop();
+  expect(secondSink.posted).toEqual([]);
 });

@@ -77,3 +77,45 @@ describe('Outbox', () => {
     await store.close();
   });
 });
+
+describe('Outbox.stillToPostAlone', () => {
+  it('leaves an entry to a digest that finishes between its reads: never posted alone as well', async () => {
+    const store = await createStore('memory://');
+    const digest = new Outbox(store);
+    const event = { event: 'deposit.completed', data: { transactionId: 'T-d1', trx_ref: 'R-d1' } };
+    await digest.enqueue({ id: 'd1e1', origin: 'webhook', environment: 'sandbox', event });
+    const record = {
+      id: 'D1',
+      channel: 'CALERTS',
+      part: 1,
+      more: false,
+      entryIds: ['d1e1'],
+      createdAt: '2026-11-23T08:00:00.000Z',
+    };
+    await digest.openDigest(record);
+    // Another replica took the entry's lapsed claim; its read of the entry lands just before the
+    // digest marks the entry delivered and closes.
+    expect(await digest.claim('d1e1', 'B', 60_000)).toBe(true);
+    let finished = false;
+    const racing = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'get' || typeof value !== 'function') return value;
+        return async (key: string) => {
+          const read = await value.call(target, key);
+          if (key === 'webhooks:outbox:entry:d1e1' && !finished) {
+            finished = true;
+            const entry = await digest.get('d1e1');
+            if (entry) await digest.markDelivered(entry, '1.1', 'CALERTS', 'A', record);
+            await digest.closeDigest('D1', 'A');
+          }
+          return read;
+        };
+      },
+    });
+    expect(await new Outbox(racing).stillToPostAlone('d1e1', 'B')).toBeUndefined();
+    expect(finished).toBe(true);
+    expect((await digest.get('d1e1'))?.digestId).toBe('D1');
+    await store.close();
+  });
+});

@@ -3,12 +3,35 @@
 // is what tells it apart. And a dead letter re-posted long after keeps the environment it was written in.
 import { describe, expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
+import type { Store } from '../../src/store/index.js';
 import { createStore } from '../../src/store/index.js';
 import type { DeadLetter, IntakeResult } from '../../src/webhooks/index.js';
 import { dedupeKey, outboxIdFor } from '../../src/webhooks/keys.js';
 import { FakeSlack } from '../support/fake-slack.js';
-import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
-import { webhooksTest as test } from '../support/webhooks.js';
+import {
+  postsMentioning,
+  type Rig,
+  type RigOptions,
+  waitUntil,
+  webhookBody,
+} from '../support/webhook-rig.js';
+import { webhooksTest } from '../support/webhooks.js';
+
+/**
+ * webhooksTest, and for the dead-letter tests a rig's store and fake Slack that outlive a rig: `store`,
+ * a memory store of the test's own, and `fake`, a fake Slack; both stopped after the test.
+ */
+const test = webhooksTest
+  .extend('store', async ({ defer }) => {
+    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
+    defer(() => store.close());
+    return store;
+  })
+  .extend('fake', async ({ defer }) => {
+    const fake = await FakeSlack.start();
+    defer(() => fake.stop());
+    return fake;
+  });
 
 const DAY_MS = 86_400_000;
 
@@ -21,6 +44,30 @@ function counting(): { seen: string[]; subscriber: (event: WebhookEvent) => Prom
       seen.push(`${event.event} ${event.data.trx_ref}`);
     },
   };
+}
+
+/** A rig at `now` whose subscriber counts what it is told, and the intake's result of each delivery. */
+async function watchedRig(startRig: (options?: RigOptions) => Promise<Rig>, now: number) {
+  const told = counting();
+  const results: IntakeResult[] = [];
+  const rig = await startRig({
+    now: () => now,
+    subscribers: [told.subscriber],
+    onIntake: (result) => results.push(result),
+  });
+  return { rig, told, results };
+}
+
+/**
+ * The one dead letter `rig` wrote, once it is there; the rig is stopped (its store and fake Slack kept)
+ * and the letter's outbox entry deleted, as its shorter retention would have by then.
+ */
+async function letterOutlivingItsEntry(rig: Rig, store: Store): Promise<DeadLetter | undefined> {
+  await waitUntil(async () => (await rig.webhooks.outbox.deadLetters()).length === 1);
+  const [letter] = await rig.webhooks.outbox.deadLetters();
+  await rig.stop({ keepFake: true, keepStore: true });
+  await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+  return letter;
 }
 
 /** A body signed `ageMs` before `now` (both of its times). */
@@ -98,13 +145,7 @@ describe('a delivery signed too long ago to be new', () => {
     startRig,
   }) => {
     const now = Date.now();
-    const told = counting();
-    const results: IntakeResult[] = [];
-    const rig = await startRig({
-      now: () => now,
-      subscribers: [told.subscriber],
-      onIntake: (result) => results.push(result),
-    });
+    const { rig, told, results } = await watchedRig(startRig, now);
     const untimed = webhookBody('deposit.completed', { trx_ref: 'REF-UNTIMED', occurredAt: undefined });
     delete untimed.timestamp;
     const bodies = [
@@ -148,13 +189,7 @@ describe('a delivery dated further ahead of the bot’s clock than clocks drift'
     startRig,
   }) => {
     const now = Date.now();
-    const told = counting();
-    const results: IntakeResult[] = [];
-    const rig = await startRig({
-      now: () => now,
-      subscribers: [told.subscriber],
-      onIntake: (result) => results.push(result),
-    });
+    const { rig, told, results } = await watchedRig(startRig, now);
     // Signed by a service clock two days fast: 31 days on, a copy would look 29 days old.
     expect((await rig.send(signedAgo(now, -2 * DAY_MS, { trx_ref: 'REF-FAST-CLOCK' }))).status).toBe(200);
     const post = await rig.fake.waitFor('chat.postMessage', (c) =>
@@ -178,11 +213,7 @@ describe('a delivery dated further ahead of the bot’s clock than clocks drift'
 describe('a dead letter re-posted after its outbox entry expired', () => {
   const HASH = `0x${'ab'.repeat(32)}`;
 
-  test('shows the environment it was written in, not the current one', async ({ startRig, defer }) => {
-    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
-    defer(() => store.close());
-    const fake = await FakeSlack.start();
-    defer(() => fake.stop());
+  test('shows the environment it was written in, not the current one', async ({ startRig, store, fake }) => {
     fake.on('chat.postMessage', (call) =>
       call.body.channel === 'CALERTS' && JSON.stringify(call.body).includes('REF-OLD-SANDBOX')
         ? { body: { ok: false, error: 'invalid_arguments' } }
@@ -196,11 +227,7 @@ describe('a dead letter re-posted after its outbox entry expired', () => {
       base_trx_hash: HASH,
     });
     expect((await sandbox.send(body)).status).toBe(200);
-    await waitUntil(async () => (await sandbox.webhooks.outbox.deadLetters()).length === 1);
-    const [letter] = await sandbox.webhooks.outbox.deadLetters();
-    await sandbox.stop({ keepFake: true, keepStore: true });
-    // The outbox entry's retention ends before the letter's: gone, as it would be by then.
-    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+    const letter = await letterOutlivingItsEntry(sandbox, store);
 
     const live = await startRig({ store, fake, environment: 'live' });
     const result = await live.webhooks.deadLetters?.repost(String(letter?.id), 'CREPOST', 'UOPS');
@@ -217,22 +244,16 @@ describe('a dead letter re-posted after its outbox entry expired', () => {
 
   test('of a possible replay is re-posted as one still, not as the event it names', async ({
     startRig,
-    defer,
+    store,
+    fake,
   }) => {
-    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
-    defer(() => store.close());
-    const fake = await FakeSlack.start();
-    defer(() => fake.stop());
     fake.on('chat.postMessage', (call) =>
       call.body.channel === 'CALERTS' ? { body: { ok: false, error: 'invalid_arguments' } } : undefined,
     );
     const now = Date.now();
     const first = await startRig({ store, fake, now: () => now });
     expect((await first.send(signedAgo(now, 40 * DAY_MS, { trx_ref: 'REF-COPY-LETTER' }))).status).toBe(200);
-    await waitUntil(async () => (await first.webhooks.outbox.deadLetters()).length === 1);
-    const [letter] = await first.webhooks.outbox.deadLetters();
-    await first.stop({ keepFake: true, keepStore: true });
-    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+    const letter = await letterOutlivingItsEntry(first, store);
 
     const rig = await startRig({ store, fake, now: () => now });
     expect(await rig.webhooks.deadLetters?.repost(String(letter?.id), 'CREPOST', 'UOPS')).toMatchObject({
@@ -245,22 +266,16 @@ describe('a dead letter re-posted after its outbox entry expired', () => {
 
   test('found by reconciliation still says so, whether its origin was recorded or is told by its id', async ({
     startRig,
-    defer,
+    store,
+    fake,
   }) => {
-    const store = await createStore('memory://', { prefix: `wh-letters-${Math.random()}` });
-    defer(() => store.close());
-    const fake = await FakeSlack.start();
-    defer(() => fake.stop());
     fake.on('chat.postMessage', (call) =>
       call.body.channel === 'CALERTS' ? { body: { ok: false, error: 'invalid_arguments' } } : undefined,
     );
     const first = await startRig({ store, fake });
     const found = webhookBody('deposit.completed', { trx_ref: 'REF-FOUND' }) as unknown as WebhookEvent;
     expect(await first.webhooks.pipeline.acceptReconciled(found, 'succeeded')).toBe(true);
-    await waitUntil(async () => (await first.webhooks.outbox.deadLetters()).length === 1);
-    const [letter] = await first.webhooks.outbox.deadLetters();
-    await first.stop({ keepFake: true, keepStore: true });
-    await store.delete(`webhooks:outbox:entry:${letter?.id}`);
+    const letter = await letterOutlivingItsEntry(first, store);
     // One written before letters recorded their origin.
     const older = webhookBody('deposit.completed', { trx_ref: 'REF-FOUND-OLDER' }) as unknown as WebhookEvent;
     const { origin: _, ...unrecorded } = letter as DeadLetter;

@@ -13,8 +13,8 @@ import {
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
-import { CUT_MARK, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
-import type { AlertInput, AlertMessage } from '../../webhooks/types.js';
+import { CUT_MARK, clipPlain, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import type { AlertInput, AlertMessage, RefusedReport } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
 export interface WebhookMessageOptions {
@@ -46,6 +46,8 @@ export function webhookMessage(input: AlertInput, options: WebhookMessageOptions
 
 function partsFor(input: AlertInput, options: WebhookMessageOptions): Parts {
   const { event } = input;
+  // Not the event's alert: a person must check why approvals settled nothing by it.
+  if (input.refused) return refusedReport(input, input.refused);
   // Signed too long ago to be new: perhaps a recorded copy sent again. Nothing in it is announced.
   if (input.stale) return staleDelivery(input);
   // Part of the delivery could not be read: the specific layouts would mislead, so show what there is.
@@ -256,15 +258,46 @@ const STALE_NOTES: Record<string, string> = {
   true: `This delivery is signed by the service, but dated longer ago than the bot remembers the deliveries it has seen, or ahead of the bot’s clock: it may be an old delivery sent again, or one of the two clocks is wrong. ${KEPT} If the transaction is recent, the transaction list will confirm its final state ("seen by reconciliation") once the bot’s clock passes the transaction’s time. Check this transaction with the service.`,
 };
 
+/** Outside text in a code span: escaped, and nothing in it can close the span or break the line. */
+const inCode = (value: string) => `\`${escapeMrkdwn(value.replace(/[`\r\n]/g, ' '))}\``;
+
+/** A delivery approvals would settle nothing by, for the requests its references name. */
+function refusedReport(input: AlertInput, refused: RefusedReport): Parts {
+  const name = escapeMrkdwn(input.event.event);
+  const what =
+    refused.why === 'other-environment'
+      ? `${name} names a request of another environment: it settles nothing`
+      : `${name} names two different requests: it settles neither`;
+  const lines = refused.named.map(
+    ({ reference, requestId, environment }) =>
+      `• ${inCode(reference)} → ${requestId === 'none' ? 'no request' : `${inCode(requestId)} (${escapeMrkdwn(environment)})`}`,
+  );
+  return {
+    emoji: ':rotating_light:',
+    title: `Needs a person: ${what}`,
+    text: `Needs a person: ${what}`,
+    escaped: true,
+    fields: [],
+    note: `${lines.join('\n')}\nThe bot talks to ${escapeMrkdwn(refused.ourEnvironment)}. No request is updated by this delivery; each request's own status checks still read the service. Check this transaction with the service.`,
+  };
+}
+
 /** How much of an amount that is no amount is shown (a 400-digit one would fill the message). */
 const RAW_AMOUNT_SHOWN = 24;
 
 function invalidAmount(input: AlertInput, raw: string): Parts {
   const { event } = input;
   const { data } = event;
+  // Cut on a character's edge; the mark goes after the code span, as the bot's words, not the amount's.
+  // (The mark is put on before the cut so that one a few characters over the limit is cut too.)
   const cut = raw.length > RAW_AMOUNT_SHOWN;
+  const kept = cut
+    ? clipPlain(`${raw}${CUT_MARK}`, RAW_AMOUNT_SHOWN + CUT_MARK.length).slice(0, -CUT_MARK.length)
+    : raw;
   // In a code span: outside text, escaped, and nothing in it can close the span or break the line.
-  const shown = `\`${escapeMrkdwn(raw.slice(0, RAW_AMOUNT_SHOWN).replace(/[`\r\n]/g, ' '))}\`${cut ? CUT_MARK : ''}`;
+  // A first character longer than the limit leaves nothing to show: the mark alone, no empty span.
+  const span = kept ? `\`${escapeMrkdwn(kept.replace(/[`\r\n]/g, ' '))}\`` : '';
+  const shown = `${span}${cut ? CUT_MARK : ''}`;
   const length = cut ? ` (${raw.length} characters)` : '';
   const what = `${escapeMrkdwn(event.event)} needs a person: the amount ${shown}${length} is not a valid amount`;
   return {

@@ -14,6 +14,8 @@ import type { Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import type { SlackMessage } from '../types.js';
 import { approvalDm, type DelegatePlace } from './blocks/dm.js';
+import { SHORT_DM_NOTE, shortApprovalMessages } from './blocks/short-message.js';
+import { sendOrShort } from './refused-body.js';
 
 export interface ApprovalDmsOptions {
   engine: ApprovalEngine;
@@ -209,7 +211,9 @@ export class ApprovalDms {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
         const dm = await copyFor(work, user);
-        const posted = await client.chat.postMessage({ channel: user, ...dm });
+        const posted = await this.orInShort(work, dm, (body) =>
+          client.chat.postMessage({ channel: user, ...body }),
+        );
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
         record.copies.push({ user, channel: posted.channel, ts: posted.ts, shown: work.rendering });
         record.toTell = record.toTell.filter((u) => u !== user);
@@ -221,6 +225,19 @@ export class ApprovalDms {
     return failures;
   }
 
+  /** Send a copy; where Slack refuses its body, its short forms in turn (as the channel's message). */
+  private async orInShort<T>(work: CopyWork, dm: SlackMessage, send: (body: SlackMessage) => Promise<T>) {
+    const forms = shortApprovalMessages(work.request, dm, work.freeze, SHORT_DM_NOTE);
+    const sent = await sendOrShort([dm, ...forms], send, (at, reason) => {
+      const words = at === 0 ? 'it is sent in short' : 'a shorter form is sent';
+      this.options.log?.warn(`Slack refused an approval DM; ${words}`, {
+        requestId: work.request.id,
+        error: reason,
+      });
+    });
+    return sent.answer;
+  }
+
   /** Each copy showing an earlier rendering, updated; the failures are returned. */
   private async updateCopies(record: DmRecord, work: CopyWork): Promise<unknown[]> {
     const { client } = this.options;
@@ -228,11 +245,10 @@ export class ApprovalDms {
     for (const copy of record.copies) {
       if (sameRendering(copy.shown, work.rendering)) continue;
       try {
-        await client.chat.update({
-          channel: copy.channel,
-          ts: copy.ts,
-          ...(await copyFor(work, copy.user)),
-        });
+        const dm = await copyFor(work, copy.user);
+        await this.orInShort(work, dm, (body) =>
+          client.chat.update({ channel: copy.channel, ts: copy.ts, ...body }),
+        );
         copy.shown = work.rendering;
         await work.save(record);
       } catch (error) {

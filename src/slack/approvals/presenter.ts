@@ -21,8 +21,9 @@ import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import type { SlackMessage } from '../types.js';
 import { checksThreadText } from './blocks/checks.js';
 import { approvalMessage, conflictAlert, evidenceAlert, NEEDS_A_PERSON_NOTICES } from './blocks/message.js';
-import { shortApprovalMessages } from './blocks/short-message.js';
+import { cancelElsewhereNotice, hasCancel, shortApprovalMessages } from './blocks/short-message.js';
 import { requesterNotice, threadReply } from './blocks/steps.js';
+import { sendOrShort } from './refused-body.js';
 
 export interface PresenterOptions {
   /** Configured with retries and rate-limit waits (see `presenterClientOptions`). */
@@ -71,6 +72,10 @@ export interface Shown {
   told: number;
   /** Steps before this index have had their alert for a person (or needed none); unset: as `threaded`. */
   alerted?: number;
+  /** The message was shown without the Cancel its request offers: the requester must be told how to stop it. */
+  cancelHidden?: boolean;
+  /** The requester was told (by DM) how to stop the request without its Cancel. */
+  toldCancelHidden?: boolean;
 }
 
 const shownKey = (id: string) => `approval-shown:${id}`;
@@ -221,6 +226,13 @@ export class ApprovalPresenter {
     await attempt(async () => {
       await this.showMessage(request, shown, render);
       await save();
+      // Once per request: a DM is the one place left to say how it can still be stopped.
+      if (shown.cancelHidden && !shown.toldCancelHidden) {
+        const text = cancelElsewhereNotice(request);
+        await this.options.client.chat.postMessage({ channel: request.requester, text });
+        shown.toldCancelHidden = true;
+        await save();
+      }
     });
     // Each step's reply and note once, in order; the record moves on only after Slack took it.
     await attempt(async () => {
@@ -275,30 +287,25 @@ export class ApprovalPresenter {
 
   /**
    * Send the message; where Slack refuses its body, send the short forms in turn instead (with the
-   * buttons, then without), so the message still follows the request rather than the refused body
-   * being retried at every run.
+   * buttons, with Reject and Cancel only, then without), so the message still follows the request
+   * rather than the refused body being retried at every run. `cancelHidden`: the form sent lacks the
+   * Cancel the full message offers.
    */
   private async orInShort<T>(
     request: ApprovalRequest,
     message: SlackMessage,
     freeze: Freeze | undefined,
     send: (body: SlackMessage) => Promise<T>,
-  ): Promise<T> {
-    const forms = [message, ...shortApprovalMessages(request, message, freeze)];
-    for (const [at, body] of forms.entries()) {
-      try {
-        return await send(body);
-      } catch (error) {
-        const reason = refusedBody(error);
-        if (!reason || at === forms.length - 1) throw error;
-        const words = at === 0 ? 'it is shown in short' : 'its short form is shown without buttons';
-        this.options.log?.warn(`Slack refused an approval message; ${words}`, {
-          requestId: request.id,
-          error: reason,
-        });
-      }
-    }
-    throw new Error('no form of the approval message to send');
+  ): Promise<{ sent: T; cancelHidden: boolean }> {
+    const forms = shortApprovalMessages(request, message, freeze);
+    const sent = await sendOrShort([message, ...forms], send, (at, reason) => {
+      const words = at === 0 ? 'it is shown in short' : 'a shorter form is shown';
+      this.options.log?.warn(`Slack refused an approval message; ${words}`, {
+        requestId: request.id,
+        error: reason,
+      });
+    });
+    return { sent: sent.answer, cancelHidden: hasCancel(message) && !hasCancel(sent.body) };
   }
 
   /** Post the approval message once, or update it when it shows something else than the stored state. */
@@ -314,9 +321,10 @@ export class ApprovalPresenter {
     if (!where) {
       // A request that ended before approvers ever saw it gets no message now.
       if (FINAL_STATES.has(request.state)) return;
-      const posted = await this.orInShort(request, message, freeze, (body) =>
+      const { sent: posted, cancelHidden } = await this.orInShort(request, message, freeze, (body) =>
         client.chat.postMessage({ channel: this.options.channel, ...body }),
       );
+      shown.cancelHidden = cancelHidden;
       if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
       shown.message = { channel: posted.channel, ts: posted.ts };
       await this.engine.attachMessage(request.id, posted.channel, posted.ts);
@@ -327,24 +335,16 @@ export class ApprovalPresenter {
         shown.steps === request.history.length &&
         (shown.frozen === freeze?.at || FINAL_STATES.has(request.state));
       if (current && !render) return;
-      await this.orInShort(request, message, freeze, (body) =>
+      const { cancelHidden } = await this.orInShort(request, message, freeze, (body) =>
         client.chat.update({ channel: where.channel, ts: where.ts, ...body }),
       );
+      shown.cancelHidden = cancelHidden;
     }
     shown.state = request.state;
     shown.round = request.round;
     shown.steps = request.history.length;
     shown.frozen = freeze?.at;
   }
-}
-
-/** Slack's answers that refuse a message's body itself: sending it again would be refused again. */
-const REFUSED_BODY = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long']);
-
-function refusedBody(error: unknown): string | undefined {
-  const e = error as { code?: unknown; data?: { error?: unknown } } | undefined;
-  const reason = String(e?.data?.error);
-  return e?.code === 'slack_webapi_platform_error' && REFUSED_BODY.has(reason) ? reason : undefined;
 }
 
 /** The alert for a person that the request's newest step calls for, if any. */

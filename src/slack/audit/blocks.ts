@@ -110,9 +110,14 @@ export function auditAlarmMessage(
   if (what) blocks.push(section(what));
   const recorded = incidentLines(incidents);
   if (recorded) blocks.push(section(recorded));
+  // The chain records the one start that seals requests standing unsealed (approvals/sealing-once.ts).
+  // Said alike of a break found at a start, in a daily check or after an append: it holds for each.
+  const sealing = check.ok
+    ? ''
+    : ' While the chain does not verify, no start seals a request that stands without a filing seal: sealing happens only at a start that finds it whole.';
   blocks.push(
     section(
-      'Someone may have changed the audit log in the store. Nothing was repaired. `/cngn audit verify` shows the whole check; docs/audit.md says what each finding means.',
+      `Someone may have changed the audit log in the store. Nothing was repaired.${sealing} \`/cngn audit verify\` shows the whole check; docs/audit.md says what each finding means.`,
     ),
   );
   return { text, blocks };

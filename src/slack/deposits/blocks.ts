@@ -10,6 +10,7 @@ import {
   type NetworkChoice,
   type NetworksMetadata,
   networkOptions,
+  networksLeftOut,
   networksMetadata,
   selectInput,
   textInput,
@@ -85,6 +86,7 @@ export function quoteModal(input: {
       textInput(QUOTE.amount, 'Amount (₦)', { initial: p[QUOTE.amount], placeholder: '1500' }),
       selectInput(QUOTE.origin, 'From network', options, { initial: p[QUOTE.origin] }),
       selectInput(QUOTE.destination, 'To network', options, { initial: p[QUOTE.destination] }),
+      ...networksLeftOut(input.networks, options),
       textInput(QUOTE.address, 'Destination address', {
         initial: p[QUOTE.address],
         placeholder: '0x… (or the address form of the destination network)',

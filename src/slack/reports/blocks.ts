@@ -5,7 +5,7 @@
 import type { ContextBlock, KnownBlock } from '@slack/types';
 import { environmentMarker, lagosTime, naira } from '../../format/display.js';
 import { Money } from '../../format/money.js';
-import { clipMrkdwn, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import { withCaveat } from '../../reports/chart-text.js';
 import type { ApprovalFigures, Movement, MovementKind, Report } from '../../reports/types.js';
 import type { SlackMessage } from '../types.js';
@@ -16,6 +16,9 @@ import { section } from '../ui/messages.js';
  * value longer), so ten failures fit one section; the CSV has it whole.
  */
 const shown = (text: string, max: number) => clipMrkdwn(escapeMrkdwn(text), max);
+
+/** Slack refuses a header's text longer than 150 characters. */
+const HEADER_CHARS = 150;
 
 /** A reference is cut only past this (escaped): one with an `&` in it is still shown whole. */
 const REFERENCE_SHOWN = 200;
@@ -163,7 +166,7 @@ export function reportSummary(report: Report, options: SummaryOptions): SlackMes
     unreadable: t.unreadable?.length,
   });
   const blocks: KnownBlock[] = [
-    { type: 'header', text: { type: 'plain_text', text: title.slice(0, 150), emoji: true } },
+    { type: 'header', text: { type: 'plain_text', text: clipPlain(title, HEADER_CHARS), emoji: true } },
     context(
       `${environmentMarker(t.environment)} · ${lagosTime(report.period.from)} to ${lagosTime(report.period.to)}`,
     ),

@@ -3,7 +3,7 @@
 // hash) when the data arrives — or with the error in plain words. A slow service only delays the form.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { clipMrkdwn, escapeMrkdwn } from '../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
 
 // The two views are drawn here, not with ui/: runtime/ is the bottom of slack/ and knows no feature's words.
@@ -16,7 +16,8 @@ const context = (mrkdwn: string): KnownBlock => ({
   elements: [{ type: 'mrkdwn', text: clipMrkdwn(mrkdwn) }],
 });
 
-const plainText = (text: string) => ({ type: 'plain_text' as const, text: text.slice(0, 24) });
+/** Slack refuses a modal's title or button text longer than 24 characters. */
+const plainText = (text: string) => ({ type: 'plain_text' as const, text: clipPlain(text, 24) });
 
 /** The modal opened at once (Slack's trigger_id lives 3 s) while the form's data is read. */
 export function loadingView(environment: string): ModalView {

@@ -28,6 +28,12 @@ export const plain = (text: string) => ({
   text: clipPlain(markHiddenCharacters(text), 75),
 });
 
+/** A modal's title: Slack refuses one longer than 24 characters, so a longer one is cut with the mark. */
+const modalTitle = (text: string) => ({
+  type: 'plain_text' as const,
+  text: clipPlain(markHiddenCharacters(text), 24),
+});
+
 export const option = (text: string, value: string): PlainTextOption => ({ text: plain(text), value });
 
 /** What a submission needs to check without asking the service: networks offered, non-EVM families. */
@@ -72,6 +78,25 @@ const MAX_OPTIONS = 100;
 export function optionsThatFit(options: PlainTextOption[]): PlainTextOption[] {
   return options.filter((o) => (o.value ?? '').length <= MAX_OPTION_VALUE).slice(0, MAX_OPTIONS);
 }
+
+/**
+ * A context line saying that `left` options were left out by Slack's option limits (`what`: singular
+ * and plural), and what to do instead; none when none were.
+ */
+export function leftOutLine(left: number, what: [string, string], instead: string): KnownBlock[] {
+  if (left <= 0) return [];
+  const said = left === 1 ? `1 ${what[0]} is` : `${left} ${what[1]} are`;
+  const text = `${said} not listed: Slack takes 100 options of at most 150 characters. ${instead}`;
+  return [{ type: 'context', elements: [{ type: 'mrkdwn', text }] }];
+}
+
+/** The networks Slack's option limits leave out of a network select, said under it. */
+export const networksLeftOut = (networks: NetworkChoice[], offered: PlainTextOption[]): KnownBlock[] =>
+  leftOutLine(
+    networks.length - offered.length,
+    ['network', 'networks'],
+    'None of those can be chosen in this form; `/cngn networks` lists every network.',
+  );
 
 export function networkOptions(networks: NetworkChoice[]): PlainTextOption[] {
   return optionsThatFit(networks.map((n) => option(`${n.name} (${n.shortName})`, n.id)));
@@ -151,7 +176,7 @@ export function modal(
   return {
     type: 'modal',
     callback_id: callbackId,
-    title: plain(title.slice(0, 24)),
+    title: modalTitle(title),
     submit: plain(options.submit ?? 'Ask for approval'),
     close: plain('Cancel'),
     ...(options.metadata ? { private_metadata: options.metadata } : {}),
@@ -176,7 +201,7 @@ export function modal(
 export function noticeView(title: string, text: string): ModalView {
   return {
     type: 'modal',
-    title: plain(title.slice(0, 24)),
+    title: modalTitle(title),
     close: plain('Close'),
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
   };

@@ -3,35 +3,9 @@
 // instead of the same refused body being sent again at every retry; without the buttons only should
 // Slack refuse those too.
 import { expect } from 'vitest';
-import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.js';
-import { approvalsTest } from '../../support/approvals-bot.js';
+import { presenterTest as test } from '../../support/approvals-bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
-import {
-  APPROVALS_CHANNEL,
-  APPROVER_A,
-  APPROVER_B,
-  type ApprovalApp,
-  approve,
-  fileWithdrawal,
-  waitUntil,
-} from './support.js';
-
-const test = approvalsTest.extend(
-  'boot',
-  async ({ startApp, sandbox, slack, store }) =>
-    async (): Promise<ApprovalApp & { presenter: ApprovalPresenter }> => {
-      const app = await startApp({
-        sandbox,
-        slack,
-        store,
-        approvers: [APPROVER_A, APPROVER_B],
-        tiers: '0:1',
-      });
-      const presenter = app.approvals?.presenter;
-      if (!presenter) throw new Error('approvals are not wired');
-      return { ...app, presenter };
-    },
-);
+import { APPROVALS_CHANNEL, APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from './support.js';
 
 const SHORT_NOTE = 'Slack would not show this request’s full message';
 const isShort = (c: SlackCall) => JSON.stringify(c.body.blocks ?? '').includes(SHORT_NOTE);
@@ -124,8 +98,9 @@ test('shows the short message without buttons only when Slack refuses them too',
   const id = await fileWithdrawal(app, '250');
   await app.presenter.idle();
   const posts = announcements(slack.callsTo('chat.postMessage'));
-  expect(posts.map(isShort)).toEqual([false, true, true]);
-  expect(posts.map((c) => buttonsOf(c).length > 0)).toEqual([true, true, false]);
+  // Full, short with all its buttons, minimal with Reject and Cancel, then without buttons.
+  expect(posts.map(isShort)).toEqual([false, true, true, true]);
+  expect(posts.map((c) => buttonsOf(c).length > 0)).toEqual([true, true, true, false]);
   expect((await app.engine.get(id))?.announcement?.ts).toBeTruthy();
   await app.stop();
 });

@@ -1,14 +1,12 @@
 // Approval messages stay true to the request through Slack errors and restarts: the client retries
 // and waits out rate limits; what still failed is shown at the next start, and nothing is said twice.
 import { expect } from 'vitest';
-import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.js';
-import { approvalsTest } from '../../support/approvals-bot.js';
+import { presenterTest } from '../../support/approvals-bot.js';
 import type { FakeSlack, SlackCall } from '../../support/fake-slack.js';
 import { fileDraft } from '../../support/filing.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
-  APPROVER_B,
   type ApprovalApp,
   approve,
   click,
@@ -17,27 +15,8 @@ import {
   waitUntil,
 } from './support.js';
 
-/**
- * `boot()`, the whole bot on the test's sandbox, fake Slack and store, recording its policy at start
- * as a real start does; stopping it is a restart's first half.
- */
-const test = approvalsTest.extend(
-  'boot',
-  async ({ startApp, sandbox, slack, store }) =>
-    async (): Promise<ApprovalApp & { presenter: ApprovalPresenter }> => {
-      const app = await startApp({
-        sandbox,
-        slack,
-        store,
-        approvers: [APPROVER_A, APPROVER_B],
-        tiers: '0:1',
-        recordPolicy: true,
-      });
-      const presenter = app.approvals?.presenter;
-      if (!presenter) throw new Error('approvals are not wired');
-      return { ...app, presenter };
-    },
-);
+/** `boot()` records its policy at start, as a real start does. */
+const test = presenterTest.extend('bootOptions', { recordPolicy: true });
 
 const blocksOf = (c: SlackCall) => JSON.stringify(c.body.blocks);
 const dms = (slack: FakeSlack) =>

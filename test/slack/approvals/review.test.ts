@@ -22,6 +22,28 @@ import {
 
 const sends = (a: ApprovalApp, path: string) => a.sandbox.count('POST', path);
 
+/** A redemption to account 0123456789 at GTBank, filed with `accountName` as its resolved name. */
+async function fileRedemption(app: ApprovalApp, amount: string, accountName: string): Promise<string> {
+  const filed = await fileDraft(app.engine, {
+    kind: 'redeem',
+    amount,
+    payload: { amount, bankCode: '058', accountNumber: '0123456789' },
+    display: { bankName: 'GTBank', accountName },
+    purpose: 'Refund to customer',
+    requester: REQUESTER,
+  });
+  return filed.id;
+}
+
+/** A's review submitted: its re-check of the account's name sends the request back (round 1). */
+async function sentBackByA(app: ApprovalApp, id: string): Promise<void> {
+  const a = await reviewFor(app, id, APPROVER_A);
+  if (!a.view) throw new Error('the review did not open');
+  await submitReview(app.sender, a.view, APPROVER_A);
+  await waitUntil(async () => (await app.engine.get(id))?.round === 1, 'sent back');
+  await app.engine.idle();
+}
+
 describe('the review modal', () => {
   test('opens on Approve with every figure in full, and nothing moves until it is submitted', async ({
     app,
@@ -72,16 +94,9 @@ describe('the review modal', () => {
   test('shows a redemption’s whole bank account with the resolved name, and asks the service nothing to open', async ({
     app,
   }) => {
-    const filed = await fileDraft(app.engine, {
-      kind: 'redeem',
-      amount: '250000',
-      payload: { amount: '250000', bankCode: '058', accountNumber: '0123456789' },
-      display: { bankName: 'GTBank', accountName: 'ADA OBI' },
-      purpose: 'Refund to customer',
-      requester: REQUESTER,
-    });
+    const id = await fileRedemption(app, '250000', 'ADA OBI');
     const reads = app.sandbox.requests.length;
-    const { view } = await reviewFor(app, filed.id, APPROVER_B);
+    const { view } = await reviewFor(app, id, APPROVER_B);
     const shown = JSON.stringify(view?.blocks);
     expect(shown).toContain('0123456789');
     expect(shown).toContain('ADA OBI');
@@ -97,22 +112,11 @@ describe('the review modal', () => {
   }) => {
     app.sandbox.setAccountName('0123456789', 'ADA OBI');
     // The account changed hands since filing: the name resolved then is no longer the account's.
-    const filed = await fileDraft(app.engine, {
-      kind: 'redeem',
-      amount: '5000',
-      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-      display: { bankName: 'GTBank', accountName: 'Old Owner' },
-      purpose: 'Refund to customer',
-      requester: REQUESTER,
-    });
-    const id = filed.id;
+    const id = await fileRedemption(app, '5000', 'Old Owner');
     // Both approvers open the review of round 0; A's submission re-checks the name and sends it back.
-    const a = await reviewFor(app, id, APPROVER_A);
     const b = await reviewFor(app, id, APPROVER_B);
-    if (!a.view || !b.view) throw new Error('the reviews did not open');
-    await submitReview(app.sender, a.view, APPROVER_A);
-    await waitUntil(async () => (await app.engine.get(id))?.round === 1, 'sent back');
-    await app.engine.idle();
+    if (!b.view) throw new Error('the review did not open');
+    await sentBackByA(app, id);
 
     const answer = await submitReview(app.sender, b.view, APPROVER_B);
     const refusal = refusedInModal(answer);
@@ -128,22 +132,10 @@ describe('the review modal', () => {
     app,
   }) => {
     app.sandbox.setAccountName('0123456789', 'ADA OBI');
-    const filed = await fileDraft(app.engine, {
-      kind: 'redeem',
-      amount: '5000',
-      payload: { amount: '5000', bankCode: '058', accountNumber: '0123456789' },
-      display: { bankName: 'GTBank', accountName: 'Old Owner' },
-      purpose: 'Refund to customer',
-      requester: REQUESTER,
-    });
-    const id = filed.id;
+    const id = await fileRedemption(app, '5000', 'Old Owner');
     // B opens the reject modal on round 0; A's review re-checks the name and sends it back (round 1).
     const rejecting = await openReject(app, id, APPROVER_B);
-    const a = await reviewFor(app, id, APPROVER_A);
-    if (!a.view) throw new Error('the review did not open');
-    await submitReview(app.sender, a.view, APPROVER_A);
-    await waitUntil(async () => (await app.engine.get(id))?.round === 1, 'sent back');
-    await app.engine.idle();
+    await sentBackByA(app, id);
 
     const answer = (await submitReject(app, rejecting, APPROVER_B, 'Wrong account')).json() as {
       response_action?: string;

@@ -56,7 +56,7 @@ describe('/cngn audit archive and verify', () => {
     expect(key).toBeDefined();
     expect(verified).toContain('nothing archived yet');
 
-    expect(await cngn(app, 'audit archive', REQUESTER)).toContain('Archived seq 0 to 0 (1 entries)');
+    expect(await cngn(app, 'audit archive', REQUESTER)).toContain('Archived seq 0 to 1 (2 entries)');
     expect(await cngn(app, 'audit archive', 'UOUTSIDER')).toContain('needs the *auditor* role');
     expect(await cngn(app, 'audit archive', APPROVER_B)).toContain('Nothing new to archive');
     const after = await cngn(app, 'audit verify', APPROVER_B);
@@ -76,11 +76,11 @@ describe('/cngn audit archive and verify', () => {
     await fileWithdrawal(app, '10');
     const earlier = await desk.store.get<ChainHead>(HEAD);
     await fileWithdrawal(app, '20');
-    await desk.store.set(LENGTH, 1);
+    await desk.store.set(LENGTH, 2);
     await desk.store.set(HEAD, earlier);
     const broken = await cngn(app, 'audit verify', APPROVER_A);
     expect(broken).toContain('Audit chain broken');
-    expect(broken).toContain('the head is at seq 0, but this bot signed or checked seq 1');
+    expect(broken).toContain('the head is at seq 1, but this bot signed or checked seq 2');
   });
 });
 
@@ -91,9 +91,9 @@ describe('a deleted newest archive segment', () => {
   }) => {
     const first = await startApp(desk.options());
     await fileWithdrawal(first, '10');
-    expect(await cngn(first, 'audit archive', APPROVER_A)).toContain('Archived seq 0 to 0');
+    expect(await cngn(first, 'audit archive', APPROVER_A)).toContain('Archived seq 0 to 1');
     await fileWithdrawal(first, '20');
-    expect(await cngn(first, 'audit archive', APPROVER_A)).toContain('Archived seq 1 to 1');
+    expect(await cngn(first, 'audit archive', APPROVER_A)).toContain('Archived seq 2 to 2');
     await first.stop();
     const folder = join(desk.archive, 'sandbox');
     const [kept, newest] = segments(folder).sort();
@@ -106,7 +106,7 @@ describe('a deleted newest archive segment', () => {
     expect(JSON.stringify(posted.body)).toContain(`the store records segment ${newest}`);
     const verified = await cngn(second, 'audit verify', APPROVER_A);
     expect(verified).toContain('Audit chain broken');
-    expect(verified).toContain(`the archive ends at segment ${kept} (seq 0)`);
+    expect(verified).toContain(`the archive ends at segment ${kept} (seq 1)`);
     expect(verified).toContain(`ends at segment \`${kept}\``);
   });
 });
@@ -118,19 +118,20 @@ describe('audit retention', () => {
   }) => {
     const app = await startApp(desk.options({ auditRetentionMs: 1 }));
     await fileWithdrawal(app, '700');
-    expect(await cngn(app, 'audit export', APPROVER_A)).toContain('Sent you 1 audit entries');
+    expect(await cngn(app, 'audit export', APPROVER_A)).toContain('Sent you 2 audit entries');
     expect(await app.engine.applyAuditRetention()).toBe(0);
     expect((await app.engine.auditRange(undefined, undefined)).map((e) => e.action)).toEqual([
+      'requests-sealed',
       'filed',
       'export-requested',
       'exported',
     ]);
-    // The segment holds all three; retention then removes them, and the log records the cut.
-    expect(await cngn(app, 'audit archive', APPROVER_A)).toContain('Archived seq 0 to 2');
+    // The segment holds all four; retention then removes them, and the log records the cut.
+    expect(await cngn(app, 'audit archive', APPROVER_A)).toContain('Archived seq 0 to 3');
     expect((await app.engine.auditRange(undefined, undefined)).map((e) => e.action)).toEqual(['cut', 'cut']);
     const verified = await cngn(app, 'audit verify', APPROVER_B);
     expect(verified).toContain('Audit chain intact');
-    expect(verified).toContain('3 archived entries removed in all');
+    expect(verified).toContain('4 archived entries removed in all');
   });
 });
 
@@ -152,6 +153,9 @@ describe('the audit check at start', () => {
     );
     expect(posted.body.channel).toBe(APPROVALS_CHANNEL);
     expect(JSON.stringify(posted.body)).toContain('the audit log is empty and has no head');
+    expect(JSON.stringify(posted.body)).toContain(
+      'no start seals a request that stands without a filing seal',
+    );
 
     const health = await fetch(`${second.adminUrl}/healthz`);
     expect(health.status).toBe(200);

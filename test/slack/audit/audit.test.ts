@@ -75,7 +75,8 @@ describe('/cngn audit export', () => {
       step: 7,
     });
     const answer = await cngn(app, 'audit export 1d', APPROVER_B);
-    expect(answer).toContain('Sent you 3 audit entries');
+    // The first start's record of the requests it sealed (none) comes first.
+    expect(answer).toContain('Sent you 4 audit entries');
 
     const files = app.slack.sharedFiles();
     expect(files.map((f) => f.channel)).toEqual([`D${APPROVER_B}`, `D${APPROVER_B}`]);
@@ -87,11 +88,12 @@ describe('/cngn audit export', () => {
     const header = rows[0] ?? [];
     const column = (name: string) => header.indexOf(name);
     expect(rows.slice(1).map((r) => [r[column('action')], r[column('took_effect')]])).toEqual([
+      ['requests-sealed', 'yes'],
       ['filed', 'yes'],
       ['rejected', 'yes'],
       ['approved', 'no'],
     ]);
-    const rejected = rows[2] ?? [];
+    const rejected = rows[3] ?? [];
     expect(rejected[column('request')]).toBe(id);
     expect(rejected[column('note')]).toBe(`'=HYPERLINK("http://evil.example","click"), +1, @SUM(A1)`);
     expect(rejected[column('amount')]).toBe('2500.00');
@@ -105,6 +107,7 @@ describe('/cngn audit export', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as AuditEntry & { took_effect?: boolean });
     expect(lines.map((e) => [e.action, e.took_effect])).toEqual([
+      ['requests-sealed', true],
       ['filed', true],
       ['rejected', true],
       ['approved', false],
@@ -114,7 +117,7 @@ describe('/cngn audit export', () => {
       expect(createHash('sha256').update(canonicalJson(rest)).digest('hex')).toBe(hash);
     }
     expect(lines[1]?.prev).toBe(lines[0]?.hash);
-    expect(lines[0]?.figures?.payload).toMatchObject({ amount: '2500.00' });
+    expect(lines[1]?.figures?.payload).toMatchObject({ amount: '2500.00' });
 
     const [requested, exported] = (await app.engine.audit(5)).slice(-2);
     expect(requested).toMatchObject({ kind: 'audit', action: 'export-requested', actor: APPROVER_B });
@@ -129,7 +132,7 @@ describe('/cngn audit export', () => {
     const purpose = '=HYPERLINK("http://evil.example","pay") supplier, INV-2231';
     const id = await fileWithdrawal(app, '2500', undefined, purpose);
     await rejectWithReason(app, id, 'wrong invoice');
-    expect(await cngn(app, 'audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
+    expect(await cngn(app, 'audit export 1d', APPROVER_B)).toContain('Sent you 3 audit entries');
 
     const files = app.slack.sharedFiles();
     const rows = parseCsv(files.find((f) => f.filename.endsWith('.csv'))?.content?.toString('utf8') ?? '');
@@ -141,6 +144,7 @@ describe('/cngn audit export', () => {
     ]);
     const column = header.indexOf('purpose');
     expect(rows.slice(1).map((r) => [r[header.indexOf('action')], r[column]])).toEqual([
+      ['requests-sealed', ''],
       ['filed', `'${purpose}`],
       ['rejected', `'${purpose}`],
     ]);
@@ -148,7 +152,7 @@ describe('/cngn audit export', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as AuditEntry);
-    expect(lines.map((e) => e.figures?.purpose)).toEqual([purpose, purpose]);
+    expect(lines.map((e) => e.figures?.purpose)).toEqual([undefined, purpose, purpose]);
     expect(await cngn(app, 'audit verify', APPROVER_A)).toContain('Audit chain intact');
   });
 
@@ -158,7 +162,7 @@ describe('/cngn audit export', () => {
     const purpose = 'ADA OBI \u202eSESIRPRETNE';
     const id = await fileWithdrawal(app, '2500', undefined, purpose);
     await rejectWithReason(app, id, 'paid to\u200b the wrong \u202e=account');
-    expect(await cngn(app, 'audit export 1d', APPROVER_B)).toContain('Sent you 2 audit entries');
+    expect(await cngn(app, 'audit export 1d', APPROVER_B)).toContain('Sent you 3 audit entries');
 
     const files = app.slack.sharedFiles();
     const csv = files.find((f) => f.filename.endsWith('.csv'))?.content?.toString('utf8') ?? '';
@@ -175,7 +179,7 @@ describe('/cngn audit export', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as AuditEntry);
-    expect(lines.map((e) => e.figures?.purpose)).toEqual([purpose, purpose]);
+    expect(lines.map((e) => e.figures?.purpose)).toEqual([undefined, purpose, purpose]);
   });
 
   test('answers a bad range with the usage and sends nothing; outsiders get nothing', async ({ app }) => {

@@ -155,13 +155,13 @@ test('tells the asker once, after a restart, that the export a kill -9 interrupt
     (c) => c.body.channel === APPROVER && String(c.body.text).includes('was not delivered'),
   );
   expect(String(told.body.text)).toContain('/cngn audit export 30d');
-  // The seeded step and the policy the first start put on the record.
-  expect(String(told.body.text)).toContain('2 entries');
+  // The seeded step, and the policy and the sealing of what stood unsealed the first start put on the record.
+  expect(String(told.body.text)).toContain('3 entries');
   const engine = restarted.approvals?.engine;
   const steps = (entries: AuditEntry[] | undefined) =>
     entries?.filter((e) => e.kind !== 'policy').map((e) => e.action);
   const actions = steps(await engine?.auditRange(undefined, undefined));
-  expect(actions).toEqual(['filed', 'export-requested', 'export-undelivered']);
+  expect(actions).toEqual(['filed', 'requests-sealed', 'export-requested', 'export-undelivered']);
   expect((await engine?.verifyAudit())?.ok).toBe(true);
   await restarted.stop();
 
@@ -170,5 +170,5 @@ test('tells the asker once, after a restart, that the export a kill -9 interrupt
   await again.approvals?.engine.tick();
   expect(undeliveredNotices(slack)).toHaveLength(1);
   const after = steps(await again.approvals?.engine.auditRange(undefined, undefined));
-  expect(after).toEqual(['filed', 'export-requested', 'export-undelivered']);
+  expect(after).toEqual(['filed', 'requests-sealed', 'export-requested', 'export-undelivered']);
 });

@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import type { Harness } from '../../support/harness.js';
 import { harnessTest as test } from '../../support/harness-fixtures.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from '../../support/slack-requests.js';
 
@@ -11,22 +12,35 @@ const BASE_OPTS = (blocks: Array<Record<string, unknown>>, id: string) =>
     }
   ).options;
 
+/** `/cngn <text>` run, and the deposit modal it opened. */
+async function openedDepositModal(h: Harness, text: string, responseId: string) {
+  const before = h.slack.callsTo('views.open').length;
+  await slashCommand(h.sender, { text, responseUrl: h.slack.responseUrl(responseId) });
+  const open = await h.slack.waitFor(
+    'views.open',
+    (c) =>
+      (c.body.view as { callback_id: string }).callback_id === 'deposit.submit' &&
+      h.slack.callsTo('views.open').indexOf(c) >= before,
+  );
+  return open.body.view as {
+    blocks: Array<{ block_id?: string; element?: { initial_value?: string } }>;
+  };
+}
+
+/** The deposit modal `viewId` submitted for `amount` from payer@example.com. */
+const submitDeposit = (h: Harness, viewId: string, amount: string) =>
+  viewSubmission(h.sender, {
+    callbackId: 'deposit.submit',
+    viewId,
+    values: {
+      'deposit.amount': { 'deposit.amount': textValue(amount) },
+      'deposit.email': { 'deposit.email': textValue('payer@example.com') },
+    },
+  });
+
 describe('/cngn deposit', () => {
   test('opens the modal prefilled from the arguments', async ({ h }) => {
-    const before = h.slack.callsTo('views.open').length;
-    await slashCommand(h.sender, {
-      text: 'deposit 5000 payer@example.com',
-      responseUrl: h.slack.responseUrl('d1'),
-    });
-    const open = await h.slack.waitFor(
-      'views.open',
-      (c) =>
-        (c.body.view as { callback_id: string }).callback_id === 'deposit.submit' &&
-        h.slack.callsTo('views.open').indexOf(c) >= before,
-    );
-    const view = open.body.view as {
-      blocks: Array<{ block_id?: string; element?: { initial_value?: string } }>;
-    };
+    const view = await openedDepositModal(h, 'deposit 5000 payer@example.com', 'd1');
     expect(view.blocks.find((b) => b.block_id === 'deposit.amount')?.element?.initial_value).toBe('5000');
     expect(view.blocks.find((b) => b.block_id === 'deposit.email')?.element?.initial_value).toBe(
       'payer@example.com',
@@ -35,20 +49,11 @@ describe('/cngn deposit', () => {
 
   test('prefills the e-mail as typed when Slack sends it escaped as a mailto link', async ({ h }) => {
     // The manifest asks Slack to escape command text (for @person), which wraps e-mail addresses.
-    const before = h.slack.callsTo('views.open').length;
-    await slashCommand(h.sender, {
-      text: 'deposit 5000 <mailto:payer@example.com|payer@example.com>',
-      responseUrl: h.slack.responseUrl('d-escaped'),
-    });
-    const open = await h.slack.waitFor(
-      'views.open',
-      (c) =>
-        (c.body.view as { callback_id: string }).callback_id === 'deposit.submit' &&
-        h.slack.callsTo('views.open').indexOf(c) >= before,
+    const view = await openedDepositModal(
+      h,
+      'deposit 5000 <mailto:payer@example.com|payer@example.com>',
+      'd-escaped',
     );
-    const view = open.body.view as {
-      blocks: Array<{ block_id?: string; element?: { initial_value?: string } }>;
-    };
     expect(view.blocks.find((b) => b.block_id === 'deposit.email')?.element?.initial_value).toBe(
       'payer@example.com',
     );
@@ -87,14 +92,7 @@ describe('/cngn deposit', () => {
     h,
   }) => {
     const requestsBefore = h.sandbox.requests.length;
-    const response = await viewSubmission(h.sender, {
-      callbackId: 'deposit.submit',
-      viewId: 'VDEPOSIT',
-      values: {
-        'deposit.amount': { 'deposit.amount': textValue('5,000') },
-        'deposit.email': { 'deposit.email': textValue('payer@example.com') },
-      },
-    });
+    const response = await submitDeposit(h, 'VDEPOSIT', '5,000');
     expect((response.json() as { response_action: string }).response_action).toBe('update');
     const update = await h.slack.waitFor('views.update', (c) => c.body.view_id === 'VDEPOSIT');
     const text = JSON.stringify(update.body.view);
@@ -119,14 +117,7 @@ describe('/cngn deposit', () => {
     h,
   }) => {
     const held = h.sandbox.hold('POST', '/v1/api/virtual-account/temporary');
-    const response = await viewSubmission(h.sender, {
-      callbackId: 'deposit.submit',
-      viewId: 'VHELD',
-      values: {
-        'deposit.amount': { 'deposit.amount': textValue('2500') },
-        'deposit.email': { 'deposit.email': textValue('payer@example.com') },
-      },
-    });
+    const response = await submitDeposit(h, 'VHELD', '2500');
     await held.arrived; // acked, and the account is still being created
     const ack = response.json() as { response_action: string; view: unknown };
     expect(ack.response_action).toBe('update');

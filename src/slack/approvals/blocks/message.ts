@@ -12,6 +12,7 @@ import {
   type Freeze,
   heldByFreeze,
   OPEN_STATES,
+  SENDING_UNCLEAR_ACTION,
   STOP_NOT_CHECKED_ACTION,
   STOPPED_BUT_FOUND_ACTION,
 } from '../../../approvals/index.js';
@@ -413,13 +414,14 @@ function conflictBlocks(request: ApprovalRequest): KnownBlock[] {
 /**
  * Notices a person must act on, said in the alerts channel too: reports that contradict each other, a
  * stopped request the service lists a matching transaction for, or whose lookup could not be made
- * (stop-lookup.ts). Their notes name
+ * (stop-lookup.ts), an approved request an earlier claim of which may have been sent (hand-back.ts). Their notes name
  * what the service said (references), so they are escaped as outside text.
  */
 export const NEEDS_A_PERSON_NOTICES: ReadonlySet<string> = new Set([
   CONFLICT_ACTION,
   STOPPED_BUT_FOUND_ACTION,
   STOP_NOT_CHECKED_ACTION,
+  SENDING_UNCLEAR_ACTION,
 ]);
 
 /**

@@ -7,9 +7,11 @@ import { shortAddress } from '../../../format/evm-address.js';
 import { clipMrkdwn, escapeMrkdwn } from '../../../format/mrkdwn.js';
 import type { FieldErrors, Prefill } from '../../types.js';
 import {
+  leftOutLine,
   modal,
   type NetworkChoice,
   networkOptions,
+  networksLeftOut,
   networksMetadata,
   option,
   optionsThatFit,
@@ -168,9 +170,11 @@ export function withdrawModal(input: AddressFormInput & { whitelist: WhitelistCh
       option(`${w.networkName} · ${shortAddress(w.address)}`, `${w.networkId}|${w.address}`),
     ),
   );
+  const networks = networkOptions(input.networks);
   const blocks: KnownBlock[] = [
     textInput(WITHDRAW.amount, 'Amount (₦ / cNGN)', { initial: p.amount, placeholder: '1,500.50' }),
-    selectInput(WITHDRAW.network, 'Network', networkOptions(input.networks), { initial: p.network }),
+    selectInput(WITHDRAW.network, 'Network', networks, { initial: p.network }),
+    ...networksLeftOut(input.networks, networks),
     ...(whitelisted.length > 0
       ? [
           selectInput(WITHDRAW.whitelisted, 'Whitelisted address', whitelisted, {
@@ -179,6 +183,11 @@ export function withdrawModal(input: AddressFormInput & { whitelist: WhitelistCh
           }),
         ]
       : []),
+    ...leftOutLine(
+      input.whitelist.length - whitelisted.length,
+      ['whitelisted address', 'whitelisted addresses'],
+      'Type the address in the box below.',
+    ),
     textInput(WITHDRAW.address, whitelisted.length > 0 ? '…or type an address' : 'Destination address', {
       initial: p.address,
       optional: whitelisted.length > 0,
@@ -207,6 +216,7 @@ export function bridgeModal(input: AddressFormInput): ModalView {
     textInput(BRIDGE.amount, 'Amount (₦ / cNGN)', { initial: p.amount, placeholder: '100000' }),
     selectInput(BRIDGE.origin, 'From network', options, { initial: p.origin }),
     selectInput(BRIDGE.destination, 'To network', options, { initial: p.destination }),
+    ...networksLeftOut(input.networks, options),
     textInput(BRIDGE.address, 'Destination address', { initial: p.address, placeholder: '0x…' }),
     textInput(BRIDGE.sender, 'Sender address (optional)', {
       initial: p.sender,
@@ -224,8 +234,10 @@ export function bridgeModal(input: AddressFormInput): ModalView {
 
 export function whitelistModal(input: AddressFormInput): ModalView {
   const p = input.prefill ?? {};
+  const networks = networkOptions(input.networks);
   const blocks: KnownBlock[] = [
-    selectInput(WHITELIST.network, 'Network', networkOptions(input.networks), { initial: p.network }),
+    selectInput(WHITELIST.network, 'Network', networks, { initial: p.network }),
+    ...networksLeftOut(input.networks, networks),
     textInput(WHITELIST.address, 'Address', { initial: p.address, placeholder: '0x…' }),
     {
       type: 'context',

@@ -1,0 +1,109 @@
+// A signed webhook whose references name another environment's request, or two requests, settles
+// nothing: a treasury person hears of it in the alerts channel, once per delivery, with every word
+// from outside shown as text, never as formatting.
+import { expect } from 'vitest';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
+import type { ApprovalRequest } from '../../src/approvals/types.js';
+import { custodyReport } from '../../src/cngn/custody-gateway.js';
+import type { WebhookEvent } from '../../src/cngn/schemas.js';
+import { escapeMrkdwn } from '../../src/format/mrkdwn.js';
+import { dedupeKey, outboxIdFor } from '../../src/webhooks/keys.js';
+import {
+  APPROVER_A,
+  type ApprovalApp,
+  approve,
+  fileWithdrawal,
+  waitUntil,
+} from '../slack/approvals/support.js';
+import { botTest as test } from '../support/bot.js';
+import type { SlackCall } from '../support/fake-slack.js';
+import { postWebhook, webhookBody } from '../support/webhook-rig.js';
+
+/** A withdrawal of `amount`, approved and sent on `app`. */
+async function sent(app: ApprovalApp, amount: string): Promise<ApprovalRequest> {
+  const id = await fileWithdrawal(app, amount);
+  await approve(app, id, APPROVER_A);
+  await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
+  return (await app.engine.get(id)) as ApprovalRequest;
+}
+
+/** A signed withdrawal.completed naming `reference` and the transaction id `transactionId`. */
+async function deliver(app: ApprovalApp, body: Record<string, unknown>): Promise<void> {
+  const answer = await postWebhook(`${app.baseUrl}/webhooks/cngn`, body, app.sandbox.webhookSecret);
+  expect(answer.status).toBe(200);
+  await app.webhooks?.pipeline.settled();
+}
+
+const needsAPerson = (app: ApprovalApp) =>
+  app.slack
+    .callsTo('chat.postMessage')
+    .filter((c: SlackCall) => c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person'));
+
+test('a webhook naming another environment’s request is told in the alerts channel, once per delivery', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
+  const request = await sent(app, '2100');
+  const reference = request.outcome?.reference ?? '';
+  // A live request, on the same store, holds the transaction id the delivery names beside the reference.
+  const otherId = 'AR-*LIVE*_<!here>';
+  const live = new ApprovalRepository(app.store, 'live');
+  await live.save({ ...request, id: otherId, environment: 'live' }, false);
+  expect(await live.indexReference('TX-`LIVE`*bold*', otherId)).toBeUndefined();
+  const body = webhookBody('withdrawal.completed', {
+    trx_ref: reference,
+    transactionId: 'TX-`LIVE`*bold*',
+    trx_type: 'withdraw',
+    amount: '2100.00',
+  });
+  await deliver(app, body);
+  const alert = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person'),
+  );
+  const said = JSON.stringify(alert.body);
+  expect(String(alert.body.text)).toContain('names a request of another environment: it settles nothing');
+  expect(said).toContain(request.id);
+  // The other environment's request is named, escaped, with its environment.
+  expect(said).toContain(JSON.stringify(escapeMrkdwn(otherId)).slice(1, -1));
+  expect(said).toMatch(/\blive\b/);
+  expect(said).toContain('The bot talks to sandbox');
+  // Outside text is text: no mention, no bold, no code span closed early.
+  expect(said).not.toContain('<!here>');
+  expect(said).not.toContain('*LIVE*');
+  expect(said).not.toContain('*bold*');
+  expect((await app.engine.get(request.id))?.state).toBe('sent');
+
+  // The same delivery again (a duplicate), and its subscribers run again (a restart): told once.
+  await deliver(app, body);
+  const delivery = outboxIdFor('webhook', dedupeKey(body as unknown as WebhookEvent));
+  expect(await app.webhooks?.outbox.has(delivery)).toBe(true);
+  await app.engine.onCustodyReport(custodyReport(body as unknown as WebhookEvent, [], delivery));
+  await app.webhooks?.pipeline.settled();
+  await waitUntil(async () => (await app.webhooks?.outbox.pendingIds())?.length === 0, 'all posted');
+  expect(needsAPerson(app)).toHaveLength(1);
+});
+
+test('a webhook naming two requests of this environment is told in the alerts channel', async ({
+  startApp,
+}) => {
+  const app = await startApp({ withWebhooks: true });
+  const first = await sent(app, '2300');
+  const second = await sent(app, '2400');
+  const body = webhookBody('withdrawal.completed', {
+    trx_ref: first.outcome?.reference,
+    transactionId: second.outcome?.reference,
+    trx_type: 'withdraw',
+    amount: '2300.00',
+  });
+  await deliver(app, body);
+  const alert = await app.slack.waitFor(
+    'chat.postMessage',
+    (c) => c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person'),
+  );
+  expect(String(alert.body.text)).toContain('names two different requests: it settles neither');
+  expect(JSON.stringify(alert.body)).toContain(first.id);
+  expect(JSON.stringify(alert.body)).toContain(second.id);
+  expect((await app.engine.get(first.id))?.state).toBe('sent');
+  expect((await app.engine.get(second.id))?.state).toBe('sent');
+});
