@@ -5,13 +5,17 @@
 // point. Unarmed, every call is a no-op.
 
 export const CRASH_POINTS = ['before-claim', 'after-claim', 'before-post', 'after-answer'] as const;
-/** An archive segment and a retention cut, step by step (audit/archive.ts, audit/log.ts). */
+/**
+ * An archive segment and a retention cut, step by step (audit/archive.ts, audit/log.ts): the cut's new
+ * list written, then the head moved to it, then the generation pointer switched (the old list not yet
+ * deleted).
+ */
 export const AUDIT_CRASH_POINTS = [
   'audit-segment-staged',
   'audit-segment-renamed',
   'audit-cut-written',
-  'audit-cut-switched',
   'audit-cut-headed',
+  'audit-cut-switched',
 ] as const;
 export type CrashPoint = (typeof CRASH_POINTS)[number] | (typeof AUDIT_CRASH_POINTS)[number];
 const ALL: readonly string[] = [...CRASH_POINTS, ...AUDIT_CRASH_POINTS];

@@ -132,6 +132,8 @@ function chainStart(entries: AuditEntry[], unchained: AuditEntry[]): ChainStart 
     return { position, expectedSeq: 0, expectedPrev: sealOf(unchained), cut: undefined };
   }
   if (entryHash(first) !== first.hash) return { broken: { kind: 'edited', index: position, entry: first } };
+  // A cut marker begins its generation: no entry, chained or not, comes before it.
+  if (position > 0) return { broken: { kind: 'unchained', index: 0, entry: entries[0] } };
   return {
     position: position + 1,
     expectedSeq: first.cut.seq + 1,
@@ -226,6 +228,12 @@ export interface ChainHead {
    * puts it there first (its writer may have stopped in between), so the list always follows the head.
    */
   entry?: AuditEntry;
+  /**
+   * The generation (list) a retention cut or a fork repair moved the head into, set before the
+   * generation pointer moves: a reader or an append that finds the pointer behind it finishes the
+   * switch. Not signed: it only says which list to read, and that list must end at the signed entry.
+   */
+  generation?: number;
   /** The audit signing key's signature of the environment, seq and hash (see audit/signing.ts). */
   signature?: { key: string; value: string };
 }

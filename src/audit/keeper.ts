@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { type ArchiveOutcome, AuditArchive, type VerifiedChain } from './archive.js';
 import { type ChainHead, type ChainReport, verifyChain } from './chain.js';
+import { foreignEntryProblem, pastHeadProblem } from './chain-end.js';
 import { short } from './crypto.js';
 import { type AuditLog, HEAD_UNVERIFIED } from './log.js';
 import { type AuditProblem, archiveProblems } from './problems.js';
@@ -269,6 +270,30 @@ export class AuditKeeper {
   }
 
   /**
+   * The head against the entries: one rewritten at its seq (the mismatch), else entries past it.
+   */
+  private async headEntries(head: ChainHead | undefined, chained: AuditEntry[]): Promise<AuditProblem[]> {
+    const mismatch = headMismatch(head, chained);
+    if (mismatch) return [mismatch];
+    const past = await this.pastHead(head, chained);
+    return past ? [past] : [];
+  }
+
+  /**
+   * Entries past a signed head, or a head carrying another entry than its own (see chain-end.ts). The
+   * head is read again after the entries: an append meanwhile makes the list longer than the head read
+   * first, so then nothing is said (the next append records what is really there).
+   */
+  private async pastHead(head: ChainHead | undefined, chained: AuditEntry[]) {
+    if (!head?.signature || !this.options.seal) return undefined;
+    const foreign = foreignEntryProblem(head);
+    if (foreign) return foreign;
+    const past = pastHeadProblem(head, chained);
+    if (!past || !sameHead(head, await this.options.log.head(this.options.environment))) return undefined;
+    return past;
+  }
+
+  /**
    * The whole check, told like any other, with the entries it checked: a caller deciding from the
    * chain decides from exactly these, never from a second read a store writer could have changed.
    */
@@ -296,8 +321,7 @@ export class AuditKeeper {
     const problems: AuditProblem[] = [];
     const found = seal ? headProblem(seal, environment, head, mark) : undefined;
     if (found) problems.push(found);
-    const mismatch = headMismatch(head, chained);
-    if (mismatch) problems.push(mismatch);
+    problems.push(...(await this.headEntries(head, chained)));
     if (report) problems.push(...archiveProblems(report, chained, chain, recorded));
     if (chained.length === 0 && !head) {
       const emptied = await this.emptied(report?.last?.head.seq);
@@ -421,6 +445,11 @@ export class AuditKeeper {
     this.running.add(tracked);
     void tracked.finally(() => this.running.delete(tracked));
   }
+}
+
+/** The head read again: the same seq and hash as `head` (nobody appended meanwhile). */
+function sameHead(head: ChainHead, now: ChainHead | undefined): boolean {
+  return now?.seq === head.seq && now.hash === head.hash;
 }
 
 /** The head names another hash than the entry at its seq has: the entries were rewritten. */

@@ -6,7 +6,9 @@
 // With the audit signing key, each head is signed as it moves, and an append first checks the head it
 // extends: one that is not this key's, or is behind this process's mark, is recorded in the chain (a
 // `head-unverified` entry) before anything is linked to it, so a signature over a tampered chain can
-// never hide the tampering.
+// never hide the tampering. So is a list holding entries the signed head does not cover: the bot moves
+// the head before it writes the entry, so those were put there by someone else (an `entries-past-head`
+// finding, recorded before the append links anything to them).
 //
 // An entry's actor is named as of the step (name and e-mail from the directory, see audit/actors.ts)
 // before the entry is hashed.
@@ -14,21 +16,26 @@
 // Retention never truncates silently: only entries older than the retention AND held by a verified
 // archive segment are removed, oldest first. The shorter log is written as a new generation that starts
 // with a cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the
-// cut, then the generation pointer moves and the old list is deleted: a crash part-way leaves the old log.
+// cut; then the head moves to that entry, naming the new generation, then the generation pointer moves
+// and the old list is deleted. A crash before the head moved leaves the old log whole; after it, the
+// next read or append finishes the switch, so the current list is never ahead of the signed head.
 
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
 import { type ActorLookup, withActorDetails } from './actors.js';
+import { type ChainHead, type ChainReport, chainEntry, entryHash, verifyChain } from './chain.js';
 import {
-  type ChainHead,
-  type ChainReport,
-  chainEntry,
-  entryHash,
-  isCutMarker,
-  sealOf,
-  verifyChain,
-} from './chain.js';
+  endsAtHead,
+  foreignEntryProblem,
+  HOLDS_WINDOW,
+  headAhead,
+  lastPastHead,
+  pastHeadProblem,
+  unverifiedHeadDraft,
+  withoutCopies,
+} from './chain-end.js';
 import { headText, signatureHolds } from './crypto.js';
+import { cutPlan } from './cut-plan.js';
 import { mendCutFork } from './fork.js';
 import { type AuditSeal, type HeadProblem, headProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
@@ -50,10 +57,12 @@ const MAX_APPEND_ATTEMPTS = 50;
 
 export type AuditDraft = Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'>;
 
-/** The action of the entry an append writes when the head it was to extend did not verify. */
-export const HEAD_UNVERIFIED = 'head-unverified';
+export { HEAD_UNVERIFIED } from './chain-end.js';
 
-/** Told when an append found the head it extends unverified, after the finding is in the chain. */
+/**
+ * Told when an append found the head it extends unverified, or entries past it, after the finding is
+ * in the chain.
+ */
 export type IncidentListener = (
   environment: ServiceEnvironment,
   problem: HeadProblem,
@@ -138,7 +147,9 @@ export class AuditLog {
       return undefined;
     }
     if (this.seal && !state.found) {
-      state.found = headProblem(this.seal, environment, head);
+      const found = await this.headFinding(environment, head, list, previous);
+      if (found === 'moved') return undefined;
+      state.found = found;
       if (state.found) state.pending = [unverifiedHeadDraft(state.found, head, state.draft.at), state.draft];
     }
     const entry = chainEntry({ ...(state.pending[0] as AuditDraft), environment }, previous, sealed);
@@ -156,6 +167,36 @@ export class AuditLog {
     return entry;
   }
 
+  /** What an append finds wrong with the head it extends (see the file's comment), or undefined. */
+  private async headFinding(
+    environment: ServiceEnvironment,
+    head: ChainHead | undefined,
+    list: string,
+    previous: AuditEntry | undefined,
+  ): Promise<HeadProblem | 'moved' | undefined> {
+    const seal = this.seal;
+    const found = (seal && headProblem(seal, environment, head)) ?? (head && foreignEntryProblem(head));
+    return found ?? (await this.pastHead(environment, head, list, previous));
+  }
+
+  /**
+   * The entries past a head this key signed (see chain-end.ts), or undefined; `moved` when the head
+   * moved while the list was read (another appender past a lapsed lock wrote them: read again).
+   */
+  private async pastHead(
+    environment: ServiceEnvironment,
+    head: ChainHead | undefined,
+    list: string,
+    previous: AuditEntry | undefined,
+  ): Promise<HeadProblem | 'moved' | undefined> {
+    if (!head?.signature || !previous?.hash || !lastPastHead(head, previous)) return undefined;
+    // The head never comes back to an entry once it left it: the same head read after the list means
+    // nobody moved it meanwhile, so nobody appending through it wrote what lies past it.
+    const now = await this.store.get<ChainHead>(headKey(environment));
+    if (now?.seq !== head.seq || now.hash !== head.hash) return 'moved';
+    return pastHeadProblem(head, await this.store.readList<AuditEntry>(list, 0, -1));
+  }
+
   /**
    * The end of the chain as an append finds it: the head, the generation's list, the entry to chain
    * onto, and the entries an older version wrote without hashes (sealed by the append when no chain
@@ -168,7 +209,7 @@ export class AuditLog {
     sealed: AuditEntry[];
   }> {
     const head = await this.store.get<ChainHead>(headKey(environment));
-    const list = generationList(environment, await this.generation(environment));
+    const list = generationList(environment, await this.current(environment, head));
     const [last] = await this.store.readList<AuditEntry>(list, -1, -1);
     if (!last || last.hash) return { head, list, previous: last, sealed: [] };
     const all = await this.store.readList<AuditEntry>(list, 0, -1);
@@ -176,10 +217,25 @@ export class AuditLog {
     return { head, list, previous, sealed: previous ? [] : all };
   }
 
-  /** After the head moved onto `entry`: the list holds it too (another appender may have put it in). */
+  /**
+   * After the head moved onto `entry`: the list holds it too. Another appender may have put it in, and
+   * past a lapsed lock even chained its own after it: when one of the list's last entries is this very
+   * entry (by hash), it is not put in again. Another entry at its seq is no reason to leave it out.
+   */
   private async listHolds(list: string, entry: AuditEntry): Promise<void> {
-    const [now] = await this.store.readList<AuditEntry>(list, -1, -1);
-    if (now?.hash !== entry.hash) await this.store.appendToList(list, entry);
+    const last = await this.store.readList<AuditEntry>(list, -HOLDS_WINDOW, -1);
+    if (last.some((e) => e.hash === entry.hash)) return;
+    await this.store.appendToList(list, entry);
+  }
+
+  /**
+   * Whether a cut or a repair may rewrite the log under `head`: the head verifies (this key's, at or
+   * past the mark, carrying no other entry) and the list ends at its entry. Entries past it are left to
+   * the next append to record; a head ahead of the list (an append stopped part-way), to it to finish.
+   */
+  private rewritable(environment: ServiceEnvironment, head: ChainHead | undefined, entries: AuditEntry[]) {
+    if (!head || !endsAtHead(head, entries) || foreignEntryProblem(head)) return false;
+    return !this.seal || !headProblem(this.seal, environment, head);
   }
 
   /** Every entry, oldest first. */
@@ -215,19 +271,13 @@ export class AuditLog {
     return this.store.withLock(
       lockName(environment),
       async () => {
-        const generation = await this.generation(environment);
+        const read = await this.head(environment);
+        const generation = await this.current(environment, read);
         const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
-        const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
-        const start = earlier ? 1 : 0;
-        const end = cutEnd(entries, start, olderThan, archived);
-        if (end === undefined) return 0;
-        const removed = entries.slice(start, end);
-        const lastRemoved = removed.at(-1);
-        // The true last entry of the chain, whatever it is (an earlier cut's record too): only the
-        // marker is outside the chain.
-        const tail = entries.findLast((e) => e.hash && e.seq !== undefined);
-        if (!lastRemoved || !tail) return 0;
-        const cut = cutOf(removed, lastRemoved, earlier);
+        if (!this.rewritable(environment, read, entries)) return 0;
+        const plan = cutPlan(entries, olderThan, archived);
+        if (!plan) return 0;
+        const { removed, end, cut, tail } = plan;
         const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by a verified archive segment`;
         const draft = {
           at: now.toISOString(),
@@ -240,16 +290,23 @@ export class AuditLog {
         const marker: AuditEntry = { ...draft, hash: entryHash(draft) };
         const record = chainEntry(draft, tail);
         const next = generationList(environment, generation + 1);
-        await this.store.deleteList(next); // what a crash part-way through an earlier cut left
+        await this.clearLeftovers(environment, generation);
         for (const entry of [marker, ...entries.slice(end), record])
           await this.store.appendToList(next, entry);
         crashPoint('audit-cut-written');
-        await this.store.set(generationKey(environment), generation + 1);
-        crashPoint('audit-cut-switched');
-        const head = this.signed(environment, { seq: record.seq ?? 0, hash: record.hash ?? '' });
-        await this.store.set<ChainHead>(headKey(environment), head);
+        // Head first: the current list is never ahead of the signed head, even after a crash here.
+        const head = this.signed(environment, {
+          seq: record.seq ?? 0,
+          hash: record.hash ?? '',
+          generation: generation + 1,
+        });
+        // From the head read: an append past a lapsed lock that moved it meanwhile makes the cut give up
+        // (its unused list goes at the next cut).
+        if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), read, head))) return 0;
         crashPoint('audit-cut-headed');
         this.seal?.marks.raise(environment, head, now);
+        await this.movePointer(environment, generation, generation + 1);
+        crashPoint('audit-cut-switched');
         await this.store.deleteList(generationList(environment, generation));
         return removed.length;
       },
@@ -259,7 +316,8 @@ export class AuditLog {
 
   /**
    * Mend the fork an earlier retention cut could make, only when it is provably that fault
-   * (audit/fork.ts), written as a cut is: a new generation, then the pointer, the head and the mark.
+   * (audit/fork.ts), written as a cut is: a new generation, then the head (naming it) and the mark,
+   * then the pointer.
    * Returns the entry that records it, or undefined when there was nothing to mend.
    */
   mendFork(
@@ -272,10 +330,11 @@ export class AuditLog {
       async () => {
         const seal = this.seal;
         if (!seal) return undefined;
-        const generation = await this.generation(environment);
+        const head = await this.store.get<ChainHead>(headKey(environment));
+        const generation = await this.current(environment, head);
         const list = generationList(environment, generation);
         const entries = withoutCopies(await this.store.readList<AuditEntry>(list, 0, -1));
-        const head = await this.store.get<ChainHead>(headKey(environment));
+        if (!head || !this.rewritable(environment, head, entries)) return undefined;
         const holds =
           head?.signature?.key === seal.signer.publicKey &&
           signatureHolds(
@@ -286,12 +345,17 @@ export class AuditLog {
         const mended = mendCutFork(entries, head, holds, archived, now);
         if (!mended) return undefined;
         const next = generationList(environment, generation + 1);
-        await this.store.deleteList(next);
+        await this.clearLeftovers(environment, generation);
         for (const entry of mended.entries) await this.store.appendToList(next, entry);
-        await this.store.set(generationKey(environment), generation + 1);
-        const signed = this.signed(environment, { seq: mended.last.seq ?? 0, hash: mended.last.hash ?? '' });
-        await this.store.set<ChainHead>(headKey(environment), signed);
+        const signed = this.signed(environment, {
+          seq: mended.last.seq ?? 0,
+          hash: mended.last.hash ?? '',
+          generation: generation + 1,
+        });
+        if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, signed)))
+          return undefined;
         seal.marks.reset(environment, signed, now);
+        await this.movePointer(environment, generation, generation + 1);
         await this.store.deleteList(list);
         return mended.last;
       },
@@ -329,73 +393,51 @@ export class AuditLog {
     return (await this.store.get<number>(generationKey(environment))) ?? 0;
   }
 
-  /** Read the current generation; read again if a cut moved it meanwhile (its old list is deleted). */
+  /**
+   * The log's generation: the pointer's, or the newer one `head` names when a cut or a repair moved
+   * the head and stopped before the pointer (the switch is finished here: pointer, then the old list
+   * deleted). A generation whose list does not end at the head's entry is no switch the bot left
+   * half-done (the head was edited): the pointer's stands, and the check reports the head.
+   */
+  private async current(environment: ServiceEnvironment, head: ChainHead | undefined): Promise<number> {
+    const pointer = await this.generation(environment);
+    const target = head?.generation;
+    if (target === undefined || target <= pointer) return pointer;
+    const [last] = await this.store.readList<AuditEntry>(generationList(environment, target), -1, -1);
+    if (last?.hash !== head?.hash) return pointer;
+    if (!(await this.movePointer(environment, pointer, target))) return this.generation(environment);
+    await this.store.deleteList(generationList(environment, pointer));
+    return target;
+  }
+
+  /**
+   * What a crash part-way through an earlier cut or repair left beside `generation`: its unused new
+   * list, or (stopped after the pointer moved) its old one, which nothing reads again.
+   */
+  private async clearLeftovers(environment: ServiceEnvironment, generation: number): Promise<void> {
+    await this.store.deleteList(generationList(environment, generation + 1));
+    if (generation > 0) await this.store.deleteList(generationList(environment, generation - 1));
+  }
+
+  /** Move the generation pointer from `from` to `to`; false when it is no longer at `from`. */
+  private async movePointer(environment: ServiceEnvironment, from: number, to: number): Promise<boolean> {
+    const key = generationKey(environment);
+    const stored = await this.store.get<number>(key);
+    if ((stored ?? 0) !== from) return false;
+    return this.store.compareAndSet<number>(key, stored, to);
+  }
+
+  /**
+   * Read the current generation (finishing a switch the head names); read again if a cut moved the
+   * pointer meanwhile (its old list is deleted only after the pointer moved past it).
+   */
   private async read(environment: ServiceEnvironment, read: (list: string) => Promise<AuditEntry[]>) {
     for (;;) {
-      const generation = await this.generation(environment);
+      const generation = await this.current(environment, await this.head(environment));
       const entries = await read(generationList(environment, generation));
       if ((await this.generation(environment)) === generation) return withoutCopies(entries);
     }
   }
-}
-
-/**
- * The list without an entry appended twice in a row (a head's entry put in by its writer and by the
- * next appender at once): the same hashed entry again adds nothing, so it is not a break.
- */
-function withoutCopies(entries: AuditEntry[]): AuditEntry[] {
-  return entries.filter((entry, i) => i === 0 || !entry.hash || entries[i - 1]?.hash !== entry.hash);
-}
-
-/** The entry recording that an append found the head it extends unverified (in numbers and hashes). */
-function unverifiedHeadDraft(problem: HeadProblem, head: ChainHead | undefined, at: string): AuditDraft {
-  return {
-    at,
-    kind: 'audit',
-    action: HEAD_UNVERIFIED,
-    subject: head ? `seq ${head.seq} hash ${head.hash}` : 'no head',
-    note: `${problem.kind}: ${problem.text}. Recorded before the next entry was linked to it.`,
-  };
-}
-
-/**
- * Where a cut of `entries` from `start` ends: past every entry older than `olderThan` that `archived`
- * holds, in a row. Undefined when it would split the entries of an older version, which are sealed
- * together: they go all at once or not at all.
- */
-function cutEnd(
-  entries: AuditEntry[],
-  start: number,
-  olderThan: Date,
-  archived: (entry: AuditEntry) => boolean,
-): number | undefined {
-  let end = start;
-  while (end < entries.length) {
-    const entry = entries[end] as AuditEntry;
-    if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
-    end += 1;
-  }
-  const unchained = entries.slice(start).findIndex((e) => e.hash);
-  const legacy = unchained === -1 ? entries.length - start : unchained;
-  return legacy > 0 && end - start < legacy ? undefined : end;
-}
-
-/** What a cut removing `removed` records: the last entry it removed, and how many all cuts so far removed. */
-function cutOf(removed: AuditEntry[], lastRemoved: AuditEntry, earlier: AuditEntry | undefined) {
-  return {
-    seq: lastRemoved.seq ?? -1,
-    hash: lastRemoved.hash ?? sealOf(removed),
-    count: removed.length + (earlier?.cut?.count ?? 0),
-  };
-}
-
-/** The head is ahead of the list: its writer moved it, then stopped before appending its entry. */
-function headAhead(
-  head: ChainHead | undefined,
-  previous: AuditEntry | undefined,
-): head is ChainHead & { entry: AuditEntry } {
-  if (!head?.entry) return false;
-  return previous?.hash !== head.hash && (previous?.seq ?? -1) < head.seq;
 }
 
 /** An append under way: the draft asked for, what is still to go in before it, and a head finding. */

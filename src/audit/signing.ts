@@ -170,7 +170,14 @@ export type HeadProblemKind =
   /** Signed, but older than a head this process signed or saw: the newest entries were removed. */
   | 'head-rolled-back'
   /** Signed, at the mark's place, with another hash. */
-  | 'head-replaced';
+  | 'head-replaced'
+  /**
+   * The head's signature holds, but the log holds entries it does not cover (past its seq, or another
+   * entry at its seq): the bot signs a head before it writes its entry, so someone else wrote them.
+   */
+  | 'entries-past-head'
+  /** The head carries an entry (outside its signature) other than the one its seq and hash name. */
+  | 'head-entry-foreign';
 
 export interface HeadProblem {
   kind: HeadProblemKind;

@@ -6,7 +6,7 @@ import { describe, expect } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { type ChainHead, chainEntry, entryHash, sealOf } from '../../src/audit/chain.js';
 import { FORK_REPAIRED } from '../../src/audit/fork.js';
-import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
+import { AuditLog, auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import type { AuditSigner } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
 import type { Store } from '../../src/store/index.js';
@@ -144,3 +144,105 @@ for (const kind of STORE_KINDS) {
     );
   });
 }
+
+describe('a fork repair stopped between the head and the generation pointer', () => {
+  auditTest(
+    'is finished by the next append: no finding, and the chain verifies',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-fork-stopped');
+      const folder = join(auditDir, 'archive');
+      const marks = join(auditDir, 'marks.json');
+      let now = new Date('2026-11-01T09:00:00.000Z');
+      const clock = () => now;
+      const at = (seconds: number) => new Date(Date.parse('2026-11-01T09:00:00.000Z') + seconds * SECOND);
+      const bot = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
+      await bot.log.append('sandbox', draft(0, now));
+      await bot.log.append('sandbox', draft(1, now));
+      now = at(5);
+      await bot.log.append('sandbox', draft(2, now));
+      now = at(9);
+      await bot.keeper.archiveNow('schedule');
+      now = at(18);
+      const archiver = auditReplica(a, { now: clock, archiveDir: folder, marks });
+      expect(await archiver.keeper.archiveNow('schedule')).toMatchObject({ written: true, lastSeq: 3 });
+      const archived = archiver.keeper.archive?.read().verified ?? new Map();
+      await oldCut(a, signer, at(10), now, archived);
+      await bot.log.append('sandbox', draft(3, now));
+      const findings = (await bot.keeper.check()).incidents.length;
+
+      // The repair's process, killed at its second write of the head or the generation pointer.
+      let writes = 0;
+      const killing =
+        (method: 'set' | 'compareAndSet') =>
+        async (key: string, ...rest: unknown[]) => {
+          if ((key === auditHeadKey('sandbox') || key === GENERATION) && ++writes === 2)
+            throw new Error('killed');
+          return (a[method] as (...args: unknown[]) => Promise<unknown>).call(a, key, ...rest);
+        };
+      const crashing = new Proxy(a, {
+        get: (target, property) => {
+          if (property === 'set' || property === 'compareAndSet') return killing(property);
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const mender = new AuditLog(crashing);
+      mender.signWith(bot.seal);
+      const report = archiver.keeper.archive?.read();
+      const hashes = {
+        hashAt: (seq: number) => report?.verified.get(seq),
+        through: report?.verifiedHead?.seq ?? -1,
+      };
+      await expect(mender.mendFork('sandbox', hashes, now)).rejects.toThrow('killed');
+
+      await bot.log.append('sandbox', draft(4, now));
+      await bot.keeper.idle();
+      const check = await bot.keeper.check();
+      expect(check.chain.broken).toBeUndefined();
+      expect(check.problems).toEqual([]);
+      expect(check.incidents).toHaveLength(findings);
+      const entries = await bot.log.entries('sandbox');
+      expect(entries.at(-2)).toMatchObject({ kind: 'audit', action: FORK_REPAIRED });
+      expect(entries.at(-1)?.requestId).toBe(draft(4).requestId);
+    },
+  );
+});
+
+describe('a fork whose head carries an entry other than the one it names', () => {
+  auditTest(
+    'is not mended: the check reports the head',
+    async ({ replicas, auditReplica, auditDir, signer }) => {
+      const { a } = await replicas('audit-fork-foreign-head');
+      const folder = join(auditDir, 'archive');
+      const marks = join(auditDir, 'marks.json');
+      let now = new Date('2026-11-01T09:00:00.000Z');
+      const clock = () => now;
+      const at = (seconds: number) => new Date(Date.parse('2026-11-01T09:00:00.000Z') + seconds * SECOND);
+      const bot = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
+      await bot.log.append('sandbox', draft(0, now));
+      await bot.log.append('sandbox', draft(1, now));
+      now = at(5);
+      await bot.log.append('sandbox', draft(2, now));
+      now = at(9);
+      await bot.keeper.archiveNow('schedule');
+      now = at(18);
+      const archiver = auditReplica(a, { now: clock, archiveDir: folder, marks });
+      expect(await archiver.keeper.archiveNow('schedule')).toMatchObject({ written: true, lastSeq: 3 });
+      const archived = archiver.keeper.archive?.read().verified ?? new Map();
+      await oldCut(a, signer, at(10), now, archived);
+      await bot.log.append('sandbox', draft(3, now));
+      // A store writer puts another entry in the head, outside its signature.
+      const head = await a.get<ChainHead>(auditHeadKey('sandbox'));
+      const [first] = await bot.log.entries('sandbox');
+      await a.set(auditHeadKey('sandbox'), { ...head, entry: first });
+
+      const restarted = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
+      await restarted.keeper.start();
+      const check = await restarted.keeper.check();
+      expect(check.chain.broken?.kind).toBe('reordered');
+      expect(check.problems.map((p) => p.kind)).toContain('head-entry-foreign');
+      const entries = await restarted.log.entries('sandbox');
+      expect(entries.some((e) => e.action === FORK_REPAIRED)).toBe(false);
+    },
+  );
+});

@@ -1,0 +1,100 @@
+// What an append finds at the end of the chain, as pure functions: a head its writer moved but whose
+// entry is not in the list yet (finished by the next append), entries the signed head does not cover
+// (the bot moves the head before it writes the entry, so the list is never ahead of the head by its
+// own hand: someone with write access to the store put them there), and the entry recording a finding.
+import { type ChainHead, entryHash } from './chain.js';
+import { short } from './crypto.js';
+import type { HeadProblem } from './signing.js';
+import type { AuditEntry } from './types.js';
+
+/** The action of the entry an append writes when the head it was to extend did not verify. */
+export const HEAD_UNVERIFIED = 'head-unverified';
+
+/** A draft of an entry, before it gets its place in the chain. */
+type Draft = Omit<AuditEntry, 'seq' | 'prev' | 'hash' | 'environment'>;
+
+/** The head is ahead of the list: its writer moved it, then stopped before appending its entry. */
+export function headAhead(
+  head: ChainHead | undefined,
+  previous: AuditEntry | undefined,
+): head is ChainHead & { entry: AuditEntry } {
+  if (!head?.entry || !ownEntry(head)) return false;
+  return previous?.hash !== head.hash && (previous?.seq ?? -1) < head.seq;
+}
+
+/**
+ * Whether the entry the head carries is the one its signed seq and hash name (the entry is outside the
+ * signature): one that is not is never appended, it is a finding.
+ */
+function ownEntry(head: ChainHead): boolean {
+  const entry = head.entry;
+  if (!entry) return true;
+  return entry.seq === head.seq && entry.hash === head.hash && entryHash(entry) === entry.hash;
+}
+
+/** The finding about a head carrying an entry that is not the one it names. */
+export function foreignEntryProblem(head: ChainHead): HeadProblem | undefined {
+  if (ownEntry(head)) return undefined;
+  return {
+    kind: 'head-entry-foreign',
+    text: `the head at seq ${head.seq} (hash ${short(head.hash)}) carries an entry at seq ${head.entry?.seq ?? 'none'} (hash ${short(head.entry?.hash ?? '')}) that is not the one it names: the head record was edited`,
+  };
+}
+
+/** Whether `list` ends at the head's own entry: the last hashed entry is the one the head names. */
+export function endsAtHead(head: ChainHead | undefined, list: AuditEntry[]): boolean {
+  const tail = list.findLast((e) => e.hash !== undefined && e.seq !== undefined);
+  return !!head && !!tail && tail.seq === head.seq && tail.hash === head.hash;
+}
+
+/** Entries from the end of the list an append looks through for its own (see AuditLog.listHolds). */
+export const HOLDS_WINDOW = 8;
+
+/** The list's last chained entry is one the head does not cover: past its seq, or another at its seq. */
+export function lastPastHead(head: ChainHead, last: AuditEntry): boolean {
+  const seq = last.seq ?? -1;
+  return seq > head.seq || (seq === head.seq && last.hash !== head.hash);
+}
+
+/** Most seqs a finding names one by one; the rest are counted. */
+const NAMED = 10;
+
+/**
+ * The finding about the entries of `entries` that the signed `head` does not cover, or undefined when
+ * there are none (a copy of the head's own entry is one of it).
+ */
+export function pastHeadProblem(head: ChainHead, entries: AuditEntry[]): HeadProblem | undefined {
+  const seqs = [
+    ...new Set(
+      entries
+        .filter((e) => e.hash !== undefined && e.seq !== undefined && lastPastHead(head, e))
+        .map((e) => e.seq as number),
+    ),
+  ];
+  if (seqs.length === 0) return undefined;
+  const named = seqs.slice(0, NAMED).join(', ');
+  const more = seqs.length > NAMED ? ` and ${seqs.length - NAMED} more` : '';
+  return {
+    kind: 'entries-past-head',
+    text: `the log holds entries at seq ${named}${more} that the signed head at seq ${head.seq} (hash ${short(head.hash)}) does not cover: this bot signs the head before it writes an entry, so it did not write them`,
+  };
+}
+
+/** The entry recording that an append found the head it extends unverified (in numbers and hashes). */
+export function unverifiedHeadDraft(problem: HeadProblem, head: ChainHead | undefined, at: string): Draft {
+  return {
+    at,
+    kind: 'audit',
+    action: HEAD_UNVERIFIED,
+    subject: head ? `seq ${head.seq} hash ${head.hash}` : 'no head',
+    note: `${problem.kind}: ${problem.text}. Recorded before the next entry was linked to it.`,
+  };
+}
+
+/**
+ * The list without an entry appended twice in a row (a head's entry put in by its writer and by the
+ * next appender at once): the same hashed entry again adds nothing, so it is not a break.
+ */
+export function withoutCopies(entries: AuditEntry[]): AuditEntry[] {
+  return entries.filter((entry, i) => i === 0 || !entry.hash || entries[i - 1]?.hash !== entry.hash);
+}
