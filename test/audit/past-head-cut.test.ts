@@ -5,45 +5,20 @@
 // before any append records them.
 import { describe, expect } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
-import { type ChainHead, chainEntry, entryHash, verifyChain } from '../../src/audit/chain.js';
-import { AuditLog, auditHeadKey, auditListKey, HEAD_UNVERIFIED } from '../../src/audit/log.js';
-import type { HeadProblem } from '../../src/audit/signing.js';
-import type { Store } from '../../src/store/index.js';
-import { type AuditReplica, auditTest } from '../support/audit-archive.js';
+import { type ChainHead, entryHash, verifyChain } from '../../src/audit/chain.js';
+import { AuditLog, HEAD_UNVERIFIED } from '../../src/audit/log.js';
+import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
-
-const LIST = auditListKey('sandbox');
-const HEAD = auditHeadKey('sandbox');
-
-async function appendMany(replica: AuditReplica, count: number): Promise<void> {
-  for (let n = 0; n < count; n++) await replica.log.append('sandbox', auditDraft(n));
-}
-
-function listen(log: AuditLog): Array<[HeadProblem['kind'], number | undefined]> {
-  const told: Array<[HeadProblem['kind'], number | undefined]> = [];
-  log.onIncident((_environment, problem, entry) => void told.push([problem.kind, entry.seq]));
-  return told;
-}
-
-/** `store` with its methods wrapped by `wrap` (the others as they are). */
-function wrapped(store: Store, wrap: Partial<Record<keyof Store, (...args: never[]) => unknown>>): Store {
-  return new Proxy(store, {
-    get: (target, property) => {
-      const own = wrap[property as keyof Store];
-      if (own) return own;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
-/** A correctly chained entry a store writer appends after the list's last one. */
-async function forgePastHead(store: Store, n: number): Promise<AuditEntry> {
-  const [last] = await store.readList<AuditEntry>(LIST, -1, -1);
-  const forged = chainEntry({ ...auditDraft(n), amount: '5000000.00', environment: 'sandbox' }, last);
-  await store.appendToList(LIST, forged);
-  return forged;
-}
+import {
+  afterHeadMoves,
+  appendMany,
+  forgePastHead,
+  HEAD,
+  LIST,
+  lapsedLog,
+  listen,
+  wrapped,
+} from './past-head-support.js';
 
 const cutBefore = (n: number) => new Date(Date.parse(auditDraft(n).at));
 
@@ -81,10 +56,7 @@ describe('a retention cut and entries past the signed head', () => {
       const { a: store } = await replicas('audit-cut-lapsed');
       const replica = auditReplica(store);
       await appendMany(replica, 4);
-      const lapsed = new AuditLog(
-        wrapped(store, { withLock: ((_name: string, fn: () => Promise<unknown>) => fn()) as never }),
-      );
-      lapsed.signWith(replica.seal);
+      const lapsed = lapsedLog(store, replica.seal);
       let landed: AuditEntry | undefined;
       const cutter = new AuditLog(
         wrapped(store, {
@@ -125,17 +97,12 @@ describe('an append and entries a store writer puts in meanwhile', () => {
       await appendMany(replica, 3);
       let forged: AuditEntry | undefined;
       const racing = new AuditLog(
-        wrapped(store, {
-          compareAndSet: (async (key: string, ...rest: unknown[]) => {
-            const done = await (store.compareAndSet as (...a: unknown[]) => Promise<boolean>).call(
-              store,
-              key,
-              ...rest,
-            );
-            if (key === HEAD && done && !forged) forged = await forgePastHead(store, 41);
-            return done;
-          }) as never,
-        }),
+        wrapped(
+          store,
+          afterHeadMoves(store, async () => {
+            forged ??= await forgePastHead(store, 41);
+          }),
+        ),
       );
       racing.signWith(replica.seal);
       const entry = await racing.append('sandbox', auditDraft(3));
