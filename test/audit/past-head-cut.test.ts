@@ -11,12 +11,11 @@ import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 import {
   afterHeadMoves,
-  appendMany,
   forgePastHead,
   HEAD,
   LIST,
   lapsedLog,
-  listen,
+  loggedReplica,
   wrapped,
 } from './past-head-support.js';
 
@@ -26,10 +25,11 @@ describe('a retention cut and entries past the signed head', () => {
   auditTest(
     'a cut finding an entry past the head cuts nothing; the check shows it, and the next append records it',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-cut-past-head');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
-      await appendMany(replica, 4);
+      const { store, replica, told } = await loggedReplica(
+        { replicas, auditReplica },
+        'audit-cut-past-head',
+        4,
+      );
       const head = await store.get<ChainHead>(HEAD);
       const forged = await forgePastHead(store, 40);
 
@@ -53,9 +53,7 @@ describe('a retention cut and entries past the signed head', () => {
   auditTest(
     'an append past a lapsed lock that moves the head while a cut writes makes the cut give up',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-cut-lapsed');
-      const replica = auditReplica(store);
-      await appendMany(replica, 4);
+      const { store, replica } = await loggedReplica({ replicas, auditReplica }, 'audit-cut-lapsed', 4);
       const lapsed = lapsedLog(store, replica.seal);
       let landed: AuditEntry | undefined;
       const cutter = new AuditLog(
@@ -92,9 +90,7 @@ describe('an append and entries a store writer puts in meanwhile', () => {
   auditTest(
     'an entry forged at the seq of an append between its head move and its list write does not keep it out',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-holds-forged');
-      const replica = auditReplica(store);
-      await appendMany(replica, 3);
+      const { store, replica } = await loggedReplica({ replicas, auditReplica }, 'audit-holds-forged', 3);
       let forged: AuditEntry | undefined;
       const racing = new AuditLog(
         wrapped(
@@ -117,10 +113,11 @@ describe('an append and entries a store writer puts in meanwhile', () => {
   auditTest(
     'a head carrying an older entry than the one it names is a finding, and that entry is not appended',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-head-foreign-entry');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
-      await appendMany(replica, 3);
+      const { store, replica, told } = await loggedReplica(
+        { replicas, auditReplica },
+        'audit-head-foreign-entry',
+        3,
+      );
       const all = await store.readList<AuditEntry>(LIST, 0, -1);
       const head = await store.get<ChainHead>(HEAD);
       await store.set(HEAD, { ...head, entry: all[1] });
@@ -138,9 +135,7 @@ describe('an append and entries a store writer puts in meanwhile', () => {
 
 describe('entries before a cut marker', () => {
   auditTest('an entry without a hash before the marker is a break', async ({ replicas, auditReplica }) => {
-    const { a: store } = await replicas('audit-before-marker');
-    const replica = auditReplica(store);
-    await appendMany(replica, 4);
+    const { store, replica } = await loggedReplica({ replicas, auditReplica }, 'audit-before-marker', 4);
     expect(await replica.log.cut('sandbox', cutBefore(2), new Date(), () => true)).toBe(2);
     const entries = await replica.log.entries('sandbox');
     const head = await store.get<ChainHead>(HEAD);

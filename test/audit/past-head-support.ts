@@ -6,7 +6,7 @@ import { chainEntry } from '../../src/audit/chain.js';
 import { AuditLog, auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import type { AuditSeal, HeadProblem } from '../../src/audit/signing.js';
 import type { Store } from '../../src/store/index.js';
-import type { AuditReplica } from '../support/audit-archive.js';
+import type { AuditReplica, ReplicaOptions } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 
 export const LIST = auditListKey('sandbox');
@@ -14,6 +14,25 @@ export const HEAD = auditHeadKey('sandbox');
 
 export async function appendMany(replica: AuditReplica, count: number): Promise<void> {
   for (let n = 0; n < count; n++) await replica.log.append('sandbox', auditDraft(n));
+}
+
+/**
+ * A replica on the store `replicas(name)` opens, what its incident listeners are told (`listen`), and
+ * its first `count` entries appended.
+ */
+export async function loggedReplica(
+  fixtures: {
+    replicas: (name: string) => Promise<{ a: Store }>;
+    auditReplica: (store: Store, options?: ReplicaOptions) => AuditReplica;
+  },
+  name: string,
+  count: number,
+): Promise<{ store: Store; replica: AuditReplica; told: ReturnType<typeof listen> }> {
+  const { a: store } = await fixtures.replicas(name);
+  const replica = fixtures.auditReplica(store);
+  const told = listen(replica.log);
+  await appendMany(replica, count);
+  return { store, replica, told };
 }
 
 /** What the incident listeners of `log` are told, as kinds and the seq of the finding's entry. */

@@ -19,6 +19,7 @@ import {
   lapsedLog,
   listen,
   lockLapsed,
+  loggedReplica,
   wrapped,
 } from './past-head-support.js';
 
@@ -36,9 +37,7 @@ describe('entries past the signed head', () => {
   auditTest(
     'a correctly chained entry a store writer appended is recorded before the next entry links to it, and told',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-past-head');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
+      const { store, replica, told } = await loggedReplica({ replicas, auditReplica }, 'audit-past-head', 0);
       const alarms: number[][] = [];
       replica.keeper.onAlarm(
         async (_check, incidents) => void alarms.push(incidents.map((e) => e.seq ?? -1)),
@@ -73,10 +72,11 @@ describe('entries past the signed head', () => {
   auditTest(
     'another entry put at the signed head’s seq is recorded too',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-past-head-replaced');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
-      await appendMany(replica, 3);
+      const { store, replica, told } = await loggedReplica(
+        { replicas, auditReplica },
+        'audit-past-head-replaced',
+        3,
+      );
       const entries = await store.readList<AuditEntry>(LIST, 0, -1);
       const swapped = chainEntry({ ...auditDraft(41), environment: 'sandbox' }, entries[1]);
       await store.set(itemKey(2), swapped);
@@ -104,10 +104,11 @@ describe('a retention cut stopped between its writes', () => {
     auditTest(
       `${what}: the next append finds no incident and the chain verifies`,
       async ({ replicas, auditReplica }) => {
-        const { a: store } = await replicas(`audit-cut-stopped-${stop}`);
-        const replica = auditReplica(store);
-        const told = listen(replica.log);
-        await appendMany(replica, 4);
+        const { store, replica, told } = await loggedReplica(
+          { replicas, auditReplica },
+          `audit-cut-stopped-${stop}`,
+          4,
+        );
         expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
         // The cut's process, killed at its `stop`th write of the head or the generation pointer, or (3)
         // as it deletes the old list.
