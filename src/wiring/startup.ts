@@ -171,7 +171,7 @@ export async function start(
   const botToken = newWorkbenchBotToken();
   const settled = withTestAdmin(loadConfig(workbenchEnv(env, signingSecret, botToken)), options);
   const logger = makeLogger(settled);
-  const store = await createStore(settled.storeUrl);
+  const store = await createStore(settled.storeUrl, { log: logger });
   let workbench: Workbench | undefined;
   try {
     workbench = await startWorkbench({ store, logger, signingSecret, botToken });

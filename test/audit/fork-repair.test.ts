@@ -10,11 +10,12 @@ import { AuditLog, auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import type { AuditSigner } from '../../src/audit/signing.js';
 import { runVerifier } from '../../src/audit/verify-cli.js';
 import type { Store } from '../../src/store/index.js';
-import { auditTest } from '../support/audit-archive.js';
+import { type AuditReplica, auditTest, type ReplicaOptions } from '../support/audit-archive.js';
 import { auditDraft as draft } from '../support/engine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 
 const SECOND = 1000;
+const START = Date.parse('2026-11-01T09:00:00.000Z');
 const GENERATION = 'approvals:audit-generation:sandbox';
 const listOf = (generation: number) =>
   generation === 0 ? auditListKey('sandbox') : `${auditListKey('sandbox')}:g${generation}`;
@@ -72,6 +73,74 @@ async function oldCut(
   await store.deleteList(listOf(generation));
 }
 
+/** What the tests of a forked store start from: the store, its bot, the archiver and their clock. */
+interface Forked {
+  a: Store;
+  /** The bot, with an 8-second retention; `options` start it again. */
+  bot: AuditReplica;
+  options: ReplicaOptions;
+  /** The replica that archived without retention before the old cut. */
+  archiver: AuditReplica;
+  folder: string;
+  /** Moves the clock they all read (`now()`) to `seconds` past the start. */
+  at: (seconds: number) => Date;
+  now: () => Date;
+}
+
+/**
+ * A store on `replicas(name)` forked by the old cut: the bot archives and cuts its first entries,
+ * another replica archives without retention, the old cut forks the chain (`edit` as oldCut takes it),
+ * and the bot appends an entry after the fork.
+ */
+async function forkedByOldCut(
+  {
+    replicas,
+    auditReplica,
+    auditDir,
+    signer,
+  }: {
+    replicas: (name: string) => Promise<{ a: Store }>;
+    auditReplica: (store: Store, options?: ReplicaOptions) => AuditReplica;
+    auditDir: string;
+    signer: AuditSigner;
+  },
+  name: string,
+  edit?: (record: AuditEntry) => AuditEntry,
+): Promise<Forked> {
+  const { a } = await replicas(name);
+  const folder = join(auditDir, `archive-${name}`);
+  const marks = join(auditDir, `marks-${name}.json`);
+  let now = new Date(START);
+  const clock = () => now;
+  const at = (seconds: number) => new Date(START + seconds * SECOND);
+  const options: ReplicaOptions = { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks };
+  const bot = auditReplica(a, options);
+  await bot.log.append('sandbox', draft(0, now));
+  await bot.log.append('sandbox', draft(1, now));
+  now = at(5);
+  await bot.log.append('sandbox', draft(2, now));
+  now = at(9);
+  await bot.keeper.archiveNow('schedule'); // seq 0–2; the cut removes 0 and 1, keeps 2
+  now = at(18);
+  const archiver = auditReplica(a, { now: clock, archiveDir: folder, marks });
+  expect(await archiver.keeper.archiveNow('schedule')).toMatchObject({ written: true, lastSeq: 3 });
+  const archived = archiver.keeper.archive?.read().verified ?? new Map();
+  await oldCut(a, signer, at(10), now, archived, edit);
+  await bot.log.append('sandbox', draft(3, now)); // an entry after the fork
+  return {
+    a,
+    bot,
+    options,
+    archiver,
+    folder,
+    at: (seconds) => {
+      now = at(seconds);
+      return now;
+    },
+    now: clock,
+  };
+}
+
 for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`a store forked by the old retention cut, on ${kind.name}`, () => {
     auditTest.override('storeKind', kind.name);
@@ -80,42 +149,21 @@ for (const kind of STORE_KINDS) {
       'is mended at start, on the record; one not provably that fault is reported as before',
       async ({ replicas, auditReplica, auditDir, signer }) => {
         for (const mendable of [true, false]) {
-          const { a } = await replicas(`audit-fork-${mendable}`);
-          const folder = join(auditDir, `archive-${mendable}`);
-          const marks = join(auditDir, `marks-${mendable}.json`);
-          let now = new Date('2026-11-01T09:00:00.000Z');
-          const clock = () => now;
-          const at = (seconds: number) => new Date(Date.parse('2026-11-01T09:00:00.000Z') + seconds * SECOND);
-          const bot = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
-          await bot.log.append('sandbox', draft(0, now));
-          await bot.log.append('sandbox', draft(1, now));
-          now = at(5);
-          await bot.log.append('sandbox', draft(2, now));
-          now = at(9);
-          await bot.keeper.archiveNow('schedule'); // seq 0–2; the cut removes 0 and 1, keeps 2
-          now = at(18);
-          // Archived without retention, then cut the old way: the fork of the issue.
-          const archiver = auditReplica(a, { now: clock, archiveDir: folder, marks });
-          expect(await archiver.keeper.archiveNow('schedule')).toMatchObject({ written: true, lastSeq: 3 });
-          const archived = archiver.keeper.archive?.read().verified ?? new Map();
-          await oldCut(a, signer, at(10), now, archived, (record) =>
-            mendable
-              ? record
-              : chainEntry({ ...record, note: 'removed, said otherwise' }, {
-                  seq: 2,
-                  hash: record.prev,
-                } as AuditEntry),
+          const { a, bot, options, folder, at } = await forkedByOldCut(
+            { replicas, auditReplica, auditDir, signer },
+            `audit-fork-${mendable}`,
+            (record) =>
+              mendable
+                ? record
+                : chainEntry({ ...record, note: 'removed, said otherwise' }, {
+                    seq: 2,
+                    hash: record.prev,
+                  } as AuditEntry),
           );
-          await bot.log.append('sandbox', draft(3, now)); // an entry after the fork
           const forked = await bot.keeper.check();
           expect(forked.chain.broken?.kind).toBe('reordered');
 
-          const restarted = auditReplica(a, {
-            retentionMs: 8 * SECOND,
-            now: clock,
-            archiveDir: folder,
-            marks,
-          });
+          const restarted = auditReplica(a, options);
           await restarted.keeper.start();
           const check = await restarted.keeper.check();
           if (!mendable) {
@@ -134,7 +182,7 @@ for (const kind of STORE_KINDS) {
           // Everything after the fork (the entry appended, the finding about the head) kept its content.
           expect(entries.some((e) => e.requestId === 'AR-0000000003' && e.amount === '1003.00')).toBe(true);
 
-          now = at(19);
+          at(19);
           expect(await restarted.keeper.archiveNow('schedule')).toMatchObject({ written: true });
           expect((await restarted.keeper.check()).ok).toBe(true);
           const lines: string[] = [];
@@ -149,25 +197,10 @@ describe('a fork repair stopped between the head and the generation pointer', ()
   auditTest(
     'is finished by the next append: no finding, and the chain verifies',
     async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-fork-stopped');
-      const folder = join(auditDir, 'archive');
-      const marks = join(auditDir, 'marks.json');
-      let now = new Date('2026-11-01T09:00:00.000Z');
-      const clock = () => now;
-      const at = (seconds: number) => new Date(Date.parse('2026-11-01T09:00:00.000Z') + seconds * SECOND);
-      const bot = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
-      await bot.log.append('sandbox', draft(0, now));
-      await bot.log.append('sandbox', draft(1, now));
-      now = at(5);
-      await bot.log.append('sandbox', draft(2, now));
-      now = at(9);
-      await bot.keeper.archiveNow('schedule');
-      now = at(18);
-      const archiver = auditReplica(a, { now: clock, archiveDir: folder, marks });
-      expect(await archiver.keeper.archiveNow('schedule')).toMatchObject({ written: true, lastSeq: 3 });
-      const archived = archiver.keeper.archive?.read().verified ?? new Map();
-      await oldCut(a, signer, at(10), now, archived);
-      await bot.log.append('sandbox', draft(3, now));
+      const { a, bot, archiver, now } = await forkedByOldCut(
+        { replicas, auditReplica, auditDir, signer },
+        'audit-fork-stopped',
+      );
       const findings = (await bot.keeper.check()).incidents.length;
 
       // The repair's process, killed at its second write of the head or the generation pointer.
@@ -193,9 +226,9 @@ describe('a fork repair stopped between the head and the generation pointer', ()
         hashAt: (seq: number) => report?.verified.get(seq),
         through: report?.verifiedHead?.seq ?? -1,
       };
-      await expect(mender.mendFork('sandbox', hashes, now)).rejects.toThrow('killed');
+      await expect(mender.mendFork('sandbox', hashes, now())).rejects.toThrow('killed');
 
-      await bot.log.append('sandbox', draft(4, now));
+      await bot.log.append('sandbox', draft(4, now()));
       await bot.keeper.idle();
       const check = await bot.keeper.check();
       expect(check.chain.broken).toBeUndefined();
@@ -212,31 +245,16 @@ describe('a fork whose head carries an entry other than the one it names', () =>
   auditTest(
     'is not mended: the check reports the head',
     async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-fork-foreign-head');
-      const folder = join(auditDir, 'archive');
-      const marks = join(auditDir, 'marks.json');
-      let now = new Date('2026-11-01T09:00:00.000Z');
-      const clock = () => now;
-      const at = (seconds: number) => new Date(Date.parse('2026-11-01T09:00:00.000Z') + seconds * SECOND);
-      const bot = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
-      await bot.log.append('sandbox', draft(0, now));
-      await bot.log.append('sandbox', draft(1, now));
-      now = at(5);
-      await bot.log.append('sandbox', draft(2, now));
-      now = at(9);
-      await bot.keeper.archiveNow('schedule');
-      now = at(18);
-      const archiver = auditReplica(a, { now: clock, archiveDir: folder, marks });
-      expect(await archiver.keeper.archiveNow('schedule')).toMatchObject({ written: true, lastSeq: 3 });
-      const archived = archiver.keeper.archive?.read().verified ?? new Map();
-      await oldCut(a, signer, at(10), now, archived);
-      await bot.log.append('sandbox', draft(3, now));
+      const { a, bot, options } = await forkedByOldCut(
+        { replicas, auditReplica, auditDir, signer },
+        'audit-fork-foreign-head',
+      );
       // A store writer puts another entry in the head, outside its signature.
       const head = await a.get<ChainHead>(auditHeadKey('sandbox'));
       const [first] = await bot.log.entries('sandbox');
       await a.set(auditHeadKey('sandbox'), { ...head, entry: first });
 
-      const restarted = auditReplica(a, { retentionMs: 8 * SECOND, now: clock, archiveDir: folder, marks });
+      const restarted = auditReplica(a, options);
       await restarted.keeper.start();
       const check = await restarted.keeper.check();
       expect(check.chain.broken?.kind).toBe('reordered');

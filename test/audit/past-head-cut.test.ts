@@ -5,45 +5,19 @@
 // before any append records them.
 import { describe, expect } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
-import { type ChainHead, chainEntry, entryHash, verifyChain } from '../../src/audit/chain.js';
-import { AuditLog, auditHeadKey, auditListKey, HEAD_UNVERIFIED } from '../../src/audit/log.js';
-import type { HeadProblem } from '../../src/audit/signing.js';
-import type { Store } from '../../src/store/index.js';
-import { type AuditReplica, auditTest } from '../support/audit-archive.js';
+import { type ChainHead, entryHash, verifyChain } from '../../src/audit/chain.js';
+import { AuditLog, HEAD_UNVERIFIED } from '../../src/audit/log.js';
+import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
-
-const LIST = auditListKey('sandbox');
-const HEAD = auditHeadKey('sandbox');
-
-async function appendMany(replica: AuditReplica, count: number): Promise<void> {
-  for (let n = 0; n < count; n++) await replica.log.append('sandbox', auditDraft(n));
-}
-
-function listen(log: AuditLog): Array<[HeadProblem['kind'], number | undefined]> {
-  const told: Array<[HeadProblem['kind'], number | undefined]> = [];
-  log.onIncident((_environment, problem, entry) => void told.push([problem.kind, entry.seq]));
-  return told;
-}
-
-/** `store` with its methods wrapped by `wrap` (the others as they are). */
-function wrapped(store: Store, wrap: Partial<Record<keyof Store, (...args: never[]) => unknown>>): Store {
-  return new Proxy(store, {
-    get: (target, property) => {
-      const own = wrap[property as keyof Store];
-      if (own) return own;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
-/** A correctly chained entry a store writer appends after the list's last one. */
-async function forgePastHead(store: Store, n: number): Promise<AuditEntry> {
-  const [last] = await store.readList<AuditEntry>(LIST, -1, -1);
-  const forged = chainEntry({ ...auditDraft(n), amount: '5000000.00', environment: 'sandbox' }, last);
-  await store.appendToList(LIST, forged);
-  return forged;
-}
+import {
+  afterHeadMoves,
+  forgePastHead,
+  HEAD,
+  LIST,
+  lapsedLog,
+  loggedReplica,
+  wrapped,
+} from './past-head-support.js';
 
 const cutBefore = (n: number) => new Date(Date.parse(auditDraft(n).at));
 
@@ -51,10 +25,11 @@ describe('a retention cut and entries past the signed head', () => {
   auditTest(
     'a cut finding an entry past the head cuts nothing; the check shows it, and the next append records it',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-cut-past-head');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
-      await appendMany(replica, 4);
+      const { store, replica, told } = await loggedReplica(
+        { replicas, auditReplica },
+        'audit-cut-past-head',
+        4,
+      );
       const head = await store.get<ChainHead>(HEAD);
       const forged = await forgePastHead(store, 40);
 
@@ -78,13 +53,8 @@ describe('a retention cut and entries past the signed head', () => {
   auditTest(
     'an append past a lapsed lock that moves the head while a cut writes makes the cut give up',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-cut-lapsed');
-      const replica = auditReplica(store);
-      await appendMany(replica, 4);
-      const lapsed = new AuditLog(
-        wrapped(store, { withLock: ((_name: string, fn: () => Promise<unknown>) => fn()) as never }),
-      );
-      lapsed.signWith(replica.seal);
+      const { store, replica } = await loggedReplica({ replicas, auditReplica }, 'audit-cut-lapsed', 4);
+      const lapsed = lapsedLog(store, replica.seal);
       let landed: AuditEntry | undefined;
       const cutter = new AuditLog(
         wrapped(store, {
@@ -120,22 +90,15 @@ describe('an append and entries a store writer puts in meanwhile', () => {
   auditTest(
     'an entry forged at the seq of an append between its head move and its list write does not keep it out',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-holds-forged');
-      const replica = auditReplica(store);
-      await appendMany(replica, 3);
+      const { store, replica } = await loggedReplica({ replicas, auditReplica }, 'audit-holds-forged', 3);
       let forged: AuditEntry | undefined;
       const racing = new AuditLog(
-        wrapped(store, {
-          compareAndSet: (async (key: string, ...rest: unknown[]) => {
-            const done = await (store.compareAndSet as (...a: unknown[]) => Promise<boolean>).call(
-              store,
-              key,
-              ...rest,
-            );
-            if (key === HEAD && done && !forged) forged = await forgePastHead(store, 41);
-            return done;
-          }) as never,
-        }),
+        wrapped(
+          store,
+          afterHeadMoves(store, async () => {
+            forged ??= await forgePastHead(store, 41);
+          }),
+        ),
       );
       racing.signWith(replica.seal);
       const entry = await racing.append('sandbox', auditDraft(3));
@@ -150,10 +113,11 @@ describe('an append and entries a store writer puts in meanwhile', () => {
   auditTest(
     'a head carrying an older entry than the one it names is a finding, and that entry is not appended',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-head-foreign-entry');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
-      await appendMany(replica, 3);
+      const { store, replica, told } = await loggedReplica(
+        { replicas, auditReplica },
+        'audit-head-foreign-entry',
+        3,
+      );
       const all = await store.readList<AuditEntry>(LIST, 0, -1);
       const head = await store.get<ChainHead>(HEAD);
       await store.set(HEAD, { ...head, entry: all[1] });
@@ -171,9 +135,7 @@ describe('an append and entries a store writer puts in meanwhile', () => {
 
 describe('entries before a cut marker', () => {
   auditTest('an entry without a hash before the marker is a break', async ({ replicas, auditReplica }) => {
-    const { a: store } = await replicas('audit-before-marker');
-    const replica = auditReplica(store);
-    await appendMany(replica, 4);
+    const { store, replica } = await loggedReplica({ replicas, auditReplica }, 'audit-before-marker', 4);
     expect(await replica.log.cut('sandbox', cutBefore(2), new Date(), () => true)).toBe(2);
     const entries = await replica.log.entries('sandbox');
     const head = await store.get<ChainHead>(HEAD);

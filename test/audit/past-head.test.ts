@@ -6,40 +6,25 @@
 import { describe, expect } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import { type ChainHead, chainEntry } from '../../src/audit/chain.js';
-import { AuditLog, auditHeadKey, auditListKey, HEAD_UNVERIFIED } from '../../src/audit/log.js';
-import type { HeadProblem } from '../../src/audit/signing.js';
+import { AuditLog, HEAD_UNVERIFIED } from '../../src/audit/log.js';
 import { auditVerifyMessage } from '../../src/slack/audit/blocks.js';
-import type { Store } from '../../src/store/index.js';
-import { type AuditReplica, auditTest } from '../support/audit-archive.js';
+import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
+import {
+  afterHeadMoves,
+  appendMany,
+  forgePastHead,
+  HEAD,
+  LIST,
+  lapsedLog,
+  listen,
+  lockLapsed,
+  loggedReplica,
+  wrapped,
+} from './past-head-support.js';
 
-const LIST = auditListKey('sandbox');
-const HEAD = auditHeadKey('sandbox');
 const GENERATION = 'approvals:audit-generation:sandbox';
 const itemKey = (index: number) => `list:${LIST}#${index}`;
-
-async function appendMany(replica: AuditReplica, count: number): Promise<void> {
-  for (let n = 0; n < count; n++) await replica.log.append('sandbox', auditDraft(n));
-}
-
-/** What the incident listeners of `log` are told, as kinds and the seq of the finding's entry. */
-function listen(log: AuditLog): Array<[HeadProblem['kind'], number | undefined]> {
-  const told: Array<[HeadProblem['kind'], number | undefined]> = [];
-  log.onIncident((_environment, problem, entry) => void told.push([problem.kind, entry.seq]));
-  return told;
-}
-
-/** `store` with its methods wrapped by `wrap` (the others as they are). */
-function wrapped(store: Store, wrap: Partial<Record<keyof Store, (...args: never[]) => unknown>>): Store {
-  return new Proxy(store, {
-    get: (target, property) => {
-      const own = wrap[property as keyof Store];
-      if (own) return own;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
 
 /** A promise and what settles it. */
 function signal() {
@@ -52,17 +37,14 @@ describe('entries past the signed head', () => {
   auditTest(
     'a correctly chained entry a store writer appended is recorded before the next entry links to it, and told',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-past-head');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
+      const { store, replica, told } = await loggedReplica({ replicas, auditReplica }, 'audit-past-head', 0);
       const alarms: number[][] = [];
       replica.keeper.onAlarm(
         async (_check, incidents) => void alarms.push(incidents.map((e) => e.seq ?? -1)),
       );
       await appendMany(replica, 3);
       const [last] = await store.readList<AuditEntry>(LIST, -1, -1);
-      const forged = chainEntry({ ...auditDraft(40), amount: '5000000.00', environment: 'sandbox' }, last);
-      await store.appendToList(LIST, forged);
+      const forged = await forgePastHead(store, 40);
 
       await replica.log.append('sandbox', auditDraft(7));
       await replica.keeper.idle();
@@ -90,10 +72,11 @@ describe('entries past the signed head', () => {
   auditTest(
     'another entry put at the signed head’s seq is recorded too',
     async ({ replicas, auditReplica }) => {
-      const { a: store } = await replicas('audit-past-head-replaced');
-      const replica = auditReplica(store);
-      const told = listen(replica.log);
-      await appendMany(replica, 3);
+      const { store, replica, told } = await loggedReplica(
+        { replicas, auditReplica },
+        'audit-past-head-replaced',
+        3,
+      );
       const entries = await store.readList<AuditEntry>(LIST, 0, -1);
       const swapped = chainEntry({ ...auditDraft(41), environment: 'sandbox' }, entries[1]);
       await store.set(itemKey(2), swapped);
@@ -121,10 +104,11 @@ describe('a retention cut stopped between its writes', () => {
     auditTest(
       `${what}: the next append finds no incident and the chain verifies`,
       async ({ replicas, auditReplica }) => {
-        const { a: store } = await replicas(`audit-cut-stopped-${stop}`);
-        const replica = auditReplica(store);
-        const told = listen(replica.log);
-        await appendMany(replica, 4);
+        const { store, replica, told } = await loggedReplica(
+          { replicas, auditReplica },
+          `audit-cut-stopped-${stop}`,
+          4,
+        );
         expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
         // The cut's process, killed at its `stop`th write of the head or the generation pointer, or (3)
         // as it deletes the old list.
@@ -192,20 +176,13 @@ describe('appends past a lapsed lock', () => {
       const resume = signal();
       let stalled = false;
       const stalling = wrapped(store, {
-        withLock: ((_name: string, fn: () => Promise<unknown>) => fn()) as never,
-        compareAndSet: (async (key: string, ...rest: unknown[]) => {
-          const done = await (store.compareAndSet as (...a: unknown[]) => Promise<boolean>).call(
-            store,
-            key,
-            ...rest,
-          );
-          if (key === HEAD && done && !stalled) {
-            stalled = true;
-            moved.open();
-            await resume.done;
-          }
-          return done;
-        }) as never,
+        ...lockLapsed,
+        ...afterHeadMoves(store, async () => {
+          if (stalled) return;
+          stalled = true;
+          moved.open();
+          await resume.done;
+        }),
       });
       const stalledLog = new AuditLog(stalling);
       stalledLog.signWith(first.seal);
@@ -252,10 +229,7 @@ describe('appends past a lapsed lock', () => {
       const slow = new AuditLog(stalling);
       slow.signWith(second.seal);
       const slowTold = listen(slow);
-      const lapsed = new AuditLog(
-        wrapped(store, { withLock: ((_name: string, fn: () => Promise<unknown>) => fn()) as never }),
-      );
-      lapsed.signWith(first.seal);
+      const lapsed = lapsedLog(store, first.seal);
       const appending = slow.append('sandbox', auditDraft(1));
       await read.done;
       await lapsed.append('sandbox', auditDraft(2));

@@ -2,13 +2,23 @@
 // the first on a new connection: node-postgres warns of a query sent on a connection still busy only
 // once per process, so only a fresh process shows whether the store ever did.
 //   argv: <STORE_URL> <prefix>
-//   out:  one JSON line: { warnings, timeouts, connections }: every process warning, each query's
-//         statement_timeout as the server saw it, and how many connections answered
+//   out:  one JSON line: { warnings, timeouts, connections, deprecationsObservable }: every process
+//         warning, each query's statement_timeout as the server saw it, how many connections answered,
+//         and whether a deprecation raised here reached the listener at all (--no-deprecation hides them)
 import type pg from 'pg';
 import { clearStore, createStore } from '../../src/store/index.js';
 
+const PROBE = 'CNGN_DESK_DEPRECATION_PROBE';
 const warnings: string[] = [];
-process.on('warning', (warning) => warnings.push(`${warning.name}: ${warning.message}`));
+let deprecationsObservable = false;
+process.on('warning', (warning: Error & { code?: string }) => {
+  if (warning.code === PROBE) deprecationsObservable = true;
+  else warnings.push(`${warning.name}: ${warning.message}`);
+});
+process.emitWarning('a deprecation raised to see that deprecations are heard', {
+  type: 'DeprecationWarning',
+  code: PROBE,
+});
 const [url = '', prefix = 'cngn-desk'] = process.argv.slice(2);
 
 const store = await createStore(url, { prefix });
@@ -34,5 +44,6 @@ process.stdout.write(
     warnings,
     timeouts: answers.map((answer) => answer.timeout),
     connections: new Set(answers.map((answer) => answer.pid)).size,
+    deprecationsObservable,
   })}\n`,
 );

@@ -329,10 +329,8 @@ test('a post lock the store could not take lets the claim go at once: the alert 
 });
 
 test('an entry an open digest carries is not posted on its own after its claim lapsed: Slack gets it once', async ({
-  defer,
+  memoryStore: store,
 }) => {
-  const store = await createStore('memory://');
-  defer(() => store.close());
   const outbox = new Outbox(store);
   const ids = ['d-1', 'd-2', 'd-3'];
   for (const [i, id] of ids.entries()) {

@@ -3,36 +3,9 @@
 // too is it shown without buttons, and then the requester is told by DM how the request can still be
 // stopped (no command cancels a request).
 import { expect } from 'vitest';
-import type { ApprovalPresenter } from '../../../src/slack/approvals/presenter.js';
-import { approvalsTest } from '../../support/approvals-bot.js';
+import { presenterTest as test } from '../../support/approvals-bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
-import {
-  APPROVALS_CHANNEL,
-  APPROVER_A,
-  APPROVER_B,
-  type ApprovalApp,
-  click,
-  fileWithdrawal,
-  REQUESTER,
-  waitUntil,
-} from './support.js';
-
-const test = approvalsTest.extend(
-  'boot',
-  async ({ startApp, sandbox, slack, store }) =>
-    async (): Promise<ApprovalApp & { presenter: ApprovalPresenter }> => {
-      const app = await startApp({
-        sandbox,
-        slack,
-        store,
-        approvers: [APPROVER_A, APPROVER_B],
-        tiers: '0:1',
-      });
-      const presenter = app.approvals?.presenter;
-      if (!presenter) throw new Error('approvals are not wired');
-      return { ...app, presenter };
-    },
-);
+import { APPROVALS_CHANNEL, click, fileWithdrawal, REQUESTER, waitUntil } from './support.js';
 
 const buttonsOf = (c: SlackCall | undefined) =>
   [...JSON.stringify(c?.body.blocks ?? '').matchAll(/"action_id":"([^"]+)"/g)].map((m) => m[1]);
