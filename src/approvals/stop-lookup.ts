@@ -162,7 +162,7 @@ export class StopLookup {
       hasNotice(request, STOPPED_BUT_FOUND_ACTION) ||
       hasNotice(request, STOP_NOT_CHECKED_ACTION)
     ) {
-      await this.done(id);
+      await this.done(id, request);
       return undefined;
     }
     const problem = bindingProblem(request, this.deps.binding());
@@ -171,7 +171,7 @@ export class StopLookup {
         requestId: id,
         problem: String(problem),
       });
-      await this.done(id);
+      await this.done(id, request);
       return undefined;
     }
     const tries = await store.get<Tries>(triesKey(id));
@@ -197,7 +197,7 @@ export class StopLookup {
         "the service's transaction list could not be read back as far as its approval",
       );
     }
-    await this.done(request.id);
+    await this.done(request.id, request);
   }
 
   /** One failed try (a read, the store, a notice); the last one gives up with a notice for a person. */
@@ -235,8 +235,9 @@ export class StopLookup {
   private async giveUp(known: ApprovalRequest | string, count: number): Promise<void> {
     const { store, now, log } = this.deps;
     const id = typeof known === 'string' ? known : known.id;
+    let request: ApprovalRequest | undefined;
     try {
-      const request = typeof known === 'string' ? await this.deps.repo.get(id) : known;
+      request = typeof known === 'string' ? await this.deps.repo.get(id) : known;
       if (request) await this.notChecked(request, `it could not be looked up (${count} tries)`);
     } catch (noticeError) {
       log?.warn('stopped request given up, and its notice could not be written; written at a later sweep', {
@@ -247,7 +248,7 @@ export class StopLookup {
       await store.set<Tries>(triesKey(id), { count, nextAt, givenUp: true });
       return;
     }
-    await this.done(id);
+    await this.done(id, request);
   }
 
   /** A notice that the lookup could not be made: a person checks with the service instead. */
@@ -267,9 +268,20 @@ export class StopLookup {
     });
   }
 
-  private async done(id: string): Promise<void> {
-    await this.deps.store.delete(triesKey(id));
-    await this.deps.store.removeFromSet(TO_LOOK_UP, id);
+  /**
+   * Out of the queue, only if the request is still in the state the sweep decided on (`read`): a stop
+   * is queued and written under the request's lock, so one written since the read keeps its entry.
+   * Read again after the drop: a request that moved meanwhile (the lock lapsed under this sweep) is
+   * queued again, and the next sweep decides on it afresh.
+   */
+  private async done(id: string, read: ApprovalRequest | undefined): Promise<void> {
+    const { core, repo, store } = this.deps;
+    await core.locked(id, async (current) => {
+      if (current?.state !== read?.state) return;
+      await store.delete(triesKey(id));
+      await store.removeFromSet(TO_LOOK_UP, id);
+      if ((await repo.get(id))?.state !== read?.state) await queueStopLookup(store, id);
+    });
   }
 }
 

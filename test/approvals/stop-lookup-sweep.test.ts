@@ -1,0 +1,112 @@
+// A sweep of the stopped requests' lookups, against what happens around it: a stop written between
+// the sweep's read of a queued request and its drop keeps its lookup.
+import { expect } from 'vitest';
+import type { CoreSections } from '../../src/approvals/core-sections.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
+import type { CustodyGateway } from '../../src/approvals/ports.js';
+import type { ApprovalRepository } from '../../src/approvals/repository.js';
+import { StopLookup } from '../../src/approvals/stop-lookup.js';
+import type { EngineLog } from '../../src/approvals/types.js';
+import { custodyGateway } from '../../src/cngn/custody-gateway.js';
+import type { Store } from '../../src/store/index.js';
+import { rejectAsSeen } from '../support/approve-as-seen.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  engineTest as test,
+  withdrawalDraft,
+} from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+
+const QUEUE = 'approvals:stop-lookups';
+
+/** Approved through the core, then rejected by a person (the engine's own lookup is not started). */
+async function approveThenReject(fx: EngineFixture, id: string): Promise<ApprovalRequest> {
+  const { core } = partsOf(fx.engine);
+  const approved = await core.approve(id, APPROVER_A);
+  if (!approved.ok || approved.request.state !== 'approved') throw new Error('not approved');
+  const rejecter = { get: (at: string) => fx.engine.get(at), reject: core.reject.bind(core) };
+  const result = await rejectAsSeen(rejecter, id, APPROVER_B, 'not needed');
+  if (!result.ok) throw new Error('not rejected');
+  return result.request;
+}
+
+/** `repo` whose first read of request `id` runs `meanwhile` after it is read, before it is answered. */
+function readThen(
+  repo: ApprovalRepository,
+  id: string,
+  meanwhile: () => Promise<unknown>,
+): ApprovalRepository {
+  let first = true;
+  return new Proxy(repo, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'get' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (asked: string) => {
+        const read = (await value.call(target, asked)) as ApprovalRequest | undefined;
+        if (asked === id && first) {
+          first = false;
+          await meanwhile();
+        }
+        return read;
+      };
+    },
+  });
+}
+
+function lookupOn(
+  fx: EngineFixture,
+  parts: {
+    core?: CoreSections;
+    custody?: CustodyGateway;
+    repo?: ApprovalRepository;
+    store?: Store;
+    log?: EngineLog;
+  },
+): StopLookup {
+  const { core } = partsOf(fx.engine);
+  return new StopLookup({
+    core: parts.core ?? core,
+    repo: parts.repo ?? core.repo,
+    store: parts.store ?? fx.store,
+    custody: parts.custody ?? custodyGateway(fx.client),
+    binding: () => core.binding,
+    now: core.now,
+    owner: 'sweeper',
+    log: parts.log,
+  });
+}
+
+test('a stop written between the sweep’s read of its queued request and the drop keeps its lookup', async ({
+  fx,
+  networkId,
+}) => {
+  // Queued by a stop whose write was refused: the request was sent back to its approvers meanwhile.
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2345.81'));
+  await fx.store.addToSet(QUEUE, filed.id);
+  // The sweep reads it pending (nothing to look up); before it drops the entry, the request is
+  // approved and stopped, whose queue write finds the entry already there.
+  const repo = readThen(partsOf(fx.engine).core.repo, filed.id, () => approveThenReject(fx, filed.id));
+  await lookupOn(fx, { repo }).sweep();
+  expect((await fx.engine.get(filed.id))?.state).toBe('rejected');
+  expect(await fx.store.setMembers(QUEUE)).toContain(filed.id);
+  // The next sweep looks it up (nothing matches) and only then lets it go.
+  const reads = fx.sandbox.count('GET', '/v1/api/transactions');
+  await lookupOn(fx, {}).sweep();
+  expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBe(reads + 1);
+  expect(await fx.store.setMembers(QUEUE)).not.toContain(filed.id);
+});
+
+test('a queued request that went another way is dropped once the sweep finds it still so', async ({
+  fx,
+  networkId,
+}) => {
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2345.82'));
+  await fx.store.addToSet(QUEUE, filed.id);
+  await lookupOn(fx, {}).sweep();
+  expect(await fx.store.setMembers(QUEUE)).not.toContain(filed.id);
+});
