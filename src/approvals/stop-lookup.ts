@@ -119,7 +119,7 @@ export class StopLookup {
         const one = await this.dueOf(id);
         if (one) due.push(one);
       } catch (error) {
-        await this.failed(id, undefined, error);
+        await this.failedOrLogged(id, undefined, error);
       }
     }
     if (due.length === 0 || this.deps.now().getTime() < this.budgetWaitUntil) return;
@@ -137,14 +137,14 @@ export class StopLookup {
         });
         return;
       }
-      for (const one of due) await this.failed(one.request.id, one.tries, error);
+      for (const one of due) await this.failedOrLogged(one.request.id, one.tries, error);
       return;
     }
     for (const one of due) {
       try {
         await this.lookedUp(one, read);
       } catch (error) {
-        await this.failed(one.request.id, one.tries, error);
+        await this.failedOrLogged(one.request.id, one.tries, error);
       }
     }
   }
@@ -198,6 +198,19 @@ export class StopLookup {
       );
     }
     await this.done(request.id, request);
+  }
+
+  /** `failed`, whose own failure (the store refused its write) is logged: one request never ends the pass. */
+  private async failedOrLogged(id: string, known: Tries | undefined, error: unknown): Promise<void> {
+    try {
+      await this.failed(id, known, error);
+    } catch (failure) {
+      this.deps.log?.warn('stopped request: its failed try could not be recorded; the others went on', {
+        requestId: id,
+        error: String(failure),
+        tryError: String(error),
+      });
+    }
   }
 
   /** One failed try (a read, the store, a notice); the last one gives up with a notice for a person. */

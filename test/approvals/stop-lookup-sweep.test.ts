@@ -1,9 +1,10 @@
 // A sweep of the stopped requests' lookups, against what happens around it: a stop written between
-// the sweep's read of a queued request and its drop keeps its lookup.
+// the sweep's read of a queued request and its drop keeps its lookup, and one request whose give-up
+// cannot be recorded does not end the pass for the others.
 import { expect } from 'vitest';
 import type { CoreSections } from '../../src/approvals/core-sections.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { type ApprovalRequest, STOP_NOT_CHECKED_ACTION } from '../../src/approvals/index.js';
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import type { ApprovalRepository } from '../../src/approvals/repository.js';
 import { StopLookup } from '../../src/approvals/stop-lookup.js';
@@ -11,6 +12,7 @@ import type { EngineLog } from '../../src/approvals/types.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import type { Store } from '../../src/store/index.js';
 import { rejectAsSeen } from '../support/approve-as-seen.js';
+import { capturedLog } from '../support/captured-log.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -21,6 +23,9 @@ import {
 import { fileDraft } from '../support/filing.js';
 
 const QUEUE = 'approvals:stop-lookups';
+
+const notChecked = (request: ApprovalRequest | undefined) =>
+  request?.history.filter((h) => h.action === STOP_NOT_CHECKED_ACTION) ?? [];
 
 /** Approved through the core, then rejected by a person (the engine's own lookup is not started). */
 async function approveThenReject(fx: EngineFixture, id: string): Promise<ApprovalRequest> {
@@ -109,4 +114,67 @@ test('a queued request that went another way is dropped once the sweep finds it 
   await fx.store.addToSet(QUEUE, filed.id);
   await lookupOn(fx, {}).sweep();
   expect(await fx.store.setMembers(QUEUE)).not.toContain(filed.id);
+});
+
+test('a give-up that cannot be recorded does not end the sweep: the other stopped requests are looked at, and it is logged', async ({
+  fx,
+  networkId,
+}) => {
+  const ids: string[] = [];
+  for (const amount of ['2345.83', '2345.84']) {
+    const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, amount));
+    ids.push((await approveThenReject(fx, filed.id)).id);
+  }
+  const down: CustodyGateway = {
+    ...custodyGateway(fx.client),
+    transactions: () => Promise.reject(new Error('service unavailable')),
+  };
+  // The first give-up of the pass: its notice and then its give-up mark are refused by the store.
+  let refused: string | undefined;
+  const store = new Proxy(fx.store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'set' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (key: string, written: unknown, ...rest: unknown[]) => {
+        const giveUp = (written as { givenUp?: boolean } | undefined)?.givenUp === true;
+        if (giveUp && (refused ?? key) === key) {
+          refused = key;
+          return Promise.reject(new Error('store unavailable'));
+        }
+        return value.call(target, key, written, ...rest);
+      };
+    },
+  });
+  const { core } = partsOf(fx.engine);
+  let notices = 0;
+  const firstNoticeRefused = new Proxy(core, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'notice' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (...args: unknown[]) => {
+        notices += 1;
+        return notices === 1 ? Promise.reject(new Error('store unavailable')) : value.apply(target, args);
+      };
+    },
+  });
+  const log = capturedLog<{ message?: string; requestId?: string }>('warn');
+  const lookup = lookupOn(fx, { core: firstNoticeRefused, custody: down, store, log: log.logger });
+  await lookup.sweep();
+  fx.clock.advance(61_000);
+  await lookup.sweep();
+  fx.clock.advance(61_000);
+  // The third try gives both up; the first one's notice and mark are refused.
+  await expect(lookup.sweep()).resolves.toBeUndefined();
+  const told = await Promise.all(ids.map(async (id) => notChecked(await fx.engine.get(id)).length));
+  expect(told.sort()).toEqual([0, 1]);
+  const stuck = ids[told.indexOf(0)] ?? '';
+  expect(refused).toContain(stuck);
+  expect(await fx.store.setMembers(QUEUE)).toEqual([stuck]);
+  expect(
+    log.entries.some((e) => e.requestId === stuck && String(e.message).includes('the others went on')),
+  ).toBe(true);
 });
