@@ -284,8 +284,8 @@ export class StopLookup {
   /**
    * Out of the queue, only if the request is still in the state the sweep decided on (`read`): a stop
    * is queued and written under the request's lock, so one written since the read keeps its entry.
-   * Read again after the drop: a request that moved meanwhile (the lock lapsed under this sweep) is
-   * queued again, and the next sweep decides on it afresh.
+   * Read again after the drop: a request that moved meanwhile (the lock lapsed under this sweep), or
+   * one that cannot be read, is queued again, and the next sweep decides on it afresh.
    */
   private async done(id: string, read: ApprovalRequest | undefined): Promise<void> {
     const { core, repo, store } = this.deps;
@@ -293,7 +293,11 @@ export class StopLookup {
       if (current?.state !== read?.state) return;
       await store.delete(triesKey(id));
       await store.removeFromSet(TO_LOOK_UP, id);
-      if ((await repo.get(id))?.state !== read?.state) await queueStopLookup(store, id);
+      const after = await repo.get(id).then(
+        (request) => request?.state,
+        () => 'unread',
+      );
+      if (after !== read?.state) await queueStopLookup(store, id);
     });
   }
 }

@@ -21,6 +21,7 @@ import {
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { LapsedLock } from '../support/lapsed-lock.js';
 
 const QUEUE = 'approvals:stop-lookups';
 
@@ -28,7 +29,7 @@ const notChecked = (request: ApprovalRequest | undefined) =>
   request?.history.filter((h) => h.action === STOP_NOT_CHECKED_ACTION) ?? [];
 
 /** Approved through the core, then rejected by a person (the engine's own lookup is not started). */
-async function approveThenReject(fx: EngineFixture, id: string): Promise<ApprovalRequest> {
+async function approveThenReject(fx: Pick<EngineFixture, 'engine'>, id: string): Promise<ApprovalRequest> {
   const { core } = partsOf(fx.engine);
   const approved = await core.approve(id, APPROVER_A);
   if (!approved.ok || approved.request.state !== 'approved') throw new Error('not approved');
@@ -104,6 +105,38 @@ test('a stop written between the sweep’s read of its queued request and the dr
   await lookupOn(fx, {}).sweep();
   expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBe(reads + 1);
   expect(await fx.store.setMembers(QUEUE)).not.toContain(filed.id);
+});
+
+/** `store` whose removal of `id` from the stop lookups' queue runs `meanwhile` first. */
+function beforeDrop(store: Store, id: string, meanwhile: () => Promise<unknown>): Store {
+  return new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'removeFromSet' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (set: string, member: string) => {
+        if (set === QUEUE && member === id) await meanwhile();
+        return value.call(target, set, member);
+      };
+    },
+  });
+}
+
+test('a stop written while a sweep whose lock lapsed drops its entry is queued again', async ({
+  fx,
+  networkId,
+  startEngine,
+}) => {
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2345.85'));
+  await fx.store.addToSet(QUEUE, filed.id);
+  // The sweeping replica's request lock keeps nobody out: another replica approves and stops the
+  // request while the sweep drops the entry it decided on.
+  const sweeping = await startEngine({ store: new LapsedLock().wrap(fx.store) });
+  const store = beforeDrop(sweeping.store, filed.id, () => approveThenReject(fx, filed.id));
+  await lookupOn(sweeping, { store }).sweep();
+  expect((await fx.engine.get(filed.id))?.state).toBe('rejected');
+  expect(await fx.store.setMembers(QUEUE)).toContain(filed.id);
 });
 
 test('a queued request that went another way is dropped once the sweep finds it still so', async ({
