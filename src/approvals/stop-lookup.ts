@@ -241,9 +241,11 @@ export class StopLookup {
   }
 
   /**
-   * The notice that the lookup was given up; it leaves the queue only once the notice is written (told
-   * once: the notice is said once per round). One that cannot be written yet is kept, marked given up,
-   * and only its notice is tried again at a later sweep.
+   * The notice that the lookup was given up, for a request stopped while approved; it leaves the queue
+   * only once the notice is written (told once: the notice is said once per round). One that cannot be
+   * written yet is kept, marked given up, and only its notice is tried again at a later sweep. A request
+   * never stopped gets no notice: one still approved (queued just before its stop is written) stays
+   * queued with its tries cleared, so its stop gets tries of its own; any other is dropped.
    */
   private async giveUp(known: ApprovalRequest | string, count: number): Promise<void> {
     const { store, now, log } = this.deps;
@@ -251,7 +253,9 @@ export class StopLookup {
     let request: ApprovalRequest | undefined;
     try {
       request = typeof known === 'string' ? await this.deps.repo.get(id) : known;
-      if (request) await this.notChecked(request, `it could not be looked up (${count} tries)`);
+      if (request && StopLookup.stoppedWhileApproved(request)) {
+        await this.notChecked(request, `it could not be looked up (${count} tries)`);
+      }
     } catch (noticeError) {
       log?.warn('stopped request given up, and its notice could not be written; written at a later sweep', {
         requestId: id,
@@ -261,7 +265,8 @@ export class StopLookup {
       await store.set<Tries>(triesKey(id), { count, nextAt, givenUp: true });
       return;
     }
-    await this.done(id, request);
+    if (request?.state === 'approved') await store.delete(triesKey(id));
+    else await this.done(id, request);
   }
 
   /** A notice that the lookup could not be made: a person checks with the service instead. */

@@ -1,6 +1,7 @@
 // A sweep of the stopped requests' lookups, against what happens around it: a stop written between
-// the sweep's read of a queued request and its drop keeps its lookup, and one request whose give-up
-// cannot be recorded does not end the pass for the others.
+// the sweep's read of a queued request and its drop keeps its lookup, one request whose give-up
+// cannot be recorded does not end the pass for the others, and a give-up tells a person only of a
+// request stopped while approved.
 import { expect } from 'vitest';
 import type { CoreSections } from '../../src/approvals/core-sections.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
@@ -10,7 +11,7 @@ import type { ApprovalRepository } from '../../src/approvals/repository.js';
 import { StopLookup } from '../../src/approvals/stop-lookup.js';
 import type { EngineLog } from '../../src/approvals/types.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
-import type { Store } from '../../src/store/index.js';
+import { LockTimeoutError, type Store } from '../../src/store/index.js';
 import { rejectAsSeen } from '../support/approve-as-seen.js';
 import { capturedLog } from '../support/captured-log.js';
 import {
@@ -210,4 +211,79 @@ test('a give-up that cannot be recorded does not end the sweep: the other stoppe
   expect(
     log.entries.some((e) => e.requestId === stuck && String(e.message).includes('the others went on')),
   ).toBe(true);
+});
+
+/** `store` whose lock of request `id` times out the first `times` times it is asked for. */
+function lockTimesOut(store: Store, id: string, times: number): Store {
+  let left = times;
+  return new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'withLock' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (name: string, ...rest: unknown[]) => {
+        if (name !== `approval:${id}` || left === 0) return value.call(target, name, ...rest);
+        left -= 1;
+        return Promise.reject(new LockTimeoutError(`Timed out waiting for lock ${name}`));
+      };
+    },
+  });
+}
+
+test('a queued request never stopped whose drop keeps timing out is let go at the give-up, with no notice', async ({
+  fx,
+  networkId,
+  startEngine,
+}) => {
+  // Queued by a stop whose write was refused; the request went on as it was.
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2345.86'));
+  await fx.store.addToSet(QUEUE, filed.id);
+  // The sweeping replica waits in vain for the request's lock three times (another one holds it).
+  const sweeping = await startEngine({ store: lockTimesOut(fx.store, filed.id, 3) });
+  const lookup = lookupOn(sweeping, {});
+  for (const _ of [1, 2, 3]) await lookup.sweep();
+  const after = await fx.engine.get(filed.id);
+  expect(after?.state).toBe('pending');
+  expect(notChecked(after)).toEqual([]);
+  expect(await fx.store.setMembers(QUEUE)).not.toContain(filed.id);
+});
+
+test('a request still approved at its give-up stays queued, and its stop then gets tries of its own', async ({
+  fx,
+  networkId,
+}) => {
+  const filed = await fileDraft(fx.engine, withdrawalDraft(networkId, '2345.87'));
+  const { core } = partsOf(fx.engine);
+  const approved = await core.approve(filed.id, APPROVER_A);
+  if (!approved.ok || approved.request.state !== 'approved') throw new Error('not approved');
+  // Queued by its stop, which is not written yet; the first three reads of it fail.
+  await fx.store.addToSet(QUEUE, filed.id);
+  let reads = 0;
+  const repo = new Proxy(core.repo, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'get' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (id: string) => {
+        if (id === filed.id && ++reads <= 3) return Promise.reject(new Error('store unavailable'));
+        return value.call(target, id);
+      };
+    },
+  });
+  const down: CustodyGateway = {
+    ...custodyGateway(fx.client),
+    transactions: () => Promise.reject(new Error('service unavailable')),
+  };
+  const lookup = lookupOn(fx, { repo, custody: down });
+  for (const _ of [1, 2, 3]) await lookup.sweep();
+  expect(notChecked(await fx.engine.get(filed.id))).toEqual([]);
+  expect(await fx.store.setMembers(QUEUE)).toContain(filed.id);
+  // The stop lands; the service cannot be read at the next sweep: one try, not a give-up.
+  const rejecter = { get: (at: string) => fx.engine.get(at), reject: core.reject.bind(core) };
+  if (!(await rejectAsSeen(rejecter, filed.id, APPROVER_B, 'not needed')).ok) throw new Error('not rejected');
+  await lookup.sweep();
+  expect(notChecked(await fx.engine.get(filed.id))).toEqual([]);
+  expect(await fx.store.setMembers(QUEUE)).toContain(filed.id);
 });
