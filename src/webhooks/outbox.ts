@@ -168,20 +168,27 @@ export class Outbox {
   /**
    * Claim entries for a digest. Let go at once, each claimed here once its claim lapsed: one an open
    * digest carries (that digest posts it, under its own post lock), and one whose lone post is still
-   * under way (Slack held it past the lease; that post finishes it). See post-lock.ts.
+   * under way (Slack held it past the lease; that post finishes it). See post-lock.ts. A check that
+   * fails lets go of every claim taken here before it is thrown, so no alert waits out a lease.
    */
   async claimForDigest(ids: string[], owner: string, leaseMs: number): Promise<boolean[]> {
     const claimed = await Promise.all(ids.map((id) => this.claim(id, owner, leaseMs)));
     if (!claimed.some(Boolean)) return claimed;
-    const carried = await this.openDigestEntries();
-    return Promise.all(
-      ids.map(async (id, i) => {
-        if (!claimed[i]) return false;
-        if (!carried.has(id) && !(await postUnderWay(this.store, id))) return true;
-        await this.release(id, owner);
-        return false;
-      }),
-    );
+    let kept: boolean[];
+    try {
+      const carried = await this.openDigestEntries();
+      kept = await Promise.all(
+        ids.map(
+          async (id, i) => claimed[i] === true && !carried.has(id) && !(await postUnderWay(this.store, id)),
+        ),
+      );
+    } catch (error) {
+      // The check's error is the one thrown; a claim that cannot be let go lapses with its lease.
+      await Promise.allSettled(ids.filter((_, i) => claimed[i]).map((id) => this.release(id, owner)));
+      throw error;
+    }
+    await Promise.all(ids.map((id, i) => (claimed[i] && !kept[i] ? this.release(id, owner) : undefined)));
+    return kept;
   }
 
   /**

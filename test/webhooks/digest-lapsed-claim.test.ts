@@ -2,7 +2,7 @@
 // lapsed (Slack held it past the lease), and a lone post whose lapsed claim a digest took posts
 // nothing: either way the alert reaches Slack once.
 import { describe, expect } from 'vitest';
-import { createStore } from '../../src/store/index.js';
+import { createStore, StoreUnavailableError } from '../../src/store/index.js';
 import type { AlertSink, SinkAnswer } from '../../src/webhooks/alert-sink.js';
 import { Deliverer } from '../../src/webhooks/deliverer.js';
 import { Outbox } from '../../src/webhooks/outbox.js';
@@ -83,6 +83,29 @@ test('an alert whose lone post outlived its claim is left out of a digest planne
   await Promise.all([lone.stop(), grouping.stop()]);
   expect(lonePosts).toHaveLength(1);
   expect([...inDigests].sort()).toEqual(['T-a1', 'T-a2', 'T-a3']);
+});
+
+test('a digest whose check of a lone post fails lets go of every alert it claimed', async ({ store }) => {
+  const ids = ['b0', 'b1', 'b2'];
+  // The store cannot answer whether b1's lone post is under way.
+  const failing = new Proxy(store, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property !== 'withLock' || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (name: string, ...rest: unknown[]) =>
+        name === 'webhooks:outbox:post:b1'
+          ? Promise.reject(new StoreUnavailableError('store unavailable'))
+          : value.call(target, name, ...rest);
+    },
+  });
+  const outbox = new Outbox(failing);
+  for (const id of ids) await enqueue(outbox, id);
+  await expect(outbox.claimForDigest(ids, 'digest', 60_000)).rejects.toThrow('store unavailable');
+  // Another replica's next scan takes them at once, without waiting out the lease.
+  const next = new Outbox(store);
+  expect(await Promise.all(ids.map((id) => next.claim(id, 'next', 60_000)))).toEqual([true, true, true]);
 });
 
 const CLAIM = 'webhooks:outbox:claim:a0';
