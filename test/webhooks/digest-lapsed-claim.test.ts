@@ -36,12 +36,19 @@ const transactionsOf = (input: DigestInput) => input.alerts.map((a) => String(a.
 
 test('an alert whose lone post outlived its claim is left out of a digest planned meanwhile: Slack gets it once', async ({
   store,
+  defer,
 }) => {
   const outbox = new Outbox(store);
   await enqueue(outbox, 'a0');
   // The first deliverer posts it alone; Slack holds the post until `accept`.
   const loneAt = signal();
   const accept = signal();
+  // Passed or failed, the held post is let go and the deliverers stopped before the store closes.
+  const deliverers: Deliverer[] = [];
+  defer(async () => {
+    accept.resolve();
+    await Promise.all(deliverers.map((d) => d.stop()));
+  });
   const lonePosts: string[] = [];
   const loneSink: AlertSink = {
     post: async ({ text }) => {
@@ -54,6 +61,7 @@ test('an alert whose lone post outlived its claim is left out of a digest planne
   };
   const common = { outbox, store, render: () => ({ text: 'alert', blocks: [] }), route: () => 'CALERTS' };
   const lone = new Deliverer({ ...common, sink: loneSink, rescanMs: 3_600_000 });
+  deliverers.push(lone);
   await lone.start();
   await loneAt.promise;
   // Its claim's lease runs out while Slack holds the post; more routine alerts arrive meanwhile.
@@ -74,6 +82,7 @@ test('an alert whose lone post outlived its claim is left out of a digest planne
     update: async () => ({ ok: true, ts: '2.0' }),
   };
   const grouping = new Deliverer({ ...common, sink: quickSink, rescanMs: 3_600_000, digest, digestAbove: 1 });
+  deliverers.push(grouping);
   await grouping.start();
   const delivered = async () =>
     (await Promise.all(later.map((id) => outbox.get(id)))).every((e) => e?.deliveredAt !== undefined);
