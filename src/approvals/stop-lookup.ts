@@ -119,7 +119,7 @@ export class StopLookup {
         const one = await this.dueOf(id);
         if (one) due.push(one);
       } catch (error) {
-        await this.failed(id, undefined, error);
+        await this.failedOrLogged(id, undefined, error);
       }
     }
     if (due.length === 0 || this.deps.now().getTime() < this.budgetWaitUntil) return;
@@ -137,14 +137,14 @@ export class StopLookup {
         });
         return;
       }
-      for (const one of due) await this.failed(one.request.id, one.tries, error);
+      for (const one of due) await this.failedOrLogged(one.request.id, one.tries, error);
       return;
     }
     for (const one of due) {
       try {
         await this.lookedUp(one, read);
       } catch (error) {
-        await this.failed(one.request.id, one.tries, error);
+        await this.failedOrLogged(one.request.id, one.tries, error);
       }
     }
   }
@@ -162,7 +162,7 @@ export class StopLookup {
       hasNotice(request, STOPPED_BUT_FOUND_ACTION) ||
       hasNotice(request, STOP_NOT_CHECKED_ACTION)
     ) {
-      await this.done(id);
+      await this.done(id, request);
       return undefined;
     }
     const problem = bindingProblem(request, this.deps.binding());
@@ -171,7 +171,7 @@ export class StopLookup {
         requestId: id,
         problem: String(problem),
       });
-      await this.done(id);
+      await this.done(id, request);
       return undefined;
     }
     const tries = await store.get<Tries>(triesKey(id));
@@ -197,7 +197,20 @@ export class StopLookup {
         "the service's transaction list could not be read back as far as its approval",
       );
     }
-    await this.done(request.id);
+    await this.done(request.id, request);
+  }
+
+  /** `failed`, whose own failure (the store refused its write) is logged: one request never ends the pass. */
+  private async failedOrLogged(id: string, known: Tries | undefined, error: unknown): Promise<void> {
+    try {
+      await this.failed(id, known, error);
+    } catch (failure) {
+      this.deps.log?.warn('stopped request: its failed try could not be recorded; the others went on', {
+        requestId: id,
+        error: String(failure),
+        tryError: String(error),
+      });
+    }
   }
 
   /** One failed try (a read, the store, a notice); the last one gives up with a notice for a person. */
@@ -228,16 +241,21 @@ export class StopLookup {
   }
 
   /**
-   * The notice that the lookup was given up; it leaves the queue only once the notice is written (told
-   * once: the notice is said once per round). One that cannot be written yet is kept, marked given up,
-   * and only its notice is tried again at a later sweep.
+   * The notice that the lookup was given up, for a request stopped while approved; it leaves the queue
+   * only once the notice is written (told once: the notice is said once per round). One that cannot be
+   * written yet is kept, marked given up, and only its notice is tried again at a later sweep. A request
+   * never stopped gets no notice: one still approved (queued just before its stop is written) stays
+   * queued with its tries cleared, so its stop gets tries of its own; any other is dropped.
    */
   private async giveUp(known: ApprovalRequest | string, count: number): Promise<void> {
     const { store, now, log } = this.deps;
     const id = typeof known === 'string' ? known : known.id;
+    let request: ApprovalRequest | undefined;
     try {
-      const request = typeof known === 'string' ? await this.deps.repo.get(id) : known;
-      if (request) await this.notChecked(request, `it could not be looked up (${count} tries)`);
+      request = typeof known === 'string' ? await this.deps.repo.get(id) : known;
+      if (request && StopLookup.stoppedWhileApproved(request)) {
+        await this.notChecked(request, `it could not be looked up (${count} tries)`);
+      }
     } catch (noticeError) {
       log?.warn('stopped request given up, and its notice could not be written; written at a later sweep', {
         requestId: id,
@@ -247,7 +265,8 @@ export class StopLookup {
       await store.set<Tries>(triesKey(id), { count, nextAt, givenUp: true });
       return;
     }
-    await this.done(id);
+    if (request?.state === 'approved') await store.delete(triesKey(id));
+    else await this.done(id, request);
   }
 
   /** A notice that the lookup could not be made: a person checks with the service instead. */
@@ -267,9 +286,24 @@ export class StopLookup {
     });
   }
 
-  private async done(id: string): Promise<void> {
-    await this.deps.store.delete(triesKey(id));
-    await this.deps.store.removeFromSet(TO_LOOK_UP, id);
+  /**
+   * Out of the queue, only if the request is still in the state the sweep decided on (`read`): a stop
+   * is queued and written under the request's lock, so one written since the read keeps its entry.
+   * Read again after the drop: a request that moved meanwhile (the lock lapsed under this sweep), or
+   * one that cannot be read, is queued again, and the next sweep decides on it afresh.
+   */
+  private async done(id: string, read: ApprovalRequest | undefined): Promise<void> {
+    const { core, repo, store } = this.deps;
+    await core.locked(id, async (current) => {
+      if (current?.state !== read?.state) return;
+      await store.delete(triesKey(id));
+      await store.removeFromSet(TO_LOOK_UP, id);
+      const after = await repo.get(id).then(
+        (request) => request?.state,
+        () => 'unread',
+      );
+      if (after !== read?.state) await queueStopLookup(store, id);
+    });
   }
 }
 

@@ -4,6 +4,7 @@
 // (set-if-absent with a lease) keeps two replicas from posting one entry; it is let go only by its
 // owner (compare-and-delete), so a holder whose lease lapsed never frees the claim another one took.
 import type { Store, StoreWrite } from '../store/index.js';
+import { postUnderWay } from './post-lock.js';
 import type { DeadLetter, DigestRecord, OutboxEntry } from './types.js';
 
 // The pending index is split in shards, read together in one store call: the in-process store locks
@@ -165,34 +166,45 @@ export class Outbox {
   }
 
   /**
-   * Claim entries for a digest; one an open digest carries (claimed here once its claim lapsed under
-   * that digest) is let go at once: that digest posts it, under its own post lock (post-lock.ts).
+   * Claim entries for a digest. Let go at once, each claimed here once its claim lapsed: one an open
+   * digest carries (that digest posts it, under its own post lock), and one whose lone post is still
+   * under way (Slack held it past the lease; that post finishes it). See post-lock.ts. A check that
+   * fails lets go of every claim taken here before it is thrown, so no alert waits out a lease.
    */
   async claimForDigest(ids: string[], owner: string, leaseMs: number): Promise<boolean[]> {
     const claimed = await Promise.all(ids.map((id) => this.claim(id, owner, leaseMs)));
     if (!claimed.some(Boolean)) return claimed;
-    const carried = await this.openDigestEntries();
-    return Promise.all(
-      ids.map(async (id, i) => {
-        if (!claimed[i] || !carried.has(id)) return claimed[i] === true;
-        await this.release(id, owner);
-        return false;
-      }),
-    );
+    let kept: boolean[];
+    try {
+      const carried = await this.openDigestEntries();
+      kept = await Promise.all(
+        ids.map(
+          async (id, i) => claimed[i] === true && !carried.has(id) && !(await postUnderWay(this.store, id)),
+        ),
+      );
+    } catch (error) {
+      // The check's error is the one thrown; a claim that cannot be let go lapses with its lease.
+      await Promise.allSettled(ids.filter((_, i) => claimed[i]).map((id) => this.release(id, owner)));
+      throw error;
+    }
+    await Promise.all(ids.map((id, i) => (claimed[i] && !kept[i] ? this.release(id, owner) : undefined)));
+    return kept;
   }
 
   /**
    * The claimed entry read again (under its post lock), while it is still to be posted on its own;
    * else `owner`'s claim let go: one delivered or set aside meanwhile leaves the pending list, and one
-   * an open digest carries (claimed here once its claim lapsed under that digest) is left to it.
+   * an open digest carries (claimed here once its claim lapsed under that digest) is left to it, as is
+   * one whose lapsed claim another took (a digest being planned: see claimForDigest).
    */
   async stillToPostAlone(id: string, owner: string): Promise<OutboxEntry | undefined> {
     // The open digests first, then the entry: a digest marks its entries delivered before it closes,
     // so an entry read after its digest was seen open-then-closed reads delivered (never posted twice).
     const carried = await this.openDigestEntries();
-    const current = await this.get(id);
+    const [current, holder] = await Promise.all([this.get(id), this.store.get<string>(claimKey(id))]);
     const finished = !current || Boolean(current.deliveredAt || current.deadLetteredAt);
-    if (!finished && !carried.has(id)) return current;
+    const takenOver = holder !== undefined && holder !== owner;
+    if (!finished && !carried.has(id) && !takenOver) return current;
     await this.release(id, owner);
     if (finished) await this.dropPending(id);
     return undefined;

@@ -8,7 +8,8 @@
 // take the alert over rather than every scan waiting on it for ever; such a post may then be posted
 // twice. A digest's entries are claimed one by one but posted under the digest's lock: an entry an
 // open digest carries is left to it (Outbox.stillToPostAlone, Outbox.claimForDigest), never posted
-// under its own (docs/decisions/outbox-owns-slack-retries.md).
+// under its own; and a digest leaves out an entry whose own post is under way (postUnderWay), whose
+// claim it may have taken once that claim lapsed (docs/decisions/outbox-owns-slack-retries.md).
 import type { Logger } from '../log.js';
 import { type Store, StoreErrorCode } from '../store/index.js';
 
@@ -45,7 +46,7 @@ export async function whilePosting<T>(
   let posting: Promise<T> | undefined;
   try {
     const held = await store.withLock(
-      `webhooks:outbox:post:${id}`,
+      postLockName(id),
       () => {
         posting = post();
         return heldAtMost(posting, holdOf(options));
@@ -65,6 +66,23 @@ export async function whilePosting<T>(
   // Set whenever the lock's callback ran, which is the only way here.
   return (posting as Promise<T>).then((value) => value);
 }
+
+/**
+ * Whether a post of `id` is under way: its lock is held (asked without waiting, and let go at once).
+ * Asked by a digest after it claimed the entry: a lone post then either holds the lock already or
+ * finds, under it, that the claim is no longer its own (Outbox.stillToPostAlone).
+ */
+export async function postUnderWay(store: Store, id: string): Promise<boolean> {
+  try {
+    await store.withLock(postLockName(id), async () => undefined, { waitMs: 0 });
+    return false;
+  } catch (error) {
+    if ((error as { code?: unknown } | undefined)?.code === StoreErrorCode.LockTimeout) return true;
+    throw error;
+  }
+}
+
+const postLockName = (id: string) => `webhooks:outbox:post:${id}`;
 
 /** The cap on the lock's hold: past the claim's lease, so a replica that took the lapsed claim waits. */
 function holdOf(options: PostingOptions): number {
