@@ -188,8 +188,25 @@ const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * skin tone, or a letter and its combining accent.
  */
 function wholeCharactersEnd(text: string, end: number): number {
-  if (end <= 0 || end >= text.length) return end;
-  return GRAPHEMES.segment(text).containing(end)?.index ?? end;
+  if (end <= 0 || end >= text.length || asciiBoundary(text, end)) return end;
+  return segmentsOf(text).containing(end)?.index ?? end;
+}
+
+/**
+ * Whether two ASCII characters meet at `end`: always a grapheme boundary but inside CR LF, since no
+ * ASCII character extends, joins or prepends to another (Unicode's grapheme rules GB3 to GB13).
+ */
+function asciiBoundary(text: string, end: number): boolean {
+  const before = text.charCodeAt(end - 1);
+  const after = text.charCodeAt(end);
+  return before < 0x80 && after < 0x80 && !(before === 0x0d && after === 0x0a);
+}
+
+/** One cut asks for the graphemes of the same text several times (safeEnd runs until none moves). */
+let segmented: { text: string; segments: Intl.Segments } | undefined;
+function segmentsOf(text: string): Intl.Segments {
+  if (segmented?.text !== text) segmented = { text, segments: GRAPHEMES.segment(text) };
+  return segmented.segments;
 }
 
 /** A hidden-character marker as markHiddenCharacters writes it; the longest is `⟨U+10FFFF⟩`. */
