@@ -24,7 +24,28 @@ const NEEDS_ESCAPING = /[&<>*_~`]/;
  * and links nothing. Accents, other scripts and emoji are left as they are.
  */
 export function escapeMrkdwn(value: string | number): string {
-  const text = markHiddenCharacters(String(value));
+  const text = String(value);
+  if (text.length < RECENT_SHORTEST || text.length > RECENT_LONGEST) return escaped(text);
+  const recent = RECENT.get(text);
+  if (recent !== undefined) return recent;
+  if (RECENT.size >= RECENT_MAX) RECENT.clear();
+  const out = escaped(text);
+  RECENT.set(text, out);
+  return out;
+}
+
+/**
+ * The latest long values escaped: a message holds an outside value in several places (its text, its
+ * notification, its copies in DMs and App Home) and is built again at each step of a request. Short
+ * values cost less to escape than to look up; none longer than Slack shows is kept.
+ */
+const RECENT = new Map<string, string>();
+const RECENT_MAX = 64;
+const RECENT_SHORTEST = 64;
+const RECENT_LONGEST = 4000;
+
+function escaped(value: string): string {
+  const text = markHiddenCharacters(value);
   if (!NEEDS_ESCAPING.test(text)) return text;
   return entities(
     text.replace(FORMATTING, (mark) => String.fromCharCode(mark.charCodeAt(0) + FULL_WIDTH_OFFSET)),
