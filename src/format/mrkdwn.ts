@@ -223,7 +223,10 @@ function asciiBoundary(text: string, end: number): boolean {
   return before < 0x80 && after < 0x80 && !(before === 0x0d && after === 0x0a);
 }
 
-/** One cut asks for the graphemes of the same text several times (safeEnd runs until none moves). */
+/**
+ * One cut asks for the graphemes of the same text several times (safeEnd runs until none moves); the
+ * cut lets go of them when it ends, so no outside text is kept between cuts.
+ */
 let segmented: { text: string; segments: Intl.Segments } | undefined;
 function segmentsOf(text: string): Intl.Segments {
   if (segmented?.text !== text) segmented = { text, segments: GRAPHEMES.segment(text) };
@@ -287,6 +290,7 @@ export function clipMrkdwn(text: string, max = MAX_MRKDWN_TEXT): string {
   let end = safeEnd(text, room);
   if (codeCloser(text.slice(0, end))) end = safeEnd(text, Math.max(0, room - LONGEST_CLOSER));
   const kept = text.slice(0, end);
+  segmented = undefined;
   return `${kept}${codeCloser(kept)}${CUT_MARK}`;
 }
 
@@ -302,5 +306,6 @@ export function clipPlain(text: string, max: number): string {
     before = end;
     end = wholeCharactersEnd(text, outsideMarker(text, end));
   }
+  segmented = undefined;
   return `${text.slice(0, end)}${CUT_MARK}`;
 }
