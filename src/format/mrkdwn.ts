@@ -24,7 +24,28 @@ const NEEDS_ESCAPING = /[&<>*_~`]/;
  * and links nothing. Accents, other scripts and emoji are left as they are.
  */
 export function escapeMrkdwn(value: string | number): string {
-  const text = markHiddenCharacters(String(value));
+  const text = String(value);
+  if (text.length < RECENT_SHORTEST || text.length > RECENT_LONGEST) return escaped(text);
+  const recent = RECENT.get(text);
+  if (recent !== undefined) return recent;
+  if (RECENT.size >= RECENT_MAX) RECENT.clear();
+  const out = escaped(text);
+  RECENT.set(text, out);
+  return out;
+}
+
+/**
+ * The latest long values escaped: a message holds an outside value in several places (its text, its
+ * notification, its copies in DMs and App Home) and is built again at each step of a request. Short
+ * values cost less to escape than to look up; none longer than Slack shows is kept.
+ */
+const RECENT = new Map<string, string>();
+const RECENT_MAX = 64;
+const RECENT_SHORTEST = 64;
+const RECENT_LONGEST = 4000;
+
+function escaped(value: string): string {
+  const text = markHiddenCharacters(value);
   if (!NEEDS_ESCAPING.test(text)) return text;
   return entities(
     text.replace(FORMATTING, (mark) => String.fromCharCode(mark.charCodeAt(0) + FULL_WIDTH_OFFSET)),
@@ -188,8 +209,28 @@ const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * skin tone, or a letter and its combining accent.
  */
 function wholeCharactersEnd(text: string, end: number): number {
-  if (end <= 0 || end >= text.length) return end;
-  return GRAPHEMES.segment(text).containing(end)?.index ?? end;
+  if (end <= 0 || end >= text.length || asciiBoundary(text, end)) return end;
+  return segmentsOf(text).containing(end)?.index ?? end;
+}
+
+/**
+ * Whether two ASCII characters meet at `end`: always a grapheme boundary but inside CR LF, since no
+ * ASCII character extends, joins or prepends to another (Unicode's grapheme rules GB3 to GB13).
+ */
+function asciiBoundary(text: string, end: number): boolean {
+  const before = text.charCodeAt(end - 1);
+  const after = text.charCodeAt(end);
+  return before < 0x80 && after < 0x80 && !(before === 0x0d && after === 0x0a);
+}
+
+/**
+ * One cut asks for the graphemes of the same text several times (safeEnd runs until none moves); the
+ * cut lets go of them when it ends, so no outside text is kept between cuts.
+ */
+let segmented: { text: string; segments: Intl.Segments } | undefined;
+function segmentsOf(text: string): Intl.Segments {
+  if (segmented?.text !== text) segmented = { text, segments: GRAPHEMES.segment(text) };
+  return segmented.segments;
 }
 
 /** A hidden-character marker as markHiddenCharacters writes it; the longest is `⟨U+10FFFF⟩`. */
@@ -249,6 +290,7 @@ export function clipMrkdwn(text: string, max = MAX_MRKDWN_TEXT): string {
   let end = safeEnd(text, room);
   if (codeCloser(text.slice(0, end))) end = safeEnd(text, Math.max(0, room - LONGEST_CLOSER));
   const kept = text.slice(0, end);
+  segmented = undefined;
   return `${kept}${codeCloser(kept)}${CUT_MARK}`;
 }
 
@@ -264,5 +306,6 @@ export function clipPlain(text: string, max: number): string {
     before = end;
     end = wholeCharactersEnd(text, outsideMarker(text, end));
   }
+  segmented = undefined;
   return `${text.slice(0, end)}${CUT_MARK}`;
 }

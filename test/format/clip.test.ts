@@ -105,6 +105,7 @@ describe('clipPlain on characters made of several code points', () => {
     ['a keycap', '1\uFE0F\u20E3'],
     ['a letter and its combining accent', 'e\u0301'],
     ['a rainbow flag (ZWJ with a variation selector)', '\u{1F3F3}\uFE0F\u200D\u{1F308}'],
+    ['a line break as CR LF', '\r\n'],
   ] as const;
   const graphemes = (text: string) =>
     [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)].map((s) => s.segment);

@@ -16,7 +16,15 @@ export type { Built } from './inputs.js';
 /** Every builder, every outside field set to `text`. */
 export function everyBuilder(text: string): Built[] {
   const out: Built[] = [];
-  const add: Add = (name, built) => out.push({ name, built });
+  forEveryBuilder(text, (name, built) => out.push({ name, built }));
+  return out;
+}
+
+/**
+ * Every builder, every outside field set to `text`, each output handed to `add` as it is built: for a
+ * check that need not hold all of them (some ten thousand messages, each holding the text many times).
+ */
+export function forEveryBuilder(text: string, add: Add): void {
   approvalBuilders(text, add);
   auditBuilders(text, add);
   deadLetterBuilders(text, add);
@@ -27,7 +35,6 @@ export function everyBuilder(text: string): Built[] {
   approvalFollowUpBuilders(text, add);
   bankOptionBuilders(text, add);
   alertLookupBuilders(text, add);
-  return out;
 }
 
 /** One text a builder hands Slack, with the builder's name. */
