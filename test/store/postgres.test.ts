@@ -229,7 +229,8 @@ describe.runIf(hasPostgres)('postgres store', () => {
     const busy: pg.PoolClient[] = [];
     try {
       // A's pool, taken whole once A holds the lock (a burst of work on that replica): a renewal
-      // queued behind it would wait past the lease, and B would take the lock from a live holder.
+      // queued behind it would wait past the lease, and B would take the lock from a live holder. A
+      // lease of 2 s: a machine with every core busy still renews well within it (600 ms did not).
       const pool = (a as unknown as { pool: pg.Pool }).pool;
       let entered!: () => void;
       const holding = new Promise<void>((resolve) => (entered = resolve));
@@ -242,11 +243,11 @@ describe.runIf(hasPostgres)('postgres store', () => {
           await secondDone;
           return 'done';
         },
-        { ttlMs: 600 },
+        { ttlMs: 2_000 },
       );
       await holding;
       for (let i = 0; i < (pool.options.max ?? 10); i++) busy.push(await pool.connect());
-      const secondTry = b.withLock('approval:r2', async () => 'taken', { ttlMs: 600, waitMs: 1_800 });
+      const secondTry = b.withLock('approval:r2', async () => 'taken', { ttlMs: 2_000, waitMs: 6_000 });
       await expect(secondTry.finally(secondTried)).rejects.toThrow(LockTimeoutError);
       for (const client of busy.splice(0)) client.release();
       expect(await held).toBe('done');
