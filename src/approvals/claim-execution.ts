@@ -7,12 +7,13 @@
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import type { CoreSections } from './core-sections.js';
 import type { FreezeHold } from './freeze-hold.js';
+import { askIfSendingUnclear } from './hand-back.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 import { type FreshFigures, needsRecheck } from './recheck.js';
 import type { ApprovalRepository } from './repository.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import { backBeforeClaim, type ClaimChecks } from './tiers-raised.js';
-import type { ApprovalRequest } from './types.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
 
 export interface ClaimExecutionDeps {
   core: CoreSections;
@@ -30,6 +31,7 @@ export interface ClaimExecutionDeps {
   staleAfterMs: number;
   /** Told of each request claimed here, under its lock. */
   onClaimed: (id: string) => void;
+  log?: EngineLog | undefined;
 }
 
 export class ClaimExecution {
@@ -64,6 +66,18 @@ export class ClaimExecution {
     });
     if (changed) await core.notify(changed);
     return claimed;
+  }
+
+  /**
+   * Not claimed: when an unnamed claim marked sending, its lease run out, is what keeps it from being
+   * claimed, a person is asked at once (hand-back.ts), on a click as on a sweep. A failure is logged;
+   * the next attempt (a sweep) looks again.
+   */
+  async askIfBlocked(id: string): Promise<void> {
+    const { core, repo, now, log } = this.deps;
+    await askIfSendingUnclear(core, repo, id, now()).catch((error: unknown) => {
+      log?.warn('blocked request not looked at; will retry', { requestId: id, error: String(error) });
+    });
   }
 
   /** Approved long enough ago that figures which can go stale (quote, account name) must be read again. */

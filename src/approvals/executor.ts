@@ -148,26 +148,16 @@ export class Executor {
    * rethrown; the periodic sweep tries again.
    */
   async execute(id: string): Promise<ApprovalRequest | undefined> {
-    let claimed: ApprovalRequest | undefined;
     crashPoint('before-claim');
     if (this.isShuttingDown) return undefined; // shutting down: the next start sends it
-    try {
-      // Frozen: held before anything is read (no lookup, no re-check while sends are stopped).
-      const stopped = await this.hold.beforeClaim(id);
-      if (stopped) return stopped;
-      // Approved long ago: it may have gone out already (see late-lookup.ts); looked up first.
-      const looked = await this.lateLookup.beforeSending(id);
-      if (looked !== 'send') return looked === 'not-now' ? undefined : looked.settled;
-      const approved = await this.repo.get(id);
-      const fresh = await this.freshFigures(approved);
-      if (fresh === 'not-now') return undefined;
-      await readPoolsBriefly(this.poolReading, approved);
-      claimed = await this.claimExecution(id, fresh);
-    } catch (error) {
-      await this.sayNotStarted(id).catch(() => {});
-      throw error;
+    const taken = await this.claimUnlessSettled(id);
+    if (!taken) {
+      // A claim that may have been sent can be what kept it from being claimed: a person is asked now.
+      await this.claims.askIfBlocked(id);
+      return undefined;
     }
-    if (!claimed) return undefined;
+    if ('settled' in taken) return taken.settled;
+    const { claimed } = taken;
     crashPoint('after-claim');
     // Keep the lease from now until the answer is recorded, so other replicas know someone is on it.
     const renewal = setInterval(() => {
@@ -200,6 +190,35 @@ export class Executor {
       return await this.answers.keep(claimed, result);
     } finally {
       clearInterval(renewal);
+    }
+  }
+
+  /**
+   * Everything before the call's claim, and the claim: a frozen request held, a late one looked up (and
+   * perhaps settled by it), stale figures read again. Undefined when nothing was claimed or settled.
+   */
+  private async claimUnlessSettled(
+    id: string,
+  ): Promise<{ claimed: ApprovalRequest } | { settled: ApprovalRequest } | undefined> {
+    try {
+      // Frozen: held before anything is read (no lookup, no re-check while sends are stopped).
+      const stopped = await this.hold.beforeClaim(id);
+      if (stopped) return { settled: stopped };
+      // Approved long ago: it may have gone out already (see late-lookup.ts); looked up first.
+      const looked = await this.lateLookup.beforeSending(id);
+      if (looked !== 'send') {
+        const settled = looked === 'not-now' ? undefined : looked.settled;
+        return settled && { settled };
+      }
+      const approved = await this.repo.get(id);
+      const fresh = await this.freshFigures(approved);
+      if (fresh === 'not-now') return undefined;
+      await readPoolsBriefly(this.poolReading, approved);
+      const claimed = await this.claimExecution(id, fresh);
+      return claimed && { claimed };
+    } catch (error) {
+      await this.sayNotStarted(id).catch(() => {});
+      throw error;
     }
   }
 
