@@ -335,16 +335,18 @@ export class ApprovalRepository {
   }
 
   /**
-   * A freeze of sends came: end every claim of this round not yet marked as sending, by a
+   * A freeze of sends came: end every claim of the request's round not yet marked as sending, by a
    * compare-and-set on each, so its holder's mark (a compare-and-set on the same claim) is refused
-   * and it sends nothing. True when a claim was marked before: that call may be under way.
+   * and it sends nothing. True when a claim was marked before: that call may be under way. The claim
+   * the request names as handed back is not: the request no longer executes under it, whatever it says.
    */
-  async endUnmarkedClaims(id: string, round: number, now: Date): Promise<boolean> {
+  async endUnmarkedClaims(request: ApprovalRequest, now: Date): Promise<boolean> {
+    const { id, round } = request;
     let sending = false;
     for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
       const found = await this.endUnmarkedClaim(claimKey(id, round, generation), now);
       if (found === 'none') return sending; // generations are claimed in order: no later one
-      if (found === 'sending') sending = true;
+      if (found === 'sending' && generation !== handedBackGeneration(request)) sending = true;
     }
     return sending;
   }
