@@ -75,7 +75,7 @@ export class ClaimExecution {
    */
   async askIfBlocked(id: string): Promise<void> {
     const { core, repo, now, log } = this.deps;
-    await askIfSendingUnclear(core, repo, id, now()).catch((error: unknown) => {
+    await askIfSendingUnclear(core, repo, id, now(), log).catch((error: unknown) => {
       log?.warn('blocked request not looked at; will retry', { requestId: id, error: String(error) });
     });
   }

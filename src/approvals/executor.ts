@@ -172,6 +172,10 @@ export class Executor {
       // Shutdown left it before the mark: nothing is sent, and its lease is ended for the next start.
       if (this.isShuttingDown) return claimed;
       const sent = await this.sendIfStillOurs(claimed);
+      if (sent === 'not-called') {
+        this.held.delete(id);
+        return await this.repo.get(id);
+      }
       if (sent && 'frozen' in sent) {
         this.held.delete(id);
         await this.core.notify(sent.frozen);
@@ -262,7 +266,7 @@ export class Executor {
    */
   private async sendIfStillOurs(
     claimed: ApprovalRequest,
-  ): Promise<CallResult | CallFailure | { frozen: ApprovalRequest } | undefined> {
+  ): Promise<CallResult | CallFailure | { frozen: ApprovalRequest } | 'not-called' | undefined> {
     let marked: ApprovalRequest | undefined;
     try {
       const step = await this.markOrHold(claimed);
@@ -275,6 +279,8 @@ export class Executor {
     if (!marked) return undefined;
     const unsigned = await this.evidenceProblem(marked);
     if (unsigned) return unsigned;
+    crashPoint('before-calling');
+    if (!(await this.markCalling(marked))) return 'not-called';
     // The service-call line: the same requestId as the request's lifecycle lines and its webhook's.
     this.log?.info?.('sending to the service', {
       requestId: marked.id,
@@ -288,6 +294,25 @@ export class Executor {
     } catch (error) {
       return ownStoreFailure(claimed, error) ?? failedCallOutcome(error);
     }
+  }
+
+  /**
+   * The claim's last mark, right after the request's and right before the call (claim-keys.ts): a
+   * hand-back naming a claim marked so is then never believed. Refused or unanswered, nothing is sent
+   * and the request stays marked sending: its lease runs out and its outcome is looked up, never resent.
+   */
+  private async markCalling(marked: ApprovalRequest): Promise<boolean> {
+    const generation = marked.execution?.generation ?? 0;
+    const called = await this.repo
+      .markClaimCalling(marked.id, marked.round, generation, this.instanceId)
+      .catch(() => false);
+    if (!called) {
+      this.log?.error?.(
+        'NOT SENT: the claim could not be marked as calling; the request stays marked as sending and is looked up once its lease runs out',
+        { requestId: marked.id },
+      );
+    }
+    return called;
   }
 
   /**

@@ -6,6 +6,7 @@ import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../../src/approvals/executor.js';
 import { SENDING_UNCLEAR_ACTION } from '../../../src/approvals/index.js';
 import { botTest as test } from '../../support/bot.js';
+import { capturedLog } from '../../support/captured-log.js';
 import { refusedInModal } from '../../support/review.js';
 import { APPROVER_A, APPROVER_B, type ApprovalApp, approve, fileWithdrawal, waitUntil } from './support.js';
 
@@ -70,4 +71,65 @@ test('the approval that finds a claim marked as sending blocking it alerts a per
   const swept = await app.engine.get(id);
   expect(swept?.history.filter((h) => h.action === SENDING_UNCLEAR_ACTION)).toHaveLength(1);
   expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+});
+
+test('the approval of a request whose hand-back names a claim already calling sends nothing twice and logs it once', async ({
+  startApp,
+}) => {
+  const { logger, entries } = capturedLog('error');
+  const app = await startApp({ tiers: '0:2', logger });
+  const id = await fileWithdrawal(app, '1234.61');
+  const { core, executor } = partsOf(app.engine);
+  expect(await core.approve(id, APPROVER_A)).toMatchObject({ ok: true });
+  const halfway = await app.engine.get(id);
+  if (!halfway) throw new Error('not filed');
+  expect(await core.approve(id, APPROVER_B)).toMatchObject({ ok: true });
+  expect((await executor.execute(id))?.state).toBe('sent');
+  expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  // Written by hand into the store: the copy before the last approval, naming the claim that sent it
+  // as handed back.
+  const forged = { ...halfway, handedBack: { round: halfway.round, generation: 0 } };
+  await core.repo.store.set(`approval:${id}`, forged);
+  const reviewed = await approve(app, id, APPROVER_B);
+  expect(refusedInModal(reviewed.submitted)).toBeUndefined();
+  await app.engine.idle();
+  await app.engine.tick();
+  await app.engine.idle();
+  const after = await app.engine.get(id);
+  expect(after?.state).toBe('approved');
+  expect(after?.history.filter((h) => h.action === SENDING_UNCLEAR_ACTION)).toHaveLength(1);
+  expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  expect(entries.filter((e) => (e as { requestId?: string }).requestId === id)).toHaveLength(1);
+  expect(entries).toContainEqual(
+    expect.objectContaining({
+      level: 'error',
+      requestId: id,
+      message: expect.stringContaining('handed back from a claim already calling'),
+    }),
+  );
+});
+
+test('a sweep that finds a hand-back naming a claim already calling alerts a person once and sends nothing twice', async ({
+  startApp,
+}) => {
+  const app = await startApp({ tiers: '0:1' });
+  const id = await fileWithdrawal(app, '1234.62');
+  const { core, executor } = partsOf(app.engine);
+  expect(await core.approve(id, APPROVER_A)).toMatchObject({ ok: true });
+  const sent = await executor.execute(id);
+  if (sent?.state !== 'sent') throw new Error('not sent');
+  await app.engine.idle();
+  // Written by hand into the store: the sent request made approved again, naming its claim as handed back.
+  const { execution: _claim, outcome: _answer, ...rest } = sent;
+  const forged = { ...rest, state: 'approved', handedBack: { round: sent.round, generation: 0 } };
+  await core.repo.store.set(`approval:${id}`, forged);
+  for (const _ of [1, 2]) {
+    await app.engine.tick();
+    await app.engine.idle();
+  }
+  await waitUntil(() => alerts(app, id).length > 0, 'the alert');
+  expect(String(alerts(app, id)[0]?.body.text)).toContain('may have gone out');
+  expect(alerts(app, id)).toHaveLength(1);
+  expect((await app.engine.get(id))?.state).toBe('approved');
+  expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });
