@@ -69,8 +69,9 @@ export class ClaimExecution {
   }
 
   /**
-   * Not claimed: when an unnamed claim marked sending, its lease run out, is what keeps it from being
-   * claimed, a person is asked at once (hand-back.ts), on a click as on a sweep. A failure is logged;
+   * Not claimed: when an unnamed claim marked sending, its lease run out, or a named one marked
+   * calling is what keeps it from being claimed, a person is asked at once (hand-back.ts), on a click
+   * as on a sweep. A failure is logged;
    * the next attempt (a sweep) looks again.
    */
   async askIfBlocked(id: string): Promise<void> {
