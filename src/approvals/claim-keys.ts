@@ -70,8 +70,9 @@ export class ExecutionClaims {
   ): Promise<boolean> {
     if (generation === handedBack) {
       if (isCalling(held)) return false;
-      if (typeof held !== 'object' || !held?.ended) await this.endClaim(id, round, generation, now);
-      return true;
+      if (typeof held === 'object' && held?.ended) return true;
+      // Its holder's calling mark can land after the read above: endClaim refuses such a claim.
+      return this.endClaim(id, round, generation, now);
     }
     // A claim written before claims had leases (a bare owner id) counts as run out.
     if (typeof held !== 'object' || !held) return true;
@@ -149,15 +150,17 @@ export class ExecutionClaims {
    * claimed at once. Its holder can do nothing with it: the request it claimed is no longer executing
    * under it, and its mark, if it comes late, is refused. A compare-and-set on the claim as read,
    * read again when the holder's mark landed in between (the holder's write of the request then
-   * fails: it sends nothing).
+   * fails: it sends nothing). A claim marked calling is never ended (false): its call may have gone
+   * out, so the hand-back naming it was not the bot's.
    */
-  async endClaim(id: string, round: number, generation: number, now: Date): Promise<void> {
+  async endClaim(id: string, round: number, generation: number, now: Date): Promise<boolean> {
     const key = claimKey(id, round, generation);
     for (let attempt = 0; attempt < END_CLAIM_ATTEMPTS; attempt++) {
       const held = await this.store.get<ExecutionClaim | string>(key);
+      if (isCalling(held)) return false;
       const owner = typeof held === 'object' && held ? held.owner : String(held ?? '');
       const ended: ExecutionClaim = { owner, until: now.toISOString(), ended: true };
-      if (await this.store.compareAndSet<ExecutionClaim | string>(key, held, ended)) return;
+      if (await this.store.compareAndSet<ExecutionClaim | string>(key, held, ended)) return true;
     }
     throw new Error(`claim ${key} kept changing: not ended`);
   }

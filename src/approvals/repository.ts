@@ -263,8 +263,8 @@ export class ApprovalRepository {
     return generation !== undefined && this.claims.isCalling(request.id, request.round, generation);
   }
 
-  /** End a handed-back claim (claim-keys.ts). */
-  endClaim(id: string, round: number, generation: number, now: Date): Promise<void> {
+  /** End a handed-back claim (claim-keys.ts); false when it is marked calling (never ended). */
+  endClaim(id: string, round: number, generation: number, now: Date): Promise<boolean> {
     return this.claims.endClaim(id, round, generation, now);
   }
 
