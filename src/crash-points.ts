@@ -4,7 +4,13 @@
 // then the process kills itself with SIGKILL, as a power cut would, the first time it reaches that
 // point. Unarmed, every call is a no-op.
 
-export const CRASH_POINTS = ['before-claim', 'after-claim', 'before-post', 'after-answer'] as const;
+export const CRASH_POINTS = [
+  'before-claim',
+  'after-claim',
+  'before-calling',
+  'before-post',
+  'after-answer',
+] as const;
 /**
  * An archive segment and a retention cut, step by step (audit/archive.ts, audit/log.ts): the cut's new
  * list written, then the head moved to it, then the generation pointer switched (the old list not yet

@@ -1,6 +1,6 @@
 // Exactly one service call per approved request. The claim is one atomic step: approved → executing,
 // written only if the request is still as this process read it, so of all processes that read it
-// approved (even one whose lock ran out) exactly one moves it on and sends. The call runs outside the
+// approved (even one whose lock ran out) exactly one moves it on and sends (claim-execution.ts). The call runs outside the
 // lock and is never retried. Just before the call, a write-ahead mark (phase `sending`) is recorded
 // the same way: a claim stopped before it was certainly never sent and goes to the next claimant; one
 // stopped after it may have been, and goes to the reconciler. An unclear outcome becomes
@@ -11,16 +11,17 @@ import type { ApprovalPolicy } from '../access/index.js';
 import { crashPoint } from '../crash-points.js';
 import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
 import { type PoolReading, readPoolsBriefly } from './approver-left.js';
-import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import { bindingProblem, type ServiceBinding } from './binding.js';
+import { ClaimExecution } from './claim-execution.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import { FreezeHold } from './freeze-hold.js';
 import { LateLookup, type LateLookupOptions } from './late-lookup.js';
-import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS, type Marking } from './leases.js';
+import { EXECUTION_LEASE_MS, type Marking } from './leases.js';
 import type { PasskeyWrite } from './passkey-requests.js';
 import type { CustodyGateway } from './ports.js';
-import { type FreshFigures, needsRecheck, recheckBeforeSending } from './recheck.js';
+import { type FreshFigures, recheckBeforeSending } from './recheck.js';
 import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
 import { approvalsAsClaimed, approvalsProblem, changedAfterClaim } from './send-checks.js';
@@ -32,8 +33,7 @@ import {
   ownStoreFailure,
 } from './service-call.js';
 import type { SendChecks } from './signed-approvals.js';
-import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
-import { backBeforeClaim, type ClaimChecks } from './tiers-raised.js';
+import type { ClaimChecks } from './tiers-raised.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
@@ -85,7 +85,6 @@ export class Executor {
   private readonly held = new Set<string>();
   /** Listeners being told of a claim; the call never waits for them. */
   private readonly announcing = new Set<Promise<void>>();
-  private readonly staleAfterMs: number;
   /** Aborted at shutdown: answers still being written are left to recovery, loudly. */
   private readonly leaving = new AbortController();
   /** Writes each service answer, and knows those not yet in the store. */
@@ -101,6 +100,8 @@ export class Executor {
   private readonly binding: () => ServiceBinding;
   private readonly signed: SendChecks;
   private readonly beforeClaim: ClaimChecks;
+  /** Takes the claim of a request's one call (claim-execution.ts). */
+  private readonly claims: ClaimExecution;
   /** Reads the groups of a request's approvers briefly before its claim (approver-left.ts). */
   private readonly poolReading: PoolReading;
   private readonly now: () => Date;
@@ -120,7 +121,14 @@ export class Executor {
     this.beforeClaim = { policy: deps.policy, book: deps.delegations, settingsNow: deps.settingsNow };
     this.now = deps.now;
     this.log = deps.log;
-    this.staleAfterMs = options.staleAfterMs ?? STALE_APPROVAL_MS;
+    this.claims = new ClaimExecution({
+      ...deps,
+      hold: this.hold,
+      beforeClaim: this.beforeClaim,
+      owner: this.instanceId,
+      staleAfterMs: options.staleAfterMs ?? STALE_APPROVAL_MS,
+      onClaimed: (id) => this.held.add(id),
+    });
     this.poolReading = { policy: deps.policy, log: deps.log, boundMs: options.poolReadBoundMs };
     this.answers = new AnswerRecorder(
       {
@@ -140,26 +148,16 @@ export class Executor {
    * rethrown; the periodic sweep tries again.
    */
   async execute(id: string): Promise<ApprovalRequest | undefined> {
-    let claimed: ApprovalRequest | undefined;
     crashPoint('before-claim');
     if (this.isShuttingDown) return undefined; // shutting down: the next start sends it
-    try {
-      // Frozen: held before anything is read (no lookup, no re-check while sends are stopped).
-      const stopped = await this.hold.beforeClaim(id);
-      if (stopped) return stopped;
-      // Approved long ago: it may have gone out already (see late-lookup.ts); looked up first.
-      const looked = await this.lateLookup.beforeSending(id);
-      if (looked !== 'send') return looked === 'not-now' ? undefined : looked.settled;
-      const approved = await this.repo.get(id);
-      const fresh = await this.freshFigures(approved);
-      if (fresh === 'not-now') return undefined;
-      await readPoolsBriefly(this.poolReading, approved);
-      claimed = await this.claimExecution(id, fresh);
-    } catch (error) {
-      await this.sayNotStarted(id).catch(() => {});
-      throw error;
+    const taken = await this.claimUnlessSettled(id);
+    if (!taken) {
+      // A claim that may have been sent can be what kept it from being claimed: a person is asked now.
+      await this.claims.askIfBlocked(id);
+      return undefined;
     }
-    if (!claimed) return undefined;
+    if ('settled' in taken) return taken.settled;
+    const { claimed } = taken;
     crashPoint('after-claim');
     // Keep the lease from now until the answer is recorded, so other replicas know someone is on it.
     const renewal = setInterval(() => {
@@ -174,6 +172,10 @@ export class Executor {
       // Shutdown left it before the mark: nothing is sent, and its lease is ended for the next start.
       if (this.isShuttingDown) return claimed;
       const sent = await this.sendIfStillOurs(claimed);
+      if (sent === 'not-called') {
+        this.held.delete(id);
+        return await this.repo.get(id);
+      }
       if (sent && 'frozen' in sent) {
         this.held.delete(id);
         await this.core.notify(sent.frozen);
@@ -192,6 +194,35 @@ export class Executor {
       return await this.answers.keep(claimed, result);
     } finally {
       clearInterval(renewal);
+    }
+  }
+
+  /**
+   * Everything before the call's claim, and the claim: a frozen request held, a late one looked up (and
+   * perhaps settled by it), stale figures read again. Undefined when nothing was claimed or settled.
+   */
+  private async claimUnlessSettled(
+    id: string,
+  ): Promise<{ claimed: ApprovalRequest } | { settled: ApprovalRequest } | undefined> {
+    try {
+      // Frozen: held before anything is read (no lookup, no re-check while sends are stopped).
+      const stopped = await this.hold.beforeClaim(id);
+      if (stopped) return { settled: stopped };
+      // Approved long ago: it may have gone out already (see late-lookup.ts); looked up first.
+      const looked = await this.lateLookup.beforeSending(id);
+      if (looked !== 'send') {
+        const settled = looked === 'not-now' ? undefined : looked.settled;
+        return settled && { settled };
+      }
+      const approved = await this.repo.get(id);
+      const fresh = await this.freshFigures(approved);
+      if (fresh === 'not-now') return undefined;
+      await readPoolsBriefly(this.poolReading, approved);
+      const claimed = await this.claimExecution(id, fresh);
+      return claimed && { claimed };
+    } catch (error) {
+      await this.sayNotStarted(id).catch(() => {});
+      throw error;
     }
   }
 
@@ -235,7 +266,7 @@ export class Executor {
    */
   private async sendIfStillOurs(
     claimed: ApprovalRequest,
-  ): Promise<CallResult | CallFailure | { frozen: ApprovalRequest } | undefined> {
+  ): Promise<CallResult | CallFailure | { frozen: ApprovalRequest } | 'not-called' | undefined> {
     let marked: ApprovalRequest | undefined;
     try {
       const step = await this.markOrHold(claimed);
@@ -248,6 +279,8 @@ export class Executor {
     if (!marked) return undefined;
     const unsigned = await this.evidenceProblem(marked);
     if (unsigned) return unsigned;
+    crashPoint('before-calling');
+    if (!(await this.markCalling(marked))) return 'not-called';
     // The service-call line: the same requestId as the request's lifecycle lines and its webhook's.
     this.log?.info?.('sending to the service', {
       requestId: marked.id,
@@ -261,6 +294,25 @@ export class Executor {
     } catch (error) {
       return ownStoreFailure(claimed, error) ?? failedCallOutcome(error);
     }
+  }
+
+  /**
+   * The claim's last mark, right after the request's and right before the call (claim-keys.ts): a
+   * hand-back naming a claim marked so is then never believed. Refused or unanswered, nothing is sent
+   * and the request stays marked sending: its lease runs out and its outcome is looked up, never resent.
+   */
+  private async markCalling(marked: ApprovalRequest): Promise<boolean> {
+    const generation = marked.execution?.generation ?? 0;
+    const called = await this.repo
+      .markClaimCalling(marked.id, marked.round, generation, this.instanceId)
+      .catch(() => false);
+    if (!called) {
+      this.log?.error?.(
+        'NOT SENT: the claim could not be marked as calling; the request stays marked as sending and is looked up once its lease runs out',
+        { requestId: marked.id },
+      );
+    }
+    return called;
   }
 
   /**
@@ -355,89 +407,12 @@ export class Executor {
     );
   }
 
-  /** The approved request as executing under this process's claim of `generation`, with what it notes. */
-  private claimedStep(
-    request: ApprovalRequest,
-    generation: number,
-    now: Date,
-    fresh: FreshFigures | undefined,
-  ): ApprovalRequest {
-    const execution = {
-      owner: this.instanceId,
-      leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
-      generation,
-      phase: 'claimed' as const,
-    };
-    const { nextCheckAt: _retry, handedBack: _ended, ...approved } = request;
-    const base = (
-      fresh ? { ...approved, display: fresh.display, payload: fresh.payload } : approved
-    ) as ApprovalRequest;
-    const notes = [
-      ...(generation > 0 && !hasNotice(request, HELD_ACTION)
-        ? ['taken over: the process that had claimed it stopped before sending anything']
-        : []),
-      ...(fresh ? ['approved a while ago, so its figures were checked again first: unchanged'] : []),
-    ];
-    return transition({ ...base, outcome: { sentAt: now.toISOString() }, execution }, 'executing', {
-      action: 'executing',
-      ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
-      at: now,
-    });
-  }
-
   /**
-   * The single atomic step that turns an approved request into one allowed service call. A request
-   * bound to another environment or key is failed instead, one counting an approver who has left the
-   * pool goes back to its approvers, one short of raised tiers waits again; nothing sent, people told.
+   * The single atomic step that turns an approved request into one allowed service call
+   * (claim-execution.ts); undefined when it was not claimed here.
    */
-  async claimExecution(id: string, fresh?: FreshFigures): Promise<ApprovalRequest | undefined> {
-    let changed: ApprovalRequest | undefined;
-    const claimed = await this.core.locked(id, async (request) => {
-      if (request?.state !== 'approved') return undefined;
-      // Frozen: not claimed (execute said it is held). Read again before the mark: see markOrHold.
-      if (await this.hold.applies(request)) return undefined;
-      const now = this.now();
-      const problem = bindingProblem(request, this.binding());
-      if (problem) {
-        const closed = closeUnsendable(request, problem, now);
-        if (await this.repo.saveIf(request, closed)) changed = closed;
-        return undefined;
-      }
-      // An approval no longer counting sends it back; raised tiers keep it waiting (tiers-raised.ts).
-      const back = await backBeforeClaim(this.beforeClaim, request, now);
-      if (back) {
-        if (await this.repo.saveIf(request, back)) changed = back;
-        return undefined;
-      }
-      return this.claimRound(request, now, fresh);
-    });
-    if (changed) await this.core.notify(changed);
-    return claimed;
-  }
-
-  /** Under the lock, an approved request that may be sent: claim its round's one call and mark it executing. */
-  private async claimRound(
-    request: ApprovalRequest,
-    now: Date,
-    fresh: FreshFigures | undefined,
-  ): Promise<ApprovalRequest | undefined> {
-    // Figures approved long ago are only ever sent as just read again (see freshFigures).
-    if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
-    const generation = await this.repo.claimRequest(request, this.instanceId, now, CLAIM_LEASE_MS);
-    if (generation === undefined) return undefined;
-    const next = this.claimedStep(request, generation, now, fresh);
-    // Written only if the request is still the approved one read above: a process that took over
-    // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
-    if (!(await this.repo.saveIf(request, next))) return undefined;
-    this.held.add(request.id);
-    return next;
-  }
-
-  /** Approved long enough ago that figures which can go stale (quote, account name) must be read again. */
-  isStale(request: ApprovalRequest, now: Date): boolean {
-    if (!needsRecheck(request)) return false;
-    const approvedAt = request.approvals.at(-1)?.at ?? request.createdAt;
-    return now.getTime() - Date.parse(approvedAt) > this.staleAfterMs;
+  claimExecution(id: string, fresh?: FreshFigures): Promise<ApprovalRequest | undefined> {
+    return this.claims.claim(id, fresh);
   }
 
   /**
@@ -449,7 +424,7 @@ export class Executor {
   ): Promise<FreshFigures | undefined | 'not-now'> {
     if (request?.state !== 'approved' || bindingProblem(request, this.binding())) return undefined;
     const now = this.now();
-    if (!this.isStale(request, now)) return undefined;
+    if (!this.claims.isStale(request, now)) return undefined;
     const deps = { core: this.core, custody: this.custody, now: this.now, seal: this.signed.filingSeal };
     return recheckBeforeSending(deps, request, now);
   }

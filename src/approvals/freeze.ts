@@ -298,7 +298,7 @@ export class FreezeSwitch {
     for (const request of await this.deps.repo.openRequests()) {
       if (!heldByFreeze(request)) continue;
       if (request.state !== 'approved' && request.state !== 'executing') continue;
-      if (await this.deps.repo.endUnmarkedClaims(request.id, request.round, this.deps.now())) {
+      if (await this.deps.repo.endUnmarkedClaims(request, this.deps.now())) {
         underway.push(request.id);
       }
     }

@@ -38,22 +38,33 @@ export async function endHandedBackClaim(
 /**
  * Approved, and not claimed because a claim of its round is marked sending, its lease run out, and no
  * hand-back names it: that call may have gone out (a stale copy of the request written back, a store
- * restored), so it is never sent again; a person is asked, once a round.
+ * restored), so it is never sent again; a person is asked, once a round. So too, at once, when the
+ * hand-back it carries names a claim marked calling: no takeover or freeze hands back a request marked
+ * sending, so that record was not written by the bot, and the call it names may have gone out.
  */
 export async function askIfSendingUnclear(
   core: CoreSections,
   repo: ApprovalRepository,
   id: string,
   now: Date,
+  log?: EngineLog,
 ): Promise<void> {
   const request = await repo.get(id);
   if (request?.state !== 'approved') return;
-  const blocking = await repo.lapsedSendingClaim(id, request.round, now, handedBackGeneration(request));
+  const named = handedBackGeneration(request);
+  const forged = await repo.handedBackClaimCalling(request);
+  const blocking = forged ? named : await repo.lapsedSendingClaim(id, request.round, now, named);
   if (blocking === undefined) return;
-  await core.notice(
+  const asked = await core.notice(
     id,
     SENDING_UNCLEAR_ACTION,
     'Approved, but an earlier claim of it was marked as sending and never recorded an answer, so its call may have gone out: the bot will not send it. A person must check with the service (dashboard or support) whether it went out; if it did not, an approver can reject it (or its requester cancel it) and file it again.',
     { when: (current) => current.state === 'approved' && current.round === request.round },
   );
+  if (asked && forged) {
+    log?.error?.(
+      'NOT SENT: the request says it was handed back from a claim already calling the service; no hand-back names such a claim, so its call may have gone out',
+      { requestId: id, round: request.round, generation: blocking },
+    );
+  }
 }

@@ -6,6 +6,7 @@
 import type { ApprovalEvidence } from '../access/index.js';
 import { type AuditDraft, AuditLog } from '../audit/index.js';
 import type { Store } from '../store/index.js';
+import { ExecutionClaims } from './claim-keys.js';
 import type { ServiceEnvironment } from './ports.js';
 import { type ApprovalRequest, type AuditEntry, OPEN_STATES } from './types.js';
 
@@ -18,27 +19,12 @@ const openSet = (environment: ServiceEnvironment) => `approvals:open:${environme
 const LEGACY_OPEN_SET = 'approvals:open';
 const LEGACY_AUDIT_LIST = 'approvals:audit';
 
-// Generation 0 keeps the key the claim always had; each takeover adds one.
-const claimKey = (id: string, round: number, generation: number) =>
-  generation === 0 ? `approval-exec:${id}:${round}` : `approval-exec:${id}:${round}:${generation}`;
-const MAX_CLAIM_GENERATIONS = 50;
-
-interface ExecutionClaim {
-  owner: string;
-  until: string;
-  /** Set just before the call: the claim then never lapses into a next generation (see claim()). */
-  sending?: true;
-  /** Ended by a takeover (endClaim): its holder's late mark is refused. */
-  ended?: true;
-}
-
-/** Tries of endClaim's compare-and-set: each refusal is the holder's own mark landing, at most once. */
-const END_CLAIM_ATTEMPTS = 5;
-
 export const ENVIRONMENTS: readonly ServiceEnvironment[] = ['sandbox', 'test', 'live'];
 
 export class ApprovalRepository {
   readonly auditLog: AuditLog;
+  /** The claim keys of each request's one call. */
+  private readonly claims: ExecutionClaims;
 
   constructor(
     readonly store: Store,
@@ -46,6 +32,7 @@ export class ApprovalRepository {
     readonly environment: ServiceEnvironment,
   ) {
     this.auditLog = new AuditLog(store);
+    this.claims = new ExecutionClaims(store);
   }
 
   async get(id: string): Promise<ApprovalRequest | undefined> {
@@ -226,16 +213,8 @@ export class ApprovalRepository {
     return this.store.get<string>(`approval-callback:${token}`);
   }
 
-  /**
-   * Claim the one call of this request's round, for `leaseMs`: set-if-absent lets one process at a
-   * time hold it. A claim whose lease ran out while the request is still approved was orphaned (its
-   * holder stopped before recording it), so the next generation is claimed. The claim only keeps
-   * replicas from working on the same request at once; what decides who sends is the conditional
-   * save of the request (saveIf), so a holder that was overtaken never sends too. `handedBack`: the
-   * generation the request, as read, was handed back from (hand-back.ts), ended here if it is not yet.
-   * Returns the generation won, or undefined while someone holds a live claim.
-   */
-  async claim(
+  /** claim() of the execution claims (claim-keys.ts), ending the named generation when not calling. */
+  claim(
     id: string,
     round: number,
     owner: string,
@@ -243,23 +222,7 @@ export class ApprovalRepository {
     leaseMs: number,
     handedBack?: number,
   ): Promise<number | undefined> {
-    const until = new Date(now.getTime() + leaseMs).toISOString();
-    for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
-      const key = claimKey(id, round, generation);
-      if (await this.store.setIfAbsent<ExecutionClaim>(key, { owner, until })) return generation;
-      const held = await this.store.get<ExecutionClaim | string>(key);
-      if (generation === handedBack) {
-        if (typeof held !== 'object' || !held?.ended) await this.endClaim(id, round, generation, now);
-        continue;
-      }
-      // A claim written before claims had leases (a bare owner id) counts as run out.
-      if (typeof held === 'object' && held && Date.parse(held.until) > now.getTime()) return undefined;
-      // A generation whose holder was about to call (or called) the service is never followed by
-      // another, whatever a stale copy of the request says: only endClaim (a hand-back of a request
-      // that was certainly not sent) opens the next one.
-      if (typeof held === 'object' && held?.sending) return undefined;
-    }
-    return undefined;
+    return this.claims.claim(id, round, owner, now, leaseMs, handedBack);
   }
 
   /** claim() of the request's round, ending the claim it names as handed back (hand-back.ts). */
@@ -270,97 +233,48 @@ export class ApprovalRepository {
     leaseMs: number,
   ): Promise<number | undefined> {
     const { id, round } = request;
-    return this.claim(id, round, owner, now, leaseMs, handedBackGeneration(request));
+    return this.claims.claim(id, round, owner, now, leaseMs, handedBackGeneration(request));
   }
 
-  /**
-   * The generation of this round whose claim is marked sending and not ended, with its lease run out:
-   * what keeps claim() from going on. Undefined when none (or only a live one) is found; the
-   * `handedBack` generation never counts (claim() ends it).
-   */
-  async lapsedSendingClaim(
-    id: string,
-    round: number,
-    now: Date,
-    handedBack?: number,
-  ): Promise<number | undefined> {
-    for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
-      const held = await this.store.get<ExecutionClaim | string>(claimKey(id, round, generation));
-      if (held === undefined) return undefined;
-      if (generation === handedBack || typeof held !== 'object' || held.ended || !held.sending) continue;
-      return Date.parse(held.until) <= now.getTime() ? generation : undefined;
-    }
-    return undefined;
+  /** The lapsed claim marked sending that keeps this round from being claimed (claim-keys.ts). */
+  lapsedSendingClaim(id: string, round: number, now: Date, handedBack?: number): Promise<number | undefined> {
+    return this.claims.lapsedSendingClaim(id, round, now, handedBack);
   }
 
-  /**
-   * Record on the claim itself, before the call, that its holder is about to send: a compare-and-set
-   * on the claim as read, refused (false: nothing may be sent) when the claim is no longer this
-   * owner's or was ended by a takeover meanwhile (the holder stalled past its lease).
-   */
-  async markClaimSending(
+  /** The claim's write-ahead mark, before the request's (claim-keys.ts). */
+  markClaimSending(
     id: string,
     round: number,
     generation: number,
     owner: string,
     until: Date,
   ): Promise<boolean> {
-    const key = claimKey(id, round, generation);
-    const held = await this.store.get<ExecutionClaim | string>(key);
-    if (typeof held !== 'object' || !held || held.owner !== owner || held.ended) return false;
-    return this.store.compareAndSet<ExecutionClaim>(key, held, {
-      owner,
-      until: until.toISOString(),
-      sending: true,
-    });
+    return this.claims.markSending(id, round, generation, owner, until);
+  }
+
+  /** The claim's last mark, after the request's and right before the call (claim-keys.ts). */
+  markClaimCalling(id: string, round: number, generation: number, owner: string): Promise<boolean> {
+    return this.claims.markCalling(id, round, generation, owner);
+  }
+
+  /** The claim the request names as handed back is marked calling: no genuine hand-back names one. */
+  async handedBackClaimCalling(request: ApprovalRequest): Promise<boolean> {
+    const generation = handedBackGeneration(request);
+    return generation !== undefined && this.claims.isCalling(request.id, request.round, generation);
+  }
+
+  /** End a handed-back claim (claim-keys.ts); false when it is marked calling (never ended). */
+  endClaim(id: string, round: number, generation: number, now: Date): Promise<boolean> {
+    return this.claims.endClaim(id, round, generation, now);
   }
 
   /**
-   * A claim whose request was handed back (approved again: its holder stopped before the write-ahead
-   * mark, and the request, written first, names this claim) ends now, so the next generation can be
-   * claimed at once. Its holder can do nothing with it: the request it claimed is no longer executing
-   * under it, and its mark, if it comes late, is refused. A compare-and-set on the claim as read,
-   * read again when the holder's mark landed in between (the holder's write of the request then
-   * fails: it sends nothing).
+   * A freeze of sends came: end every claim of the request's round not yet marked (claim-keys.ts).
+   * True when one may be under way.
    */
-  async endClaim(id: string, round: number, generation: number, now: Date): Promise<void> {
-    const key = claimKey(id, round, generation);
-    for (let attempt = 0; attempt < END_CLAIM_ATTEMPTS; attempt++) {
-      const held = await this.store.get<ExecutionClaim | string>(key);
-      const owner = typeof held === 'object' && held ? held.owner : String(held ?? '');
-      const ended: ExecutionClaim = { owner, until: now.toISOString(), ended: true };
-      if (await this.store.compareAndSet<ExecutionClaim | string>(key, held, ended)) return;
-    }
-    throw new Error(`claim ${key} kept changing: not ended`);
-  }
-
-  /**
-   * A freeze of sends came: end every claim of this round not yet marked as sending, by a
-   * compare-and-set on each, so its holder's mark (a compare-and-set on the same claim) is refused
-   * and it sends nothing. True when a claim was marked before: that call may be under way.
-   */
-  async endUnmarkedClaims(id: string, round: number, now: Date): Promise<boolean> {
-    let sending = false;
-    for (let generation = 0; generation < MAX_CLAIM_GENERATIONS; generation++) {
-      const found = await this.endUnmarkedClaim(claimKey(id, round, generation), now);
-      if (found === 'none') return sending; // generations are claimed in order: no later one
-      if (found === 'sending') sending = true;
-    }
-    return sending;
-  }
-
-  /** End one claim unless marked as sending, by compare-and-set, retried while it changes under us. */
-  private async endUnmarkedClaim(key: string, now: Date): Promise<'none' | 'sending' | 'ended'> {
-    for (let attempt = 0; ; attempt++) {
-      const held = await this.store.get<ExecutionClaim | string>(key);
-      if (held === undefined) return 'none';
-      // A bare owner id (a claim from before leases) can never be marked.
-      if (typeof held !== 'object' || held.ended) return 'ended';
-      if (held.sending) return 'sending';
-      const ended: ExecutionClaim = { owner: held.owner, until: now.toISOString(), ended: true };
-      if (await this.store.compareAndSet<ExecutionClaim>(key, held, ended)) return 'ended';
-      if (attempt + 1 >= END_CLAIM_ATTEMPTS) throw new Error(`claim ${key} kept changing: not ended`);
-    }
+  endUnmarkedClaims(request: ApprovalRequest, now: Date): Promise<boolean> {
+    const { id, round } = request;
+    return this.claims.endUnmarkedClaims(id, round, now, handedBackGeneration(request));
   }
 
   /**

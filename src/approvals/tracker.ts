@@ -6,7 +6,7 @@ import { checkedExplorerUrl } from '../format/explorer.js';
 import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
-import { askIfSendingUnclear, endHandedBackClaim, handingBack } from './hand-back.js';
+import { endHandedBackClaim, handingBack } from './hand-back.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
 import { type OwnWriteDeps, settleOwnWrite } from './own-writes.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
@@ -284,22 +284,14 @@ export class Tracker {
       }
     }
     if (state !== 'approved') return;
-    const done = await this.executor.execute(request.id).catch((error: unknown) => {
+    // Not claimed because a claim that may have been sent blocks it: the executor asks a person.
+    await this.executor.execute(request.id).catch((error: unknown) => {
       // Sent, but its answer would not go into the store: the lease runs out and it is reconciled.
       const message =
         error instanceof AnswerNotRecordedError
           ? "service answered but the answer was not recorded; it will be reconciled once the execution's lease runs out"
           : 'approved request not started; will retry';
       this.log?.warn(message, { requestId: request.id, error: String(error) });
-      return null;
-    });
-    // Not claimed: a claim that may have been sent can be what blocks it, and then a person is asked.
-    if (done !== undefined) return;
-    await askIfSendingUnclear(this.core, this.repo, request.id, this.now()).catch((error: unknown) => {
-      this.log?.warn('blocked request not looked at; will retry', {
-        requestId: request.id,
-        error: String(error),
-      });
     });
   }
 

@@ -400,4 +400,4 @@ export interface RejectOptions extends ClickOptions {
 }
 
 /** Warnings always; the steps of a payment at info when the logger takes them (see lifecycle-log.ts). */
-export type EngineLog = Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info'>>;
+export type EngineLog = Pick<Logger, 'warn'> & Partial<Pick<Logger, 'info' | 'error'>>;

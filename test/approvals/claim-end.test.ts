@@ -100,6 +100,27 @@ test('sends a request a freeze handed back once after the unfreeze, when ending 
   expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
 });
 
+test('a freeze does not name as under way a request handed back whose claim is still marked', async ({
+  fx,
+  crashing,
+  sandbox,
+  networkId,
+}) => {
+  const { request } = await claimedAndClaimMarked(fx, '4180', networkId);
+  fx.clock.advance(EXECUTION_LEASE_MS + 1_000);
+  // The takeover hands it back; its claim, marked, is never ended (the store keeps refusing).
+  crashing.failEvery(endsClaim(request.id));
+  await fx.engine.tick();
+  await fx.engine.idle();
+  crashing.disarm();
+  const handedBack = await fx.engine.get(request.id);
+  expect(handedBack?.state).toBe('approved');
+  expect(handedBack?.handedBack).toEqual({ round: handedBack?.round, generation: 0 });
+  const frozen = await fx.engine.freezeSends(APPROVER_B, 'stop everything');
+  expect(frozen).toMatchObject({ ok: true, underway: [] });
+  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+});
+
 test('never sends a request again whose claim is marked as sending, and asks a person once', async ({
   fx,
   crashing,

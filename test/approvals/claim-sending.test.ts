@@ -60,3 +60,37 @@ it('ends only the generation a hand-back names, and claims the next one past it'
     await store.close();
   }
 });
+
+it('never ends a handed-back claim whose holder marked it calling after the hand-back was read', async () => {
+  const store = await createStore('memory://');
+  const holder = new ApprovalRepository(store, 'sandbox');
+  const t0 = new Date('2026-11-23T10:00:00Z');
+  const key = 'approval-exec:AR-4:0';
+  let reads = 0;
+  // The other replica's store: between its read of the named claim and its end of it, the holder's
+  // calling mark lands (the holder's request was marked sending: its call goes out).
+  const racing = new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (name !== 'get' || typeof value !== 'function') return value;
+      return async (k: string) => {
+        if (k === key && ++reads === 2) {
+          expect(await holder.markClaimCalling('AR-4', 0, 0, 'replica-a')).toBe(true);
+        }
+        return value.call(target, k);
+      };
+    },
+  });
+  const other = new ApprovalRepository(racing, 'sandbox');
+  try {
+    expect(await holder.claim('AR-4', 0, 'replica-a', t0, LEASE_MS)).toBe(0);
+    await holder.markClaimSending('AR-4', 0, 0, 'replica-a', new Date(t0.getTime() + LEASE_MS));
+    // A hand-back naming generation 0, written by someone with write access to the store.
+    expect(await other.claim('AR-4', 0, 'replica-b', t0, LEASE_MS, 0)).toBeUndefined();
+    expect(reads).toBeGreaterThanOrEqual(2);
+    expect(await store.get(key)).toMatchObject({ owner: 'replica-a', calling: true });
+    expect(await store.get('approval-exec:AR-4:0:1')).toBeUndefined();
+  } finally {
+    await store.close();
+  }
+});

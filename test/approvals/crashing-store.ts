@@ -1,4 +1,4 @@
-// A store whose next matching call fails, as if the process died (or the store stopped answering) at
+// A store whose next matching call (or every one) fails, as if the process died (or the store stopped answering) at
 // exactly that point: the writes of one step are separate, so a crash can fall between any two.
 import type { Store } from '../../src/store/index.js';
 
@@ -6,12 +6,20 @@ export type CrashPoint = (method: string, key: string) => boolean;
 
 export class CrashingStore {
   private crash: CrashPoint | undefined;
+  private every = false;
 
   constructor(readonly inner: Store) {}
 
   /** Fail the first call for which `when` is true; later calls go through. */
   crashAt(when: CrashPoint): void {
     this.crash = when;
+    this.every = false;
+  }
+
+  /** Fail every call for which `when` is true, until disarmed: a store that keeps refusing one write. */
+  failEvery(when: CrashPoint): void {
+    this.crash = when;
+    this.every = true;
   }
 
   disarm(): void {
@@ -25,7 +33,7 @@ export class CrashingStore {
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
           if (this.crash?.(String(name), String(args[0]))) {
-            this.crash = undefined;
+            if (!this.every) this.crash = undefined;
             return Promise.reject(new Error('the process died here'));
           }
           return value.apply(target, args);

@@ -1,0 +1,139 @@
+// The claim of an approved request's one service call: one atomic step, approved → executing, written
+// only if the request is still as this process read it, so of all processes that read it approved
+// (even one whose lock ran out) exactly one moves it on and sends. The round's claim key in the store
+// keeps replicas off one request at once; a claim the request names as handed back (hand-back.ts) is
+// ended by it. A request bound elsewhere, counting an approver who left, or short of raised tiers is
+// not claimed but closed or sent back, nothing sent.
+import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import type { CoreSections } from './core-sections.js';
+import type { FreezeHold } from './freeze-hold.js';
+import { askIfSendingUnclear } from './hand-back.js';
+import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
+import { type FreshFigures, needsRecheck } from './recheck.js';
+import type { ApprovalRepository } from './repository.js';
+import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
+import { backBeforeClaim, type ClaimChecks } from './tiers-raised.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
+
+export interface ClaimExecutionDeps {
+  core: CoreSections;
+  repo: ApprovalRepository;
+  /** The freeze of sends as read just before the claim: a frozen request is not claimed. */
+  hold: Pick<FreezeHold, 'applies'>;
+  /** The environment and key requests may be sent with now. */
+  binding: () => ServiceBinding;
+  /** The pools, the delegations and the settings the checks before the claim read (tiers-raised.ts). */
+  beforeClaim: ClaimChecks;
+  now: () => Date;
+  /** The claiming process: the owner written on the claim and the request. */
+  owner: string;
+  /** How long after the final approval its figures count as stale. */
+  staleAfterMs: number;
+  /** Told of each request claimed here, under its lock. */
+  onClaimed: (id: string) => void;
+  log?: EngineLog | undefined;
+}
+
+export class ClaimExecution {
+  constructor(private readonly deps: ClaimExecutionDeps) {}
+
+  /**
+   * The single atomic step that turns an approved request into one allowed service call. A request
+   * bound to another environment or key is failed instead, one counting an approver who has left the
+   * pool goes back to its approvers, one short of raised tiers waits again; nothing sent, people told.
+   */
+  async claim(id: string, fresh?: FreshFigures): Promise<ApprovalRequest | undefined> {
+    const { core, repo } = this.deps;
+    let changed: ApprovalRequest | undefined;
+    const claimed = await core.locked(id, async (request) => {
+      if (request?.state !== 'approved') return undefined;
+      // Frozen: not claimed (execute said it is held). Read again before the mark (executor.ts).
+      if (await this.deps.hold.applies(request)) return undefined;
+      const now = this.deps.now();
+      const problem = bindingProblem(request, this.deps.binding());
+      if (problem) {
+        const closed = closeUnsendable(request, problem, now);
+        if (await repo.saveIf(request, closed)) changed = closed;
+        return undefined;
+      }
+      // An approval no longer counting sends it back; raised tiers keep it waiting (tiers-raised.ts).
+      const back = await backBeforeClaim(this.deps.beforeClaim, request, now);
+      if (back) {
+        if (await repo.saveIf(request, back)) changed = back;
+        return undefined;
+      }
+      return this.claimRound(request, now, fresh);
+    });
+    if (changed) await core.notify(changed);
+    return claimed;
+  }
+
+  /**
+   * Not claimed: when an unnamed claim marked sending, its lease run out, or a named one marked
+   * calling is what keeps it from being claimed, a person is asked at once (hand-back.ts), on a click
+   * as on a sweep. A failure is logged;
+   * the next attempt (a sweep) looks again.
+   */
+  async askIfBlocked(id: string): Promise<void> {
+    const { core, repo, now, log } = this.deps;
+    await askIfSendingUnclear(core, repo, id, now(), log).catch((error: unknown) => {
+      log?.warn('blocked request not looked at; will retry', { requestId: id, error: String(error) });
+    });
+  }
+
+  /** Approved long enough ago that figures which can go stale (quote, account name) must be read again. */
+  isStale(request: ApprovalRequest, now: Date): boolean {
+    if (!needsRecheck(request)) return false;
+    const approvedAt = request.approvals.at(-1)?.at ?? request.createdAt;
+    return now.getTime() - Date.parse(approvedAt) > this.deps.staleAfterMs;
+  }
+
+  /** Under the lock, an approved request that may be sent: claim its round's one call and mark it executing. */
+  private async claimRound(
+    request: ApprovalRequest,
+    now: Date,
+    fresh: FreshFigures | undefined,
+  ): Promise<ApprovalRequest | undefined> {
+    const { repo, owner } = this.deps;
+    // Figures approved long ago are only ever sent as just read again (executor.ts, freshFigures).
+    if (fresh ? fresh.round !== request.round : this.isStale(request, now)) return undefined;
+    const generation = await repo.claimRequest(request, owner, now, CLAIM_LEASE_MS);
+    if (generation === undefined) return undefined;
+    const next = this.claimedStep(request, generation, now, fresh);
+    // Written only if the request is still the approved one read above: a process that took over
+    // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
+    if (!(await repo.saveIf(request, next))) return undefined;
+    this.deps.onClaimed(request.id);
+    return next;
+  }
+
+  /** The approved request as executing under this process's claim of `generation`, with what it notes. */
+  private claimedStep(
+    request: ApprovalRequest,
+    generation: number,
+    now: Date,
+    fresh: FreshFigures | undefined,
+  ): ApprovalRequest {
+    const execution = {
+      owner: this.deps.owner,
+      leaseUntil: new Date(now.getTime() + EXECUTION_LEASE_MS).toISOString(),
+      generation,
+      phase: 'claimed' as const,
+    };
+    const { nextCheckAt: _retry, handedBack: _ended, ...approved } = request;
+    const base = (
+      fresh ? { ...approved, display: fresh.display, payload: fresh.payload } : approved
+    ) as ApprovalRequest;
+    const notes = [
+      ...(generation > 0 && !hasNotice(request, HELD_ACTION)
+        ? ['taken over: the process that had claimed it stopped before sending anything']
+        : []),
+      ...(fresh ? ['approved a while ago, so its figures were checked again first: unchanged'] : []),
+    ];
+    return transition({ ...base, outcome: { sentAt: now.toISOString() }, execution }, 'executing', {
+      action: 'executing',
+      ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+      at: now,
+    });
+  }
+}
