@@ -5,8 +5,9 @@
 import { describe, expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { lagosTime } from '../../src/format/display.js';
-import { approvalDm } from '../../src/slack/approvals/blocks/dm.js';
+import { approvalDm, placeNote } from '../../src/slack/approvals/blocks/dm.js';
 import { approvalMessage } from '../../src/slack/approvals/blocks/message.js';
+import { SHORT_DM_NOTE, shortApprovalMessages } from '../../src/slack/approvals/blocks/short-message.js';
 import { contains, eventually, hidden, screenshot, shown, textOf } from '../support/browser.js';
 import { it, log, message, NOW, request, run, TS } from './render-stub.js';
 
@@ -224,6 +225,24 @@ describe.skipIf(!run)('workbench page in Chromium (fixture state)', () => {
     await contains(copy, 'AR-7Q2M9K4D1X');
     await copy.scrollIntoViewIfNeeded();
     await screenshot(page, 'render-delegate-dm');
+  });
+
+  it("shows a delegate's request DM in short, when Slack refuses the full one, still naming in whose place", async ({
+    page,
+    stub,
+  }) => {
+    const place = { delegator: 'U0CHIDI', until: '2026-11-30T23:00:00.000Z' };
+    const dm = approvalDm(request, NOW, 'U0DAYO', place);
+    const [short] = shortApprovalMessages(request, dm, undefined, SHORT_DM_NOTE, placeNote(place));
+    if (!short) throw new Error('no short form');
+    stub.change((s) => {
+      s.messages.D0BOT?.push(message('D0BOT', 8, short));
+    });
+    const copy = log(page).locator('article', { hasText: 'shown in short' });
+    await contains(copy, `You approve in @Chidi's place until ${lagosTime(place.until)}.`);
+    await contains(copy, 'AR-7Q2M9K4D1X');
+    await copy.scrollIntoViewIfNeeded();
+    await screenshot(page, 'render-delegate-dm-short');
   });
 
   it('shows a hidden character in a name as a badge, and the request says so in words', async ({

@@ -13,7 +13,7 @@ import type { Logger } from '../../log.js';
 import type { Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import type { SlackMessage } from '../types.js';
-import { approvalDm, type DelegatePlace } from './blocks/dm.js';
+import { approvalDm, type DelegatePlace, placeNote } from './blocks/dm.js';
 import { SHORT_DM_NOTE, shortApprovalMessages } from './blocks/short-message.js';
 import { sendOrShort } from './refused-body.js';
 
@@ -210,8 +210,8 @@ export class ApprovalDms {
     for (const user of [...record.toTell]) {
       try {
         // Posting to a user id lands in the app's DM with them; Slack answers with the DM's channel.
-        const dm = await copyFor(work, user);
-        const posted = await this.orInShort(work, dm, (body) =>
+        const copy = await copyFor(work, user);
+        const posted = await this.orInShort(work, copy, (body) =>
           client.chat.postMessage({ channel: user, ...body }),
         );
         if (!posted.ts || !posted.channel) throw new Error('chat.postMessage answered without ts or channel');
@@ -226,8 +226,10 @@ export class ApprovalDms {
   }
 
   /** Send a copy; where Slack refuses its body, its short forms in turn (as the channel's message). */
-  private async orInShort<T>(work: CopyWork, dm: SlackMessage, send: (body: SlackMessage) => Promise<T>) {
-    const forms = shortApprovalMessages(work.request, dm, work.freeze, SHORT_DM_NOTE);
+  private async orInShort<T>(work: CopyWork, copy: Copy, send: (body: SlackMessage) => Promise<T>) {
+    const { dm, place } = copy;
+    const note = place && placeNote(place);
+    const forms = shortApprovalMessages(work.request, dm, work.freeze, SHORT_DM_NOTE, note);
     const sent = await sendOrShort([dm, ...forms], send, (at, reason) => {
       const words = at === 0 ? 'it is sent in short' : 'a shorter form is sent';
       this.options.log?.warn(`Slack refused an approval DM; ${words}`, {
@@ -245,8 +247,7 @@ export class ApprovalDms {
     for (const copy of record.copies) {
       if (sameRendering(copy.shown, work.rendering)) continue;
       try {
-        const dm = await copyFor(work, copy.user);
-        await this.orInShort(work, dm, (body) =>
+        await this.orInShort(work, await copyFor(work, copy.user), (body) =>
           client.chat.update({ channel: copy.channel, ts: copy.ts, ...body }),
         );
         copy.shown = work.rendering;
@@ -259,9 +260,16 @@ export class ApprovalDms {
   }
 }
 
+/** A DM copy, and the delegate's place it says (its short forms say it too). */
+interface Copy {
+  dm: SlackMessage;
+  place: DelegatePlace | undefined;
+}
+
 /** The DM copy for `user` of the request as `work` holds it. */
-async function copyFor(work: CopyWork, user: string): Promise<SlackMessage> {
+async function copyFor(work: CopyWork, user: string): Promise<Copy> {
   const { request, now, freeze, needed } = work;
   const ownRight = await work.ownRight(user);
-  return approvalDm(request, now, user, await work.placeOf(user), freeze, ownRight, needed);
+  const place = await work.placeOf(user);
+  return { dm: approvalDm(request, now, user, place, freeze, ownRight, needed), place };
 }

@@ -1,7 +1,9 @@
 // The review modal's submit button names the amount within Slack's 24 characters, never rounding it,
 // and the modal itself passes Slack's own rules for views.
+import type { HeaderBlock } from '@slack/types';
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
+import { CUT_MARK } from '../../../src/format/mrkdwn.js';
 import { reviewModal, reviewSubmitText } from '../../../src/slack/approvals/blocks/review.js';
 import { checkView } from '../../../src/workbench/slack-rules.js';
 import { requestsOf } from '../builders/support.js';
@@ -63,5 +65,15 @@ describe('the review modal’s submit button', () => {
       expect(() => checkView(view, 'modal')).not.toThrow();
       expect(JSON.stringify(view.blocks)).toContain(amount === '1500' ? '₦1,500.00' : '₦1,000,000,000.50');
     }
+  });
+
+  it('says its header was cut when the amount is too long for Slack’s 150 characters', () => {
+    const view = reviewModal(withAmount('9'.repeat(200)), NOW, { id: 'AR-1', round: 0, environment: 'live' });
+    expect(() => checkView(view, 'modal')).not.toThrow();
+    const header = view.blocks.find((b): b is HeaderBlock => b.type === 'header');
+    const text = header?.text.text ?? '';
+    expect(text.startsWith('₦99,999,999,')).toBe(true);
+    expect(text.endsWith(CUT_MARK)).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(150);
   });
 });

@@ -74,6 +74,21 @@ describe('an approved request not yet claimed', () => {
     expect(buttons(approvalMessage(executing, NOW))).toEqual([]);
     expect(buttons(approvalDm(executing, NOW, 'UA', undefined, undefined, true))).toEqual([]);
   });
+
+  it('says on every DM copy that the send is under way once claimed, whether or not the call has gone out', () => {
+    for (const phase of ['claimed', 'sending'] as const) {
+      const execution = { owner: 'bot-1', leaseUntil: '2026-11-23T08:01:00.000Z', generation: 0, phase };
+      const executing = approved({ state: 'executing', execution });
+      for (const [user, ownRight] of [
+        ['UA', true],
+        ['UDELEGATE', false],
+      ] as const) {
+        const dm = approvalDm(executing, NOW, user, undefined, undefined, ownRight);
+        expect(dm.text, `${phase} ${user}`).toContain('Sending to the service');
+        expect(dm.text).not.toMatch(/not sent|approved/i);
+      }
+    }
+  });
 });
 
 describe('the words for a request stopped after approval', () => {

@@ -24,6 +24,7 @@ const CHIDI = 'UCHIDI'; // an approver who is away
 const BOLA = 'UBOLA'; // not an approver: Chidi's delegate
 const DAYO = 'UDAYO'; // not an approver: Chidi's delegate in the first test, with no delegation before it
 const DAY = 86_400_000;
+const SHORT_DM = 'Slack would not show this request’s full message here';
 
 /**
  * `fileApp`, one bot for the file, on `clock`, which the tests move forward; `delegation`, the test's
@@ -197,6 +198,44 @@ describe('/cngn delegate', () => {
     );
     const audit = await command(app, 'audit 50', APPROVER_A);
     expect(audit).toContain(`*approved* by <@${BOLA}> on behalf of <@${CHIDI}>`);
+  });
+
+  test('says in whose place the delegate approves on a DM copy Slack takes only in short, down to its shortest form with buttons', async ({
+    fileApp: app,
+    delegation,
+    defer,
+  }) => {
+    expect(delegation.id).toMatch(/^AR-/);
+    const [live] = await app.engine.liveDelegations();
+    const place = `You approve in <@${CHIDI}>'s place until ${lagosTime(live?.until ?? '')}.`;
+    // Slack refuses the delegate's copies but the form `takes` accepts.
+    let takes = (c: SlackCall) => JSON.stringify(c.body.blocks).includes(SHORT_DM);
+    app.slack.on('chat.postMessage', (c) =>
+      c.body.channel === BOLA && c.body.blocks && !takes(c)
+        ? { body: { ok: false, error: 'msg_too_long' } }
+        : undefined,
+    );
+    defer(() => app.slack.on('chat.postMessage', () => undefined));
+    const copyTo = async (id: string, test: (c: SlackCall) => boolean) => {
+      const copy = await app.slack.waitFor(
+        'chat.postMessage',
+        (c) => c.body.channel === BOLA && JSON.stringify(c.body.blocks ?? []).includes(id) && test(c),
+      );
+      const shown = JSON.stringify(copy.body.blocks);
+      expect(shown).toContain(JSON.stringify(place).slice(1, -1));
+      expect(String(copy.body.text)).toContain(place);
+      return shown;
+    };
+    // The short form, with the full copy's buttons.
+    const short = await fileWithdrawal(app, '1234');
+    expect(await copyTo(short, takes)).toContain('approval.approve');
+    // The minimal form: the request's id and its Reject only.
+    takes = (c) => String(c.body.text).startsWith('Request ');
+    const minimal = await fileWithdrawal(app, '1357');
+    const shown = await copyTo(minimal, takes);
+    expect(shown).toContain('approval.reject');
+    expect(shown).not.toContain('approval.approve');
+    await settled(app);
   });
 
   test('stops the delegate at the gate for what only an approver in their own right does (freeze, unfreeze)', async ({

@@ -17,6 +17,10 @@ export interface DelegatePlace {
   until: string;
 }
 
+/** A delegate's place as a line of its own, for the short forms of their copy (short-message.ts). */
+export const placeNote = (place: DelegatePlace): string =>
+  `You approve in ${mentionUser(place.delegator)}'s place until ${escapeMrkdwn(lagosTime(place.until))}.`;
+
 /**
  * The copy for `approver`: once they have approved (this round), it waits for others and has no
  * buttons; once approved and until it is claimed for sending, an approver's own copy (`ownRight`)

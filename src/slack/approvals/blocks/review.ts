@@ -7,7 +7,7 @@
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { ApprovalRequest, BalanceCheck, Freeze } from '../../../approvals/index.js';
 import { environmentMarker, lagosTime, naira, relative } from '../../../format/display.js';
-import { escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
+import { clipPlain, escapeMrkdwn, mentionUser } from '../../../format/mrkdwn.js';
 import { freezeBanner } from '../../ui/freeze.js';
 import { fitBlocks } from '../../ui/messages.js';
 import { KIND_TITLE, requestTitle } from '../../ui/words.js';
@@ -123,9 +123,13 @@ function leadText(request: ApprovalRequest, short: boolean, signing: ReviewSigni
   return `Check every figure against what you expect. Nothing moves until you press *${escapeMrkdwn(reviewSubmitText(request))}*.`;
 }
 
+/** Slack's limit on a header's text. */
+const MAX_HEADER = 150;
+
+/** The amount and kind; an amount too long for a header is cut so that the cut shows. */
 function headerText(request: ApprovalRequest): string {
   const what = KIND_TITLE[request.kind];
-  return (request.amount ? `${naira(request.amount)} · ${what}` : what).slice(0, 150);
+  return clipPlain(request.amount ? `${naira(request.amount)} · ${what}` : what, MAX_HEADER);
 }
 
 /** Fees or quote, in words: only a bridge carries a quote; the other kinds have none to show. */

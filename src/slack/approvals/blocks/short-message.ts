@@ -2,7 +2,8 @@
 // msg_too_long): the request's title and amount, its state, where to follow it, and the full message's
 // buttons (Approve, Reject, the requester's Cancel and Extend, the stop buttons of an approved request
 // held by a freeze: the requester's Cancel is offered nowhere else). Made only of the bot's own words, the request's id,
-// kind and amount, and those buttons (the bot's own ids and labels), so Slack has nothing to refuse.
+// kind and amount, those buttons (the bot's own ids and labels) and, on a delegate's copy, the mention
+// and end of their place, so Slack has nothing to refuse.
 import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { ApprovalRequest, Freeze } from '../../../approvals/index.js';
 import { lagosTime } from '../../../format/display.js';
@@ -32,19 +33,24 @@ export const hasCancel = (message: SlackMessage): boolean =>
 /**
  * The short forms to try in turn: with the full message's buttons; then, should Slack refuse those
  * too, a minimal one of the request's id and its Reject and Cancel only; last, without buttons (the
- * one form when the full message has no buttons). `note`: where the rest is followed.
+ * one form when the full message has no buttons). `note`: where the rest is followed. `place`: a
+ * delegate's copy says in every form in whose place they approve (dm.ts `placeNote`), or a click
+ * there would count as someone else's without their knowing.
  */
 export function shortApprovalMessages(
   request: ApprovalRequest,
   full: SlackMessage,
   freeze?: Freeze,
   note = SHORT_FORM_NOTE,
+  place?: string,
 ): SlackMessage[] {
   // The state as the full message words it (held by a freeze, where it is).
   const line = `${escapeMrkdwn(requestTitle(request))} — ${stateLine(request, freeze)}`;
-  const bare = [section(`*${line}*`), contextLine(note)];
+  const placed = place ? [section(place)] : [];
+  const withPlace = (text: string) => (place ? `${text}. ${place}` : text);
+  const bare = [section(`*${line}*`), ...placed, contextLine(note)];
   const buttons = full.blocks.filter((b): b is ActionsBlock => b.block_id === APPROVAL_ACTIONS_BLOCK);
-  const shortForm = (blocks: KnownBlock[]) => ({ text: line, blocks });
+  const shortForm = (blocks: KnownBlock[]) => ({ text: withPlace(line), blocks });
   const stops = buttons
     .flatMap((b) => b.elements)
     .filter((e) => 'action_id' in e && STOP_ACTIONS.has(e.action_id ?? ''));
@@ -52,9 +58,10 @@ export function shortApprovalMessages(
     stops.length > 0
       ? [
           {
-            text: `Request ${request.id}`,
+            text: withPlace(`Request ${request.id}`),
             blocks: [
               section(`*Request \`${escapeMrkdwn(request.id)}\`*`),
+              ...placed,
               contextLine(note),
               { type: 'actions', block_id: APPROVAL_ACTIONS_BLOCK, elements: stops },
             ],
