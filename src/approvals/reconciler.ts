@@ -55,7 +55,8 @@ export interface TrackingSteps {
     action: string,
     outcome: ExecutionOutcome,
   ): Promise<ApprovalRequest | undefined>;
-  reschedule(request: ApprovalRequest): Promise<void>;
+  /** Look again later; `answered`: this check got the service's answer, so it counts towards asking a person. */
+  reschedule(request: ApprovalRequest, answered?: boolean): Promise<void>;
   /** One request's step failed: said with its id and looked at again later, while the others go on. */
   stepFailed(request: ApprovalRequest, error: unknown): Promise<void>;
 }
@@ -166,18 +167,21 @@ export class Reconciler {
     );
   }
 
-  /** Not settled by this check: after enough of them, ask a person (once); look again later anyway. */
+  /**
+   * Not settled by a check the service answered: after enough of them, ask a person (once); look again
+   * later anyway. Tries that got no answer (the service or the store down) are not counted as checks.
+   */
   private async inconclusive(request: ApprovalRequest): Promise<void> {
-    const checks = (request.checks ?? 0) + 1;
+    const checks = (request.answeredChecks ?? 0) + 1;
     if (checks >= this.escalateAfter) {
       await this.core.notice(
         request.id,
         'needs-manual-check',
-        `Still not confirmed after ${checks} checks. A person must check with the service (dashboard or support) whether it went through; the bot will never send it again. It keeps looking, less often. An approver can record the answer: \`/cngn resolve ${request.id} completed|failed <what you saw>\`.`,
+        `Still not confirmed after ${checks} checks with the service${unansweredTries(request, checks)}. A person must check with the service (dashboard or support) whether it went through; the bot will never send it again. It keeps looking, less often. An approver can record the answer: \`/cngn resolve ${request.id} completed|failed <what you saw>\`.`,
         { when: (r) => r.state === 'outcome-unknown' },
       );
     }
-    await this.steps.reschedule(request);
+    await this.steps.reschedule(request, true);
   }
 
   /** Same kind, amount and destination, created around the call, and not another request's. */
@@ -236,3 +240,11 @@ export class Reconciler {
 }
 
 const sentAt = (request: ApprovalRequest) => Date.parse(request.outcome?.sentAt ?? request.createdAt);
+
+/** The tries besides the answered checks, said apart so the count of checks is only of real ones. */
+function unansweredTries(request: ApprovalRequest, checks: number): string {
+  const failed = (request.checks ?? 0) + 1 - checks;
+  if (failed <= 0) return '';
+  const tries = failed === 1 ? '1 more try' : `${failed} more tries`;
+  return ` (and ${tries} that failed: the service did not answer, or the bot's store did not take the result)`;
+}

@@ -218,13 +218,15 @@ export class Tracker {
     return Date.parse(since) + this.pollBaseMs <= now.getTime();
   }
 
-  async reschedule(request: ApprovalRequest): Promise<void> {
+  /** Look again later, waiting longer after each try; `answered`: this try got the service's answer. */
+  async reschedule(request: ApprovalRequest, answered = false): Promise<void> {
     await this.core.locked(request.id, async (current) => {
       if (!current || current.state !== request.state) return;
       const checks = (current.checks ?? 0) + 1;
       const wait = Math.min(this.pollBaseMs * 2 ** checks, this.pollMaxMs);
       const nextCheckAt = new Date(this.now().getTime() + wait).toISOString();
-      await this.core.write(current, { ...current, checks, nextCheckAt }, { audit: false });
+      const counted = answered ? { answeredChecks: (current.answeredChecks ?? 0) + 1 } : {};
+      await this.core.write(current, { ...current, checks, nextCheckAt, ...counted }, { audit: false });
     });
   }
 
@@ -399,10 +401,17 @@ export class Tracker {
           note: 'the bot that claimed it stopped before sending anything; the next one sends it',
           at: now,
         });
-        const { execution: _gone, outcome: _none, nextCheckAt: _next, checks: _checks, ...unsent } = released;
+        const {
+          execution: _gone,
+          outcome: _none,
+          nextCheckAt: _next,
+          checks: _c,
+          answeredChecks: _a,
+          ...unsent
+        } = released;
         next = handingBack(unsent as ApprovalRequest, current.execution?.generation ?? 0);
       } else {
-        const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
+        const { execution: _gone, nextCheckAt: _next, checks: _c, answeredChecks: _a, ...rest } = current;
         // A delegation or an unfreeze makes no service call: it is looked up in the bot's own store.
         const note = OWN_STORE_KINDS.has(current.kind)
           ? `the bot writing the ${current.kind} stopped before recording it; checking the bot's store for it instead of writing it again`

@@ -132,6 +132,35 @@ test('asks a person to check after repeated inconclusive checks, once, and never
   expect(withdrawCalls(fx)).toBe(1);
 });
 
+test('counts only the checks the service answered before asking a person, and says the failed tries apart', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { escalateAfterChecks: 3 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await unknownWithdrawal(fx, networkId, '4321.09', true);
+  const pass = async () => {
+    await fx.engine.tick();
+    fx.clock.advance(15 * 60_000);
+  };
+  // Two passes whose read of the transaction list the service refuses: tries, not checks.
+  for (let i = 0; i < 2; i++) {
+    const reads = fx.sandbox.count('GET', '/v1/api/transactions');
+    fx.sandbox.failNext('GET', '/v1/api/transactions', 400, 1, 'Bad Request Error');
+    await pass();
+    expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBe(reads + 1);
+  }
+  await pass();
+  await pass();
+  expect(await notices(fx, request.id, 'needs-manual-check')).toHaveLength(0);
+  await pass();
+  const asked = await notices(fx, request.id, 'needs-manual-check');
+  expect(asked).toHaveLength(1);
+  expect(asked[0]?.note).toContain(
+    'Still not confirmed after 3 checks with the service (and 2 more tries that failed',
+  );
+  expect(withdrawCalls(fx)).toBe(1);
+});
+
 test('says once that an unclear settlement change needs a manual check, reading nothing', async ({ fx }) => {
   fx.sandbox.dropResponse('PUT', '/v1/api/bank-account');
   const request = await fileDraft(fx.engine, {
