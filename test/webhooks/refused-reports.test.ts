@@ -7,6 +7,7 @@ import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { custodyReport } from '../../src/cngn/custody-gateway.js';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { escapeMrkdwn } from '../../src/format/mrkdwn.js';
+import { createStore, type Store } from '../../src/store/index.js';
 import { Reconciler } from '../../src/webhooks/index.js';
 import { dedupeKey, outboxIdFor } from '../../src/webhooks/keys.js';
 import {
@@ -186,4 +187,57 @@ test('a refused report that came in no delivery is logged with the requests it n
     why: 'two-requests',
     requestIds: expect.arrayContaining([first.id, second.id]),
   });
+});
+
+/** A memory store whose claimAndWrite of the outbox entry `refusing.id` fails, while that is set. */
+async function refusingOutbox(): Promise<{ store: Store; refusing: { id: string } }> {
+  const inner = await createStore('memory://');
+  const refusing = { id: '' };
+  const store = new Proxy(inner, {
+    get: (target, name, receiver) => {
+      const value = Reflect.get(target, name, receiver);
+      if (name !== 'claimAndWrite' || typeof value !== 'function') return value;
+      return (claim: { key: string }, ...rest: unknown[]) =>
+        refusing.id && claim.key.endsWith(refusing.id)
+          ? Promise.reject(new Error('the store refused the write'))
+          : value.apply(target, [claim, ...rest]);
+    },
+  });
+  return { store, refusing };
+}
+
+test('a refusal whose alert the outbox does not take is logged with its delivery and requests, and fails to be run again', async ({
+  startApp,
+}) => {
+  const log = capturedLog('warn');
+  const { store, refusing } = await refusingOutbox();
+  const app = await startApp({ withWebhooks: true, logger: log.logger, store });
+  const first = await sent(app, '2910');
+  const second = await sent(app, '2920');
+  const body = webhookBody('withdrawal.completed', {
+    trx_ref: first.outcome?.reference,
+    transactionId: second.outcome?.reference,
+    trx_type: 'withdraw',
+    amount: '2910.00',
+  });
+  const delivery = outboxIdFor('webhook', dedupeKey(body as unknown as WebhookEvent));
+  refusing.id = outboxIdFor('refused', delivery);
+  await deliver(app, body);
+  expect(await app.webhooks?.outbox.has(delivery)).toBe(true);
+  // Its subscriber failed, so it runs again (at the next start): the alert is not lost, and it is logged.
+  await expect(
+    app.engine.onCustodyReport(custodyReport(body as unknown as WebhookEvent, [], delivery)),
+  ).rejects.toThrow('the store refused the write');
+  const notTaken = log.entries.filter((e) => String(e.message).includes('the outbox did not take its alert'));
+  expect(notTaken).toHaveLength(2);
+  expect(notTaken[0]).toMatchObject({
+    level: 'warn',
+    delivery,
+    why: 'two-requests',
+    requestIds: expect.arrayContaining([first.id, second.id]),
+  });
+  refusing.id = '';
+  await app.engine.onCustodyReport(custodyReport(body as unknown as WebhookEvent, [], delivery));
+  await waitUntil(async () => (await app.webhooks?.outbox.pendingIds())?.length === 0, 'all posted');
+  expect(needsAPerson(app)).toHaveLength(1);
 });
