@@ -11,7 +11,7 @@ import { certainlyUnsent, leaseExpired } from './leases.js';
 import { type OwnWriteDeps, settleOwnWrite } from './own-writes.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
-import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
+import { answeredOf, outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { markMissingHolders } from './reference-conflicts.js';
 import { type ReportRefusal, requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
@@ -225,8 +225,8 @@ export class Tracker {
       const checks = (current.checks ?? 0) + 1;
       const wait = Math.min(this.pollBaseMs * 2 ** checks, this.pollMaxMs);
       const nextCheckAt = new Date(this.now().getTime() + wait).toISOString();
-      const counted = answered ? { answeredChecks: (current.answeredChecks ?? 0) + 1 } : {};
-      await this.core.write(current, { ...current, checks, nextCheckAt, ...counted }, { audit: false });
+      const answeredChecks = answeredOf(current) + (answered ? 1 : 0);
+      await this.core.write(current, { ...current, checks, nextCheckAt, answeredChecks }, { audit: false });
     });
   }
 
@@ -318,9 +318,10 @@ export class Tracker {
     }
     const unknown = open.filter((r) => r.state === 'outcome-unknown');
     const inList = unknown.filter((r) => MONEY_KINDS.has(r.kind) && this.isDue(r, now));
-    if (inList.length > 0) await this.checkOrRetryLater(inList, () => this.reconciler.reconcile(inList));
+    if (inList.length > 0)
+      await this.checkOrRetryLater(inList, () => this.reconciler.reconcile(inList), true);
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
-      await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request));
+      await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request), true);
     }
     for (const request of unknown.filter((r) => OWN_STORE_KINDS.has(r.kind))) {
       await this.checkOrRetryLater([request], () => settleOwnWrite(this.ownWrites, request));
@@ -341,8 +342,12 @@ export class Tracker {
     await this.reschedule(request).catch(() => {});
   }
 
-  /** Run a check; if it fails, log it and look at these requests again later. */
-  private async checkOrRetryLater(requests: ApprovalRequest[], fn: () => Promise<void>): Promise<void> {
+  /** Run a check; if it fails, log it and look at these requests again later (`unanswered`: a reconciling try). */
+  private async checkOrRetryLater(
+    requests: ApprovalRequest[],
+    fn: () => Promise<void>,
+    unanswered = false,
+  ): Promise<void> {
     try {
       await fn();
     } catch (error) {
@@ -350,7 +355,10 @@ export class Tracker {
         requestIds: requests.map((r) => r.id),
         error: String(error),
       });
-      for (const request of requests) await this.reschedule(request).catch(() => {});
+      for (const request of requests) {
+        if (unanswered) await this.reconciler.unanswered(request).catch(() => {});
+        await this.reschedule(request).catch(() => {});
+      }
     }
   }
 
