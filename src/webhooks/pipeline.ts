@@ -13,6 +13,7 @@ import {
   finalClassOf,
   finalLockNames,
   outboxIdFor,
+  refusedOutboxId,
 } from './keys.js';
 import { DEFAULT_RETENTION_MS, type Outbox, type ReadAlong } from './outbox.js';
 import type { AlertOrigin, RefusedReport, StaleKind, WebhookSubscriber } from './types.js';
@@ -138,7 +139,8 @@ export class WebhookPipeline {
    * alert, once per delivery (its id is the delivery's), after the delivery's own alert and in its
    * thread. No subscriber hears of it. False when the delivery is not in the outbox, or already told.
    * A webhook threaded under the reconciler's post of the same final state is that post's delivery
-   * come late: keyed by the post, so whichever came first is the one alert. One not alerted is logged.
+   * come late: keyed by the post (and what it refuses), so whichever came first is the one alert; a
+   * different refusal in the same thread is its own alert. One not alerted is logged.
    */
   async refused(delivery: string | undefined, refused: RefusedReport): Promise<boolean> {
     const said = refusalFields(delivery, refused);
@@ -147,7 +149,8 @@ export class WebhookPipeline {
       this.log.warn('a refused report is not alerted: its delivery is not in the outbox', said);
       return false;
     }
-    const id = outboxIdFor('refused', parent.threadOf ?? delivery ?? '');
+    const named = refused.named.map((n) => n.requestId);
+    const id = refusedOutboxId(parent.threadOf ?? delivery ?? '', refused.why, named);
     const created = await this.options.outbox
       .enqueue({
         id,

@@ -9,7 +9,7 @@ import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import { escapeMrkdwn } from '../../src/format/mrkdwn.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { Reconciler } from '../../src/webhooks/index.js';
-import { dedupeKey, outboxIdFor } from '../../src/webhooks/keys.js';
+import { dedupeKey, outboxIdFor, refusedOutboxId } from '../../src/webhooks/keys.js';
 import {
   APPROVER_A,
   type ApprovalApp,
@@ -111,7 +111,7 @@ test('a webhook naming two requests of this environment is told in the alerts ch
   expect((await app.engine.get(second.id))?.state).toBe('sent');
 });
 
-test('a transaction the reconciler posted, refused, is told once even when its webhook comes later, and the one not told is logged', async ({
+test('a transaction the reconciler posted, refused, is told once even when its webhook comes later, the one not told is logged, and a different refusal in its thread is told', async ({
   startApp,
 }) => {
   const log = capturedLog('warn');
@@ -162,6 +162,20 @@ test('a transaction the reconciler posted, refused, is told once even when its w
     why: 'other-environment',
     requestIds: expect.arrayContaining([request.id, 'AR-LIVE-1']),
   });
+  // A different refusal in the same thread (another request named beside it) is a second alert.
+  const other = await sent(app, '2650');
+  await deliver(
+    app,
+    webhookBody('withdrawal.completed', {
+      trx_ref: reference,
+      transactionId: other.outcome?.reference,
+      trx_type: 'withdraw',
+      amount: '2600.00',
+    }),
+  );
+  await waitUntil(async () => (await app.webhooks?.outbox.pendingIds())?.length === 0, 'all posted');
+  expect(needsAPerson(app)).toHaveLength(2);
+  expect(JSON.stringify(needsAPerson(app)[1]?.body)).toContain(other.id);
 });
 
 test('a refused report that came in no delivery is logged with the requests it names, not alerted', async ({
@@ -221,7 +235,7 @@ test('a refusal whose alert the outbox does not take is logged with its delivery
     amount: '2910.00',
   });
   const delivery = outboxIdFor('webhook', dedupeKey(body as unknown as WebhookEvent));
-  refusing.id = outboxIdFor('refused', delivery);
+  refusing.id = refusedOutboxId(delivery, 'two-requests', [first.id, second.id]);
   await deliver(app, body);
   expect(await app.webhooks?.outbox.has(delivery)).toBe(true);
   // Its subscriber failed, so it runs again (at the next start): the alert is not lost, and it is logged.
