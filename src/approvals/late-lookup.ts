@@ -230,7 +230,7 @@ export class LateLookup {
       // Taken once: the section runs again on a fresh read if its write was refused.
       claim ??= await repo.claimRequest(current, owner, at, CLAIM_LEASE_MS);
       if (claim === undefined) return undefined;
-      const { nextCheckAt: _retry, checks: _checks, ...rest } = current;
+      const { nextCheckAt: _retry, checks: _checks, answeredChecks: _answered, ...rest } = current;
       let next = transition(
         { ...rest, ...(outcome ? { outcome: { ...current.outcome, ...outcome } } : {}) } as ApprovalRequest,
         to,

@@ -55,15 +55,21 @@ export interface TrackingSteps {
     action: string,
     outcome: ExecutionOutcome,
   ): Promise<ApprovalRequest | undefined>;
-  reschedule(request: ApprovalRequest): Promise<void>;
+  /** Look again later; `answered`: this check got the service's answer, so it counts towards asking a person. */
+  reschedule(request: ApprovalRequest, answered?: boolean): Promise<void>;
   /** One request's step failed: said with its id and looked at again later, while the others go on. */
   stepFailed(request: ApprovalRequest, error: unknown): Promise<void>;
 }
+
+/** A person is asked after `escalateAfterChecks` answered checks, or twice as many tries in all. */
+const TRIES_PER_CHECK = 2;
 
 export class Reconciler {
   private readonly matchWindowMs: number;
   private readonly readBack: ReadBack;
   private readonly escalateAfter: number;
+  /** Tries in all, answered or not, after which a person is asked even with too few answered checks. */
+  private readonly triesBound: number;
   private readonly core: CoreSections;
   private readonly repo: ApprovalRepository;
   private readonly custody: CustodyGateway;
@@ -81,6 +87,7 @@ export class Reconciler {
     this.matchWindowMs = options.matchWindowMs ?? MATCH_WINDOW_MS;
     this.readBack = readBackOf(options);
     this.escalateAfter = Math.max(1, options.escalateAfterChecks ?? 6);
+    this.triesBound = this.escalateAfter * TRIES_PER_CHECK;
   }
 
   /** Look for outcome-unknown withdrawals, redemptions and bridges in the transaction list. */
@@ -166,18 +173,45 @@ export class Reconciler {
     );
   }
 
-  /** Not settled by this check: after enough of them, ask a person (once); look again later anyway. */
+  /**
+   * Not settled by a check the service answered: after enough of them, or enough tries in all (see
+   * unanswered), ask a person (once); look again later anyway. Failed tries are said apart.
+   */
   private async inconclusive(request: ApprovalRequest): Promise<void> {
-    const checks = (request.checks ?? 0) + 1;
-    if (checks >= this.escalateAfter) {
+    const checks = answeredOf(request) + 1;
+    if (checks >= this.escalateAfter || (request.checks ?? 0) + 1 >= this.triesBound) {
       await this.core.notice(
         request.id,
         'needs-manual-check',
-        `Still not confirmed after ${checks} checks. A person must check with the service (dashboard or support) whether it went through; the bot will never send it again. It keeps looking, less often. An approver can record the answer: \`/cngn resolve ${request.id} completed|failed <what you saw>\`.`,
+        `Still not confirmed after ${checks} checks with the service${unansweredTries(request, checks)}. ${askAPerson(request.id)}`,
         { when: (r) => r.state === 'outcome-unknown' },
       );
     }
-    await this.steps.reschedule(request);
+    await this.steps.reschedule(request, true);
+  }
+
+  /**
+   * A try the service did not answer (any error reading the list or whitelist, a steady 4xx too): once
+   * the tries in all reach twice the checks bound, a person is asked anyway (once), saying so.
+   * The caller looks again later.
+   */
+  async unanswered(request: ApprovalRequest): Promise<void> {
+    const tries = (request.checks ?? 0) + 1;
+    if (request.state !== 'outcome-unknown' || tries < this.triesBound) return;
+    const answered = answeredOf(request);
+    const since = unknownSince(request);
+    const said =
+      answered === 0
+        ? `the service has not answered the bot's last ${tries} checks (since ${since})`
+        : `the service has not answered ${tries - answered} of the bot's last ${tries} checks (since ${since}), and the ${answered} it answered settled nothing`;
+    await this.core.notice(
+      request.id,
+      'needs-manual-check',
+      `Still not confirmed: ${said}. ${askAPerson(request.id)}`,
+      {
+        when: (r) => r.state === 'outcome-unknown',
+      },
+    );
   }
 
   /** Same kind, amount and destination, created around the call, and not another request's. */
@@ -236,3 +270,27 @@ export class Reconciler {
 }
 
 const sentAt = (request: ApprovalRequest) => Date.parse(request.outcome?.sentAt ?? request.createdAt);
+
+/** The tries besides the answered checks, said apart so the count of checks is only of real ones. */
+function unansweredTries(request: ApprovalRequest, checks: number): string {
+  const failed = (request.checks ?? 0) + 1 - checks;
+  if (failed <= 0) return '';
+  const tries = failed === 1 ? '1 more try' : `${failed} more tries`;
+  return ` (and ${tries} that failed: the service did not answer, or the bot's store did not take the result)`;
+}
+
+/** The checks the service answered; a request stored before they were counted: every check it had. */
+export const answeredOf = (request: ApprovalRequest): number => request.answeredChecks ?? request.checks ?? 0;
+
+/** When the request last became outcome unknown (its checks are all since then). */
+function unknownSince(request: ApprovalRequest): string {
+  let since = request.outcome?.sentAt ?? request.createdAt;
+  for (const entry of [...request.history].reverse()) {
+    if (entry.state !== 'outcome-unknown') break;
+    since = entry.at;
+  }
+  return since;
+}
+
+const askAPerson = (id: string) =>
+  `A person must check with the service (dashboard or support) whether it went through; the bot will never send it again. It keeps looking, less often. An approver can record the answer: \`/cngn resolve ${id} completed|failed <what you saw>\`.`;

@@ -240,5 +240,7 @@ function answered(
     note: result.note,
     at: now,
   });
-  return to === 'outcome-unknown' ? { ...next, nextCheckAt: now.toISOString(), checks: 0 } : next;
+  if (to !== 'outcome-unknown') return next;
+  const { answeredChecks: _answered, ...counted } = next;
+  return { ...counted, nextCheckAt: now.toISOString(), checks: 0 };
 }

@@ -11,7 +11,7 @@ import { certainlyUnsent, leaseExpired } from './leases.js';
 import { type OwnWriteDeps, settleOwnWrite } from './own-writes.js';
 import type { CustodyGateway, CustodyReport } from './ports.js';
 import { CHECK_HOLD_MS } from './recheck.js';
-import { outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
+import { answeredOf, outcomeFromTransaction, Reconciler, type ReconcilerOptions } from './reconciler.js';
 import { markMissingHolders } from './reference-conflicts.js';
 import { type ReportRefusal, requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
@@ -218,13 +218,15 @@ export class Tracker {
     return Date.parse(since) + this.pollBaseMs <= now.getTime();
   }
 
-  async reschedule(request: ApprovalRequest): Promise<void> {
+  /** Look again later, waiting longer after each try; `answered`: this try got the service's answer. */
+  async reschedule(request: ApprovalRequest, answered = false): Promise<void> {
     await this.core.locked(request.id, async (current) => {
       if (!current || current.state !== request.state) return;
       const checks = (current.checks ?? 0) + 1;
       const wait = Math.min(this.pollBaseMs * 2 ** checks, this.pollMaxMs);
       const nextCheckAt = new Date(this.now().getTime() + wait).toISOString();
-      await this.core.write(current, { ...current, checks, nextCheckAt }, { audit: false });
+      const answeredChecks = answeredOf(current) + (answered ? 1 : 0);
+      await this.core.write(current, { ...current, checks, nextCheckAt, answeredChecks }, { audit: false });
     });
   }
 
@@ -308,9 +310,10 @@ export class Tracker {
     }
     const unknown = open.filter((r) => r.state === 'outcome-unknown');
     const inList = unknown.filter((r) => MONEY_KINDS.has(r.kind) && this.isDue(r, now));
-    if (inList.length > 0) await this.checkOrRetryLater(inList, () => this.reconciler.reconcile(inList));
+    if (inList.length > 0)
+      await this.checkOrRetryLater(inList, () => this.reconciler.reconcile(inList), true);
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
-      await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request));
+      await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request), true);
     }
     for (const request of unknown.filter((r) => OWN_STORE_KINDS.has(r.kind))) {
       await this.checkOrRetryLater([request], () => settleOwnWrite(this.ownWrites, request));
@@ -331,8 +334,12 @@ export class Tracker {
     await this.reschedule(request).catch(() => {});
   }
 
-  /** Run a check; if it fails, log it and look at these requests again later. */
-  private async checkOrRetryLater(requests: ApprovalRequest[], fn: () => Promise<void>): Promise<void> {
+  /** Run a check; if it fails, log it and look at these requests again later (`unanswered`: a reconciling try). */
+  private async checkOrRetryLater(
+    requests: ApprovalRequest[],
+    fn: () => Promise<void>,
+    unanswered = false,
+  ): Promise<void> {
     try {
       await fn();
     } catch (error) {
@@ -340,7 +347,10 @@ export class Tracker {
         requestIds: requests.map((r) => r.id),
         error: String(error),
       });
-      for (const request of requests) await this.reschedule(request).catch(() => {});
+      for (const request of requests) {
+        if (unanswered) await this.reconciler.unanswered(request).catch(() => {});
+        await this.reschedule(request).catch(() => {});
+      }
     }
   }
 
@@ -391,10 +401,17 @@ export class Tracker {
           note: 'the bot that claimed it stopped before sending anything; the next one sends it',
           at: now,
         });
-        const { execution: _gone, outcome: _none, nextCheckAt: _next, checks: _checks, ...unsent } = released;
+        const {
+          execution: _gone,
+          outcome: _none,
+          nextCheckAt: _next,
+          checks: _c,
+          answeredChecks: _a,
+          ...unsent
+        } = released;
         next = handingBack(unsent as ApprovalRequest, current.execution?.generation ?? 0);
       } else {
-        const { execution: _gone, nextCheckAt: _next, checks: _checks, ...rest } = current;
+        const { execution: _gone, nextCheckAt: _next, checks: _c, answeredChecks: _a, ...rest } = current;
         // A delegation or an unfreeze makes no service call: it is looked up in the bot's own store.
         const note = OWN_STORE_KINDS.has(current.kind)
           ? `the bot writing the ${current.kind} stopped before recording it; checking the bot's store for it instead of writing it again`

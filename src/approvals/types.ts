@@ -276,9 +276,11 @@ interface RequestBase {
   preflight?: RequestChecks;
   /** Other requests to its destination when it was filed: the same payment again, or one not sent yet. */
   earlier?: EarlierRequests;
-  /** Next time the tracker may poll or reconcile this request (ISO), and how often it did. */
+  /** Next time the tracker may poll or reconcile this request (ISO), and how often it tried (the wait grows with it). */
   nextCheckAt?: string;
   checks?: number;
+  /** Of those tries, the checks the service answered (a person is asked after enough of them). */
+  answeredChecks?: number;
   /**
    * The bot's seal over the request as filed (request-seal.ts): the audit signing key's signature over
    * its id, kind, requester, amount, payload, approvals needed, filing time and key.

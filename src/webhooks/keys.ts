@@ -18,6 +18,14 @@ export function outboxIdFor(origin: 'webhook' | 'reconciler' | 'refused', key: s
   return sha256(`${origin}|${key}`).slice(0, 32);
 }
 
+/**
+ * A refusal's alert id: its thread's root (the delivery, or the post a late webhook threads under), why,
+ * and the requests it names, sorted; only the same refusal in the same thread is the same alert.
+ */
+export function refusedOutboxId(root: string, why: string, requestIds: string[]): string {
+  return outboxIdFor('refused', `${root}|${why}|${[...new Set(requestIds)].sort().join(',')}`);
+}
+
 /** The final state an event announces; non-final events (deposit.received, unknown) announce none. */
 export function finalClassOf(event: WebhookEvent): FinalClass | undefined {
   if (event.event === 'transaction.failed') return 'failed';

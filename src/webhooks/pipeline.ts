@@ -13,6 +13,7 @@ import {
   finalClassOf,
   finalLockNames,
   outboxIdFor,
+  refusedOutboxId,
 } from './keys.js';
 import { DEFAULT_RETENTION_MS, type Outbox, type ReadAlong } from './outbox.js';
 import type { AlertOrigin, RefusedReport, StaleKind, WebhookSubscriber } from './types.js';
@@ -137,20 +138,43 @@ export class WebhookPipeline {
    * A subscriber would settle nothing by the delivery `delivery` (see RefusedReport): a needs-a-person
    * alert, once per delivery (its id is the delivery's), after the delivery's own alert and in its
    * thread. No subscriber hears of it. False when the delivery is not in the outbox, or already told.
+   * A webhook threaded under the reconciler's post of the same final state is that post's delivery
+   * come late: keyed by the post (and what it refuses), so whichever came first is the one alert; a
+   * different refusal in the same thread is its own alert. One not alerted is logged.
    */
-  async refused(delivery: string, refused: RefusedReport): Promise<boolean> {
-    const parent = await this.options.outbox.get(delivery);
-    if (!parent) return false;
-    const created = await this.options.outbox.enqueue({
-      id: outboxIdFor('refused', delivery),
-      origin: parent.origin,
-      environment: parent.environment,
-      event: parent.event,
-      ...(parent.orderKey ? { orderKey: parent.orderKey } : {}),
-      threadOf: parent.id,
-      refused,
-    });
+  async refused(delivery: string | undefined, refused: RefusedReport): Promise<boolean> {
+    const said = refusalFields(delivery, refused);
+    const parent = delivery ? await this.options.outbox.get(delivery) : undefined;
+    if (!parent) {
+      this.log.warn('a refused report is not alerted: its delivery is not in the outbox', said);
+      return false;
+    }
+    const named = refused.named.map((n) => n.requestId);
+    const id = refusedOutboxId(parent.threadOf ?? delivery ?? '', refused.why, named);
+    const created = await this.options.outbox
+      .enqueue({
+        id,
+        origin: parent.origin,
+        environment: parent.environment,
+        event: parent.event,
+        ...(parent.orderKey ? { orderKey: parent.orderKey } : {}),
+        threadOf: parent.id,
+        refused,
+      })
+      .catch((error: unknown) => {
+        // Not dropped: the delivery's subscribers run again at the next start, and it is alerted then.
+        this.log.warn('a refused report is not alerted yet: the outbox did not take its alert', {
+          ...said,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw error;
+      });
     if (created) this.options.onEnqueued?.();
+    else
+      this.log.warn('a refused report is not alerted again: its delivery was told already', {
+        ...said,
+        alertId: id,
+      });
     return created;
   }
 
@@ -279,4 +303,10 @@ export class WebhookPipeline {
       await this.options.store.setIfAbsent(key, claim, ttl);
     }
   }
+}
+
+/** What a refusal's log line says: its delivery, why, and the requests it names (ids, no outside text). */
+function refusalFields(delivery: string | undefined, refused: RefusedReport): Record<string, unknown> {
+  const requestIds = [...new Set(refused.named.map((n) => n.requestId).filter((id) => id !== 'none'))];
+  return { delivery: delivery ?? 'none', why: refused.why, requestIds };
 }

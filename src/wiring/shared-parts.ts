@@ -193,7 +193,7 @@ function webhooksOf(parts: Base & Pick<Parts, 'approvals'>, privateKey: string |
   });
   // A webhook the engine settles nothing by, for the requests it names: a person hears of it in the alerts.
   approvals?.engine.onReportRefused(async ({ delivery, why, ourEnvironment, named }) => {
-    if (delivery) await webhooks.pipeline.refused(delivery, { why, ourEnvironment, named });
+    await webhooks.pipeline.refused(delivery, { why, ourEnvironment, named });
   });
   // The reconciler's bookkeeping belongs to one environment and key, like approval requests.
   if (parts.apiKey) webhooks.useServiceKey(keyId(parts.apiKey));

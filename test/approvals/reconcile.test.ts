@@ -3,7 +3,7 @@
 // stay unknown, and after enough checks a person is asked to check. Never resent.
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { ApprovalRepository, type ApprovalRequest } from '../../src/approvals/index.js';
 import type { CustodyGateway } from '../../src/approvals/ports.js';
 import { custodyGateway } from '../../src/cngn/custody-gateway.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -130,6 +130,72 @@ test('asks a person to check after repeated inconclusive checks, once, and never
   expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
   expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
   expect(withdrawCalls(fx)).toBe(1);
+});
+
+test('counts only the checks the service answered before asking a person, and says the failed tries apart', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { escalateAfterChecks: 3 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await unknownWithdrawal(fx, networkId, '4321.09', true);
+  const pass = async () => {
+    await fx.engine.tick();
+    fx.clock.advance(15 * 60_000);
+  };
+  // Two passes whose read of the transaction list the service refuses: tries, not checks.
+  for (let i = 0; i < 2; i++) {
+    const reads = fx.sandbox.count('GET', '/v1/api/transactions');
+    fx.sandbox.failNext('GET', '/v1/api/transactions', 400, 1, 'Bad Request Error');
+    await pass();
+    expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBe(reads + 1);
+  }
+  await pass();
+  await pass();
+  expect(await notices(fx, request.id, 'needs-manual-check')).toHaveLength(0);
+  await pass();
+  const asked = await notices(fx, request.id, 'needs-manual-check');
+  expect(asked).toHaveLength(1);
+  expect(asked[0]?.note).toContain(
+    'Still not confirmed after 3 checks with the service (and 2 more tries that failed',
+  );
+  expect(withdrawCalls(fx)).toBe(1);
+});
+
+test('asks a person once, after twice the checks bound in tries, when the service answers none of them', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { escalateAfterChecks: 3 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await unknownWithdrawal(fx, networkId, '4322.10', true);
+  // A key that lost its scope: every read of the transaction list is refused.
+  fx.sandbox.failNext('GET', '/v1/api/transactions', 403, 1000, 'Forbidden');
+  for (let i = 0; i < 8; i++) {
+    await fx.engine.tick();
+    fx.clock.advance(60 * 60_000);
+  }
+  const asked = await notices(fx, request.id, 'needs-manual-check');
+  expect(asked).toHaveLength(1);
+  expect(asked[0]?.note).toContain(
+    "Still not confirmed: the service has not answered the bot's last 6 checks (since",
+  );
+  expect(asked[0]?.note).toContain(`/cngn resolve ${request.id} completed|failed`);
+  expect(withdrawCalls(fx)).toBe(1);
+});
+
+test('counts every check of a request stored before answered checks were counted as answered', async ({
+  startEngine,
+}) => {
+  const fx = await startEngine({ engine: { escalateAfterChecks: 3 } });
+  const [networkId] = await twoNetworks(fx.client);
+  const request = await unknownWithdrawal(fx, networkId, '4323.11', true);
+  const { answeredChecks: _none, ...older } = request;
+  const repo = new ApprovalRepository(fx.store, request.environment);
+  await repo.save({ ...older, checks: 2, nextCheckAt: fx.clock.now().toISOString() }, false);
+  await fx.engine.tick();
+  const asked = await notices(fx, request.id, 'needs-manual-check');
+  expect(asked).toHaveLength(1);
+  expect(asked[0]?.note).toContain('Still not confirmed after 3 checks with the service.');
+  expect(asked[0]?.note).not.toContain('more tries');
 });
 
 test('says once that an unclear settlement change needs a manual check, reading nothing', async ({ fx }) => {
