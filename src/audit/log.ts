@@ -14,11 +14,12 @@
 // before the entry is hashed.
 //
 // Retention never truncates silently: only entries older than the retention AND held by a verified
-// archive segment are removed, oldest first. The shorter log is written as a new generation that starts
-// with a cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the
-// cut; then the head moves to that entry, naming the new generation, then the generation pointer moves
-// and the old list is deleted. A crash before the head moved leaves the old log whole; after it, the
-// next read or append finishes the switch, so the current list is never ahead of the signed head.
+// archive segment are removed, oldest first, stopping at a revocation of a delegation not yet ended
+// (verified-read.ts). The shorter log is written as a new generation that starts with a cut marker (the
+// last removed entry's seq and hash) and ends with a chained entry recording the cut; then the head
+// moves to that entry, naming the new generation, then the generation pointer moves and the old list is
+// deleted. A crash before the head moved leaves the old log whole; after it, the next read or append
+// finishes the switch, so the current list is never ahead of the signed head.
 
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
@@ -275,7 +276,7 @@ export class AuditLog {
         const generation = await this.current(environment, read);
         const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
         if (!this.rewritable(environment, read, entries)) return 0;
-        const plan = cutPlan(entries, olderThan, archived);
+        const plan = cutPlan(entries, olderThan, archived, now);
         if (!plan) return 0;
         const { removed, end, cut, tail } = plan;
         const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by a verified archive segment`;

@@ -1,0 +1,172 @@
+// The revocations of delegations as the signed audit chain records them, read only from entries that
+// verify up to the signed head: a store writer without the audit signing key can take a revocation
+// step out of its request's history, but not out of the chain unnoticed. Where the chain does not
+// verify whole, only what the signed head vouches for (the entries linked back from it) is read, and
+// delegations filed before the first of them count for none: a revocation may have been taken out
+// before it. Read-only; cached by the head, and a head that moved on is read from where the cache
+// ended. docs/decisions/revocation-on-the-signed-chain.md.
+import { type ChainHead, entryHash, verifyChain } from './chain.js';
+import { foreignEntryProblem } from './chain-end.js';
+import { type AuditSeal, headProblem } from './signing.js';
+import type { AuditEntry, ServiceEnvironment } from './types.js';
+
+/** The action of a delegation request's step (and its audit entry) that ends the delegation. */
+export const DELEGATION_REVOKED = 'delegation-revoked';
+
+/**
+ * The entry revokes a delegation that has not ended by its own date (`until`, which its request's
+ * filing seal covers) at `now`: a retention cut keeps it. An entry whose end cannot be read is kept.
+ */
+export function revokesLiveDelegation(entry: AuditEntry, now: Date): boolean {
+  if (entry.kind !== 'delegation' || entry.action !== DELEGATION_REVOKED) return false;
+  const until = entry.figures?.payload.until;
+  return !(typeof until === 'string' && Date.parse(until) <= now.getTime());
+}
+
+/** A revocation as its entry records it: when, by whom (absent: the bot itself), why. */
+interface ChainRevocation {
+  at: string;
+  actor?: string;
+  note?: string;
+}
+
+/** What the chain says of delegations. */
+export interface ChainRevocations {
+  /** The delegation request ids the verified entries record as revoked. */
+  revoked: ReadonlyMap<string, ChainRevocation>;
+  /**
+   * A delegation counts only when its request was filed after this (ms since the epoch): -Infinity when
+   * the chain verifies whole, +Infinity when nothing in it verifies (no signed head, or one that fails).
+   */
+  filedAfter: number;
+}
+
+/** What is read of the log (AuditLog): the head, then the entries. */
+interface ChainReader {
+  head(environment: ServiceEnvironment): Promise<ChainHead | undefined>;
+  entries(environment: ServiceEnvironment): Promise<AuditEntry[]>;
+  latest(environment: ServiceEnvironment, count: number): Promise<AuditEntry[]>;
+}
+
+const NOTHING_VERIFIES: ChainRevocations = { revoked: new Map(), filedAfter: Number.POSITIVE_INFINITY };
+
+/** The most new entries a moved head is read by from where the cache ended; past that, all again. */
+const MOST_READ_ON = 500;
+
+export class VerifiedRevocations {
+  #cached: { head: ChainHead; read: ChainRevocations } | undefined;
+
+  constructor(
+    private readonly log: ChainReader,
+    private readonly environment: ServiceEnvironment,
+    private readonly seal: AuditSeal,
+  ) {}
+
+  /** The revocations on the chain as it stands now (see the file's comment). */
+  async read(): Promise<ChainRevocations> {
+    const head = await this.log.head(this.environment);
+    // Checked at every read, cache or not: a head rolled back behind this process's mark fails here.
+    if (!head?.signature || headProblem(this.seal, this.environment, head) || foreignEntryProblem(head)) {
+      return NOTHING_VERIFIES;
+    }
+    const cached = this.#cached;
+    if (cached && sameHead(cached.head, head)) return cached.read;
+    const read =
+      (cached && (await this.readOn(cached.head, cached.read, head))) ??
+      revocationsOf(await this.log.entries(this.environment), head);
+    this.#cached = { head, read };
+    return read;
+  }
+
+  /**
+   * The entries from the cached head to `head`, when they link on from it in the same generation: what
+   * was read before stays what it was (its entries verified then). Undefined: read everything again.
+   */
+  private async readOn(
+    from: ChainHead,
+    known: ChainRevocations,
+    head: ChainHead,
+  ): Promise<ChainRevocations | undefined> {
+    const count = head.seq - from.seq;
+    if (count <= 0 || count > MOST_READ_ON || (from.generation ?? 0) !== (head.generation ?? 0)) {
+      return undefined;
+    }
+    const latest = withHeadEntry(await this.log.latest(this.environment, count + 16), head);
+    const start = latest.findLastIndex((e) => e.seq === from.seq && e.hash === from.hash);
+    const end = latest.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
+    if (start < 0 || end - start !== count) return undefined;
+    const fresh = latest.slice(start, end + 1);
+    if (!fresh.every((entry, i) => i === 0 || links(fresh[i - 1] as AuditEntry, entry))) return undefined;
+    return { revoked: withRevocations(known.revoked, fresh.slice(1)), filedAfter: known.filedAfter };
+  }
+}
+
+/**
+ * The revocations in `entries` up to the signed `head`: all of them when the chain verifies whole;
+ * else those of the entries linked back from the head, with the time of the first of them.
+ */
+function revocationsOf(listed: readonly AuditEntry[], head: ChainHead): ChainRevocations {
+  const entries = withHeadEntry(listed, head);
+  const end = entries.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
+  const last = entries[end];
+  if (!last || entryHash(last) !== last.hash) return NOTHING_VERIFIES;
+  const chain = entries.slice(0, end + 1);
+  if (verifyChain(chain, head).ok) {
+    return { revoked: withRevocations(new Map(), chain), filedAfter: Number.NEGATIVE_INFINITY };
+  }
+  let first = end;
+  while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
+  const vouched = chain.slice(first);
+  return {
+    revoked: withRevocations(new Map(), vouched),
+    filedAfter: Date.parse((vouched[0] as AuditEntry).at),
+  };
+}
+
+/** `entry` follows `before` in the chain: `before` hashes as it reads, and `entry` names it. */
+function links(before: AuditEntry, entry: AuditEntry): boolean {
+  return (
+    before.hash !== undefined &&
+    before.seq !== undefined &&
+    entryHash(before) === before.hash &&
+    entry.seq === before.seq + 1 &&
+    entry.prev === before.hash
+  );
+}
+
+/**
+ * The list with the head's own entry at its end when an append moved the head and has not put the
+ * entry in the list yet (the head carries it; foreignEntryProblem checked it is the one it names).
+ */
+function withHeadEntry(entries: readonly AuditEntry[], head: ChainHead): AuditEntry[] {
+  const holds = entries.some((e) => e.seq === head.seq && e.hash === head.hash);
+  return holds || !head.entry ? [...entries] : [...entries, head.entry];
+}
+
+function withRevocations(
+  known: ReadonlyMap<string, ChainRevocation>,
+  entries: readonly AuditEntry[],
+): ReadonlyMap<string, ChainRevocation> {
+  const revoked = new Map(known);
+  for (const entry of entries) {
+    const id = entry.requestId;
+    if (entry.kind !== 'delegation' || entry.action !== DELEGATION_REVOKED || !id || revoked.has(id))
+      continue;
+    revoked.set(id, {
+      at: entry.at,
+      ...(entry.actor ? { actor: entry.actor } : {}),
+      ...(entry.note ? { note: entry.note } : {}),
+    });
+  }
+  return revoked;
+}
+
+/** The same head: nobody appended, cut or signed since (seq, hash, generation and signature alike). */
+function sameHead(a: ChainHead, b: ChainHead): boolean {
+  return (
+    a.seq === b.seq &&
+    a.hash === b.hash &&
+    (a.generation ?? 0) === (b.generation ?? 0) &&
+    a.signature?.value === b.signature?.value
+  );
+}

@@ -1,0 +1,122 @@
+// A delegation's revocation holds from the signed audit chain as well as from its request's history,
+// where the bot holds the audit signing key: a store writer (write access to the store, not the key)
+// who takes the revocation step out of the request does not bring the delegation back; one who breaks
+// the chain makes the delegations filed before the break count for none, until granted again. Without
+// the key, delegations are read from the store alone, as they always were.
+import { describe, expect } from 'vitest';
+import { REVOKED_ACTION } from '../../src/approvals/delegation-requests.js';
+import type { ApprovalRequest } from '../../src/approvals/index.js';
+import type { AuditEntry } from '../../src/audit/index.js';
+import { auditListKey } from '../../src/audit/log.js';
+import { HeadMarks } from '../../src/audit/signing.js';
+import type { Store } from '../../src/store/index.js';
+import { approveAsSeen } from '../support/approve-as-seen.js';
+import { newSigner } from '../support/audit-archive.js';
+import type { EngineFixture } from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import {
+  BOLA,
+  CHIDI,
+  delegate,
+  test as delegationTest,
+  policy,
+  withdrawal,
+  withdrawCalls,
+} from './delegation-support.js';
+import { rewrite } from './signed-support.js';
+
+/** The delegation tests' engine, holding an audit signing key. */
+const test = delegationTest.extend('engineOptions', () => ({
+  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
+}));
+
+/** The revocation step taken out of the delegation request's history, with no audit entry. */
+const withoutRevocation = (stored: ApprovalRequest) =>
+  ({
+    ...stored,
+    history: stored.history.filter((step) => step.action !== REVOKED_ACTION),
+  }) as ApprovalRequest;
+
+/** A store writer deletes one entry from the middle of the audit log (the head, signed, is left as it is). */
+async function deleteAuditEntry(store: Store, index: number): Promise<void> {
+  const list = auditListKey('sandbox');
+  const entries = await store.readList<AuditEntry>(list, 0, -1);
+  expect(entries.length).toBeGreaterThan(index + 1);
+  await store.deleteList(list);
+  for (const entry of entries.filter((_, i) => i !== index)) await store.appendToList(list, entry);
+}
+
+/** A withdrawal filed, and the delegate's approval of it as the engine answers it. */
+async function delegateApproves(fx: EngineFixture, networkId: string) {
+  const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
+  return approveAsSeen(fx.engine, request.id, BOLA);
+}
+
+describe('with the audit signing key', () => {
+  test('a revocation taken out of the delegation’s request in the store still holds: the delegate’s approval is refused', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA);
+    expect((await engine.revokeDelegations(CHIDI, BOLA)).map((r) => r.id)).toEqual([id]);
+    await rewrite(fx.store, id, withoutRevocation, { audited: false });
+    expect((await engine.get(id))?.history.some((step) => step.action === REVOKED_ACTION)).toBe(false);
+
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    expect(await engine.liveDelegations()).toEqual([]);
+    expect((await engine.delegations()).find((d) => d.id === id)?.revoked).toMatchObject({ by: CHIDI });
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('a break in the audit chain makes a delegation filed before it count for none, until granted again', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
+    await deleteAuditEntry(fx.store, 1);
+    fx.clock.advance(1000);
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false });
+    expect(await engine.liveDelegations()).toEqual([]);
+
+    await delegate(fx, CHIDI, BOLA);
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('revoked and granted again, the delegate approves only while it is granted', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await delegate(fx, CHIDI, BOLA);
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
+    expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+    const again = await delegate(fx, CHIDI, BOLA);
+    expect((await engine.liveDelegations()).map((d) => d.id)).toEqual([again]);
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(2);
+  });
+});
+
+describe('without the audit signing key', () => {
+  delegationTest(
+    'delegations are read from the store alone: a break in the audit chain leaves them counting',
+    async ({ fx, engine, networkId }) => {
+      const id = await delegate(fx, CHIDI, BOLA);
+      await deleteAuditEntry(fx.store, 1);
+      fx.clock.advance(1000);
+      expect((await engine.liveDelegations()).map((d) => d.id)).toEqual([id]);
+      expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
+      expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
+      expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false, reason: 'delegation-ended' });
+      await engine.idle();
+      expect(withdrawCalls(fx)).toBe(1);
+    },
+  );
+});
