@@ -1,0 +1,83 @@
+// The revocations of delegations as the signed chain records them: read from entries that verify up to
+// the signed head, and kept by a retention cut until the delegation they end has ended by its own date.
+import { expect } from 'vitest';
+import type { AuditDraft } from '../../src/audit/index.js';
+import { auditHeadKey } from '../../src/audit/log.js';
+import { VerifiedRevocations } from '../../src/audit/verified-read.js';
+import { auditTest } from '../support/audit-archive.js';
+import { auditDraft } from '../support/engine.js';
+
+const SECOND = 1000;
+const DAY = 86_400_000;
+
+/** The entry of a delegation's revocation step, its delegation ending at `until`. */
+const revocation = (requestId: string, at: Date, until: Date): AuditDraft => ({
+  at: at.toISOString(),
+  requestId,
+  kind: 'delegation',
+  action: 'delegation-revoked',
+  state: 'completed',
+  actor: 'U_CHIDI',
+  figures: {
+    payload: { delegator: 'U_CHIDI', delegate: 'U_BOLA', until: until.toISOString() },
+    display: {},
+    requiredApprovals: 1,
+    approvals: ['U_ADE'],
+  },
+});
+
+auditTest(
+  'a retention cut keeps the revocation of a delegation not yet ended, and lets it go once it ended',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-revocation-kept');
+    let now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
+    const onChain = new VerifiedRevocations(replica.log, 'sandbox', replica.seal);
+    await replica.log.append('sandbox', auditDraft(0, now));
+    await replica.log.append('sandbox', revocation('AR-DELEGATED', now, new Date(now.getTime() + 3 * DAY)));
+    await replica.log.append('sandbox', auditDraft(1, now));
+    now = new Date(now.getTime() + 10 * SECOND);
+
+    expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
+    const kept = await replica.log.entries('sandbox');
+    expect(kept.map((e) => e.requestId)).toContain('AR-DELEGATED');
+    expect(kept.map((e) => e.requestId)).not.toContain(auditDraft(0).requestId);
+    expect((await replica.keeper.check()).ok).toBe(true);
+    const read = await onChain.read();
+    expect(read.revoked.get('AR-DELEGATED')).toMatchObject({ actor: 'U_CHIDI' });
+    expect(read.filedAfter).toBe(Number.NEGATIVE_INFINITY);
+
+    now = new Date(now.getTime() + 4 * DAY);
+    await replica.log.append('sandbox', auditDraft(2, now));
+    now = new Date(now.getTime() + 10 * SECOND);
+    expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
+    expect((await replica.log.entries('sandbox')).map((e) => e.requestId)).not.toContain('AR-DELEGATED');
+    expect((await replica.keeper.check()).ok).toBe(true);
+  },
+);
+
+auditTest(
+  'a head that does not verify vouches for nothing, however the entries read',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-revocation-forged-head');
+    const now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { now: () => now });
+    const onChain = new VerifiedRevocations(replica.log, 'sandbox', replica.seal);
+    await replica.log.append('sandbox', revocation('AR-DELEGATED', now, new Date(now.getTime() + DAY)));
+    expect((await onChain.read()).revoked.has('AR-DELEGATED')).toBe(true);
+
+    const head = await replica.log.head('sandbox');
+    if (!head?.signature) throw new Error('the head is not signed');
+    const forged = {
+      ...head,
+      signature: {
+        ...head.signature,
+        value: head.signature.value.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')),
+      },
+    };
+    await a.set(auditHeadKey('sandbox'), forged);
+    const read = await onChain.read();
+    expect(read.filedAfter).toBe(Number.POSITIVE_INFINITY);
+    expect(read.revoked.size).toBe(0);
+  },
+);
