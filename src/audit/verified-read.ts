@@ -3,10 +3,11 @@
 // step out of its request's history, but not out of the chain unnoticed. Where the chain does not
 // verify whole, only what the signed head vouches for (the entries linked back from it) is read, and
 // delegations filed before the first of them count for none: a revocation may have been taken out
-// before it. Read-only; cached by the head, and a head that moved on is read from where the cache
+// before it. So do those filed before a recorded break (a `head-unverified` finding: the bot signed on
+// from a head it could not verify, over entries that may have been rewritten and linked again). Read-only; cached by the head, and a head that moved on is read from where the cache
 // ended. docs/decisions/revocation-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
-import { foreignEntryProblem } from './chain-end.js';
+import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
 import { type AuditSeal, headProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
 
@@ -97,7 +98,11 @@ export class VerifiedRevocations {
     if (start < 0 || end - start !== count) return undefined;
     const fresh = latest.slice(start, end + 1);
     if (!fresh.every((entry, i) => i === 0 || links(fresh[i - 1] as AuditEntry, entry))) return undefined;
-    return { revoked: withRevocations(known.revoked, fresh.slice(1)), filedAfter: known.filedAfter };
+    const added = fresh.slice(1);
+    return {
+      revoked: withRevocations(known.revoked, added),
+      filedAfter: Math.max(known.filedAfter, lastFinding(added)),
+    };
   }
 }
 
@@ -112,15 +117,24 @@ function revocationsOf(listed: readonly AuditEntry[], head: ChainHead): ChainRev
   if (!last || entryHash(last) !== last.hash) return NOTHING_VERIFIES;
   const chain = entries.slice(0, end + 1);
   if (verifyChain(chain, head).ok) {
-    return { revoked: withRevocations(new Map(), chain), filedAfter: Number.NEGATIVE_INFINITY };
+    return { revoked: withRevocations(new Map(), chain), filedAfter: lastFinding(chain) };
   }
   let first = end;
   while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
   const vouched = chain.slice(first);
   return {
     revoked: withRevocations(new Map(), vouched),
-    filedAfter: Date.parse((vouched[0] as AuditEntry).at),
+    filedAfter: Math.max(Date.parse((vouched[0] as AuditEntry).at), lastFinding(vouched)),
   };
+}
+
+/**
+ * When the newest `head-unverified` finding among `entries` was recorded (-Infinity: none): the bot
+ * signed on from a head it could not verify, so what came before may have been rewritten, links and all.
+ */
+function lastFinding(entries: readonly AuditEntry[]): number {
+  const found = entries.findLast((e) => e.kind === 'audit' && e.action === HEAD_UNVERIFIED);
+  return found ? Date.parse(found.at) : Number.NEGATIVE_INFINITY;
 }
 
 /** `entry` follows `before` in the chain: `before` hashes as it reads, and `entry` names it. */

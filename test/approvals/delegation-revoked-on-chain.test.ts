@@ -6,8 +6,9 @@
 import { describe, expect } from 'vitest';
 import { REVOKED_ACTION } from '../../src/approvals/delegation-requests.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { type ChainHead, entryHash } from '../../src/audit/chain.js';
 import type { AuditEntry } from '../../src/audit/index.js';
-import { auditListKey } from '../../src/audit/log.js';
+import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import type { Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -44,6 +45,32 @@ async function deleteAuditEntry(store: Store, index: number): Promise<void> {
   expect(entries.length).toBeGreaterThan(index + 1);
   await store.deleteList(list);
   for (const entry of entries.filter((_, i) => i !== index)) await store.appendToList(list, entry);
+}
+
+/**
+ * A store writer takes the revocation's entry out of the audit log, links the later entries again (no
+ * key is needed for the links) and points the head at the last of them under its old signature.
+ */
+async function rewriteChainWithoutRevocation(store: Store): Promise<void> {
+  const list = auditListKey('sandbox');
+  const entries = await store.readList<AuditEntry>(list, 0, -1);
+  const at = entries.findIndex((e) => e.action === REVOKED_ACTION);
+  expect(at).toBeGreaterThan(0);
+  const relinked = entries.slice(0, at);
+  for (const entry of entries.slice(at + 1)) {
+    const before = relinked.at(-1) as AuditEntry;
+    const { hash: _old, ...rest } = { ...entry, seq: (before.seq ?? 0) + 1, prev: before.hash };
+    relinked.push({ ...rest, hash: entryHash(rest) });
+  }
+  await store.deleteList(list);
+  for (const entry of relinked) await store.appendToList(list, entry);
+  const head = await store.get<ChainHead>(auditHeadKey('sandbox'));
+  const last = relinked.at(-1) as AuditEntry;
+  await store.set<ChainHead>(auditHeadKey('sandbox'), {
+    seq: last.seq ?? 0,
+    hash: last.hash ?? '',
+    ...(head?.signature ? { signature: head.signature } : {}),
+  });
 }
 
 /** A withdrawal filed, and the delegate's approval of it as the engine answers it. */
@@ -85,6 +112,27 @@ describe('with the audit signing key', () => {
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('a revocation taken out of the request and of a relinked chain under a forged head: once the bot records the head it could not verify, the delegation counts for none', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA);
+    expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
+    await rewrite(fx.store, id, withoutRevocation, { audited: false });
+    await rewriteChainWithoutRevocation(fx.store);
+    fx.clock.advance(1000);
+
+    // Filing appends: the bot records the head it could not verify, then signs on from it.
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false });
+    const entries = await engine.auditRange(undefined, undefined);
+    expect(entries.some((e) => e.action === 'head-unverified')).toBe(true);
+    expect(entries.some((e) => e.action === REVOKED_ACTION)).toBe(false);
+    expect(await engine.liveDelegations()).toEqual([]);
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(0);
   });
 
   test('revoked and granted again, the delegate approves only while it is granted', async ({
