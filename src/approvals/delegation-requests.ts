@@ -8,7 +8,7 @@
 // This file is the requests' side: filing them, the store's index of the granting requests, ending
 // them. The grant itself (Delegation, isLive) and who may use it for which request live in the access
 // room (access/delegations.ts, access/policy.ts: the one place eligibility lives).
-import { type Delegation, isLive } from '../access/index.js';
+import { type Delegation, isLive, LONGEST_DELEGATION_MS } from '../access/index.js';
 import { type ChainRevocations, DELEGATION_REVOKED } from '../audit/index.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
@@ -17,9 +17,6 @@ import type { DelegationPayload } from './payloads.js';
 import type { ServiceEnvironment } from './ports.js';
 import { sentBack, transition } from './state-machine.js';
 import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
-
-/** The longest a delegation may run: long enough for a holiday, short enough to be looked at again. */
-const MAX_DELEGATION_MS = 90 * 86_400_000;
 
 export const REVOKED_ACTION = DELEGATION_REVOKED;
 /** How the note of a revocation by the bot begins; why follows it ("ended by the bot: its delegate …"). */
@@ -111,7 +108,7 @@ export function delegationProblem(
   if (payload.delegate === payload.delegator) return 'delegate: you cannot delegate to yourself';
   const until = Date.parse(payload.until);
   if (!(until > now.getTime())) return 'until: must be in the future';
-  if (until - now.getTime() > MAX_DELEGATION_MS) return 'until: at most 90 days from now';
+  if (until - now.getTime() > LONGEST_DELEGATION_MS) return 'until: at most 90 days from now';
   if (payload.max !== undefined && !Money.parseDecimal(payload.max).isPositive())
     return 'max: must be a positive amount';
   return undefined;

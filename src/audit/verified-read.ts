@@ -6,6 +6,7 @@
 // before it. So do those filed before a recorded break (a `head-unverified` finding: the bot signed on
 // from a head it could not verify, over entries that may have been rewritten and linked again). Read-only; cached by the head, and a head that moved on is read from where the cache
 // ended. docs/decisions/revocation-on-the-signed-chain.md.
+import { LONGEST_DELEGATION_MS } from '../access/index.js';
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
 import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
 import { type AuditSeal, headProblem } from './signing.js';
@@ -16,12 +17,16 @@ export const DELEGATION_REVOKED = 'delegation-revoked';
 
 /**
  * The entry revokes a delegation that has not ended by its own date (`until`, which its request's
- * filing seal covers) at `now`: a retention cut keeps it. An entry whose end cannot be read is kept.
+ * filing seal covers) at `now`: a retention cut keeps it. No delegation runs longer than
+ * LONGEST_DELEGATION_MS from its filing, which came before its revocation: an entry whose end cannot be
+ * read is kept that long.
  */
 export function revokesLiveDelegation(entry: AuditEntry, now: Date): boolean {
   if (entry.kind !== 'delegation' || entry.action !== DELEGATION_REVOKED) return false;
+  const latest = Date.parse(entry.at) + LONGEST_DELEGATION_MS;
   const until = entry.figures?.payload.until;
-  return !(typeof until === 'string' && Date.parse(until) <= now.getTime());
+  const end = typeof until === 'string' ? Date.parse(until) : Number.NaN;
+  return now.getTime() < (Number.isNaN(end) ? latest : Math.min(end, latest));
 }
 
 /** A revocation as its entry records it: when, by whom (absent: the bot itself), why. */

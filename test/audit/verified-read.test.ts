@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import type { AuditDraft } from '../../src/audit/index.js';
 import { auditHeadKey } from '../../src/audit/log.js';
-import { VerifiedRevocations } from '../../src/audit/verified-read.js';
+import { revokesLiveDelegation, VerifiedRevocations } from '../../src/audit/verified-read.js';
 import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 
@@ -79,5 +79,21 @@ auditTest(
     const read = await onChain.read();
     expect(read.filedAfter).toBe(Number.POSITIVE_INFINITY);
     expect(read.revoked.size).toBe(0);
+  },
+);
+
+auditTest(
+  'a revocation whose delegation’s end cannot be read is kept as long as any delegation may run',
+  () => {
+    const at = new Date('2026-11-01T09:00:00.000Z');
+    const { figures: _figures, ...unreadable } = revocation('AR-OLD', at, at);
+    const entry = { ...unreadable, environment: 'sandbox' as const };
+    expect(revokesLiveDelegation(entry, new Date(at.getTime() + 89 * DAY))).toBe(true);
+    expect(revokesLiveDelegation(entry, new Date(at.getTime() + 91 * DAY))).toBe(false);
+    const ended = {
+      ...revocation('AR-ENDED', at, new Date(at.getTime() + DAY)),
+      environment: 'sandbox' as const,
+    };
+    expect(revokesLiveDelegation(ended, new Date(at.getTime() + 2 * DAY))).toBe(false);
   },
 );
