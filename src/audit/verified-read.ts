@@ -9,7 +9,7 @@
 import { LONGEST_DELEGATION_MS } from '../access/index.js';
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
 import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
-import { type AuditSeal, headProblem } from './signing.js';
+import { type AuditSeal, type HeadMark, headProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
 
 /** The action of a delegation request's step (and its audit entry) that ends the delegation. */
@@ -61,6 +61,8 @@ const MOST_READ_ON = 500;
 
 export class VerifiedRevocations {
   #cached: { head: ChainHead; read: ChainRevocations } | undefined;
+  /** Every revocation read under a verified head (a delegation revoked stays revoked; granted again is another). */
+  #ever: ReadonlyMap<string, ChainRevocation> = new Map();
 
   constructor(
     private readonly log: ChainReader,
@@ -70,17 +72,29 @@ export class VerifiedRevocations {
 
   /** The revocations on the chain as it stands now (see the file's comment). */
   async read(): Promise<ChainRevocations> {
+    // The mark as it was before the head was read: an append here may raise it past that head meanwhile.
+    const mark = this.seal.marks.get(this.environment);
     const head = await this.log.head(this.environment);
-    // Checked at every read, cache or not: a head rolled back behind this process's mark fails here.
-    if (!head?.signature || headProblem(this.seal, this.environment, head) || foreignEntryProblem(head)) {
+    // Checked at every read, cache or not: a head rolled back behind the mark fails here.
+    if (
+      !head?.signature ||
+      headProblem(this.seal, this.environment, head, mark) ||
+      foreignEntryProblem(head)
+    ) {
       return NOTHING_VERIFIES;
     }
     const cached = this.#cached;
     if (cached && sameHead(cached.head, head)) return cached.read;
-    const read =
+    const found =
       (cached && (await this.readOn(cached.head, cached.read, head))) ??
-      revocationsOf(await this.log.entries(this.environment), head);
+      revocationsOf(await this.log.entries(this.environment), head, mark);
+    if (found === NOTHING_VERIFIES) return found;
+    // A revocation read under a verified head stays read: one taken out of the chain later (a rollback
+    // behind a mark this process has not seen) does not bring its delegation back.
+    const read = { ...found, revoked: withRevocations(this.#ever, [], found.revoked) };
+    this.#ever = read.revoked;
     this.#cached = { head, read };
+    this.seal.marks.raise(this.environment, head, new Date());
     return read;
   }
 
@@ -102,6 +116,8 @@ export class VerifiedRevocations {
     const end = latest.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
     if (start < 0 || end - start !== count) return undefined;
     const fresh = latest.slice(start, end + 1);
+    // The newest entry must be the one the signed head names, not another under its seq and hash.
+    if (entryHash(fresh.at(-1) as AuditEntry) !== head.hash) return undefined;
     if (!fresh.every((entry, i) => i === 0 || links(fresh[i - 1] as AuditEntry, entry))) return undefined;
     const added = fresh.slice(1);
     return {
@@ -115,12 +131,18 @@ export class VerifiedRevocations {
  * The revocations in `entries` up to the signed `head`: all of them when the chain verifies whole;
  * else those of the entries linked back from the head, with the time of the first of them.
  */
-function revocationsOf(listed: readonly AuditEntry[], head: ChainHead): ChainRevocations {
+function revocationsOf(
+  listed: readonly AuditEntry[],
+  head: ChainHead,
+  mark: HeadMark | undefined,
+): ChainRevocations {
   const entries = withHeadEntry(listed, head);
   const end = entries.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
   const last = entries[end];
   if (!last || entryHash(last) !== last.hash) return NOTHING_VERIFIES;
   const chain = entries.slice(0, end + 1);
+  // A head at or past the mark holds the mark's entry, else it is another chain (a rollback and fork).
+  if (mark && !holdsMark(chain, mark)) return NOTHING_VERIFIES;
   if (verifyChain(chain, head).ok) {
     return { revoked: withRevocations(new Map(), chain), filedAfter: lastFinding(chain) };
   }
@@ -129,8 +151,18 @@ function revocationsOf(listed: readonly AuditEntry[], head: ChainHead): ChainRev
   const vouched = chain.slice(first);
   return {
     revoked: withRevocations(new Map(), vouched),
-    filedAfter: Math.max(Date.parse((vouched[0] as AuditEntry).at), lastFinding(vouched)),
+    filedAfter: Math.max(...vouched.map((e) => Date.parse(e.at)), lastFinding(vouched)),
   };
+}
+
+/**
+ * The chain holds the mark's entry at the mark's seq; when no entry is at that seq, it must have been
+ * cut by retention (every entry listed is past it).
+ */
+function holdsMark(chain: readonly AuditEntry[], mark: HeadMark): boolean {
+  const entry = chain.findLast((e) => e.seq === mark.seq);
+  if (!entry) return chain.every((e) => e.seq === undefined || e.seq > mark.seq);
+  return entry.hash === mark.hash && entryHash(entry) === mark.hash;
 }
 
 /**
@@ -165,8 +197,10 @@ function withHeadEntry(entries: readonly AuditEntry[], head: ChainHead): AuditEn
 function withRevocations(
   known: ReadonlyMap<string, ChainRevocation>,
   entries: readonly AuditEntry[],
+  more: ReadonlyMap<string, ChainRevocation> = new Map(),
 ): ReadonlyMap<string, ChainRevocation> {
   const revoked = new Map(known);
+  for (const [id, revocation] of more) if (!revoked.has(id)) revoked.set(id, revocation);
   for (const entry of entries) {
     const id = entry.requestId;
     if (entry.kind !== 'delegation' || entry.action !== DELEGATION_REVOKED || !id || revoked.has(id))

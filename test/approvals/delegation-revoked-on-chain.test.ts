@@ -3,6 +3,9 @@
 // who takes the revocation step out of the request does not bring the delegation back; one who breaks
 // the chain makes the delegations filed before the break count for none, until granted again. Without
 // the key, delegations are read from the store alone, as they always were.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { REVOKED_ACTION } from '../../src/approvals/delegation-requests.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
@@ -71,6 +74,13 @@ async function rewriteChainWithoutRevocation(store: Store): Promise<void> {
     hash: last.hash ?? '',
     ...(head?.signature ? { signature: head.signature } : {}),
   });
+}
+
+/** The audit log's entries replaced by these (a store writer with no key). */
+async function setAuditList(store: Store, entries: readonly AuditEntry[]): Promise<void> {
+  const list = auditListKey('sandbox');
+  await store.deleteList(list);
+  for (const entry of entries) await store.appendToList(list, entry);
 }
 
 /** A withdrawal filed, and the delegate's approval of it as the engine answers it. */
@@ -150,6 +160,71 @@ describe('with the audit signing key', () => {
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(2);
   });
+});
+
+/** Engines sharing one marks file, as replicas on one host do. */
+const sharedSigner = newSigner();
+let marksFile = '';
+const sharingMarks = delegationTest.extend('engineOptions', () => {
+  marksFile = join(mkdtempSync(join(tmpdir(), 'marks-')), 'marks.json');
+  return {
+    engine: { policy: policy(), auditSeal: { signer: sharedSigner, marks: new HeadMarks(marksFile) } },
+  };
+});
+
+describe('with the audit signing key, against a store writer who puts things back', () => {
+  test('the revocation entry swapped (same seq and hash, another action) while it is the head, then restored: the delegation stays revoked', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const id = await delegate(fx, CHIDI, BOLA);
+    expect(await engine.liveDelegations()).toHaveLength(1); // read at the head before the revocation
+    expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
+    const original = await fx.store.readList<AuditEntry>(auditListKey('sandbox'), 0, -1);
+    const at = original.findIndex((e) => e.action === REVOKED_ACTION);
+    expect(at).toBe(original.length - 1);
+    await setAuditList(
+      fx.store,
+      original.map((e, i) => (i === at ? { ...e, action: 'noted' } : e)),
+    );
+    await rewrite(fx.store, id, withoutRevocation, { audited: false });
+    expect(await engine.liveDelegations()).toEqual([]);
+    await setAuditList(fx.store, original);
+
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false });
+    expect(await engine.liveDelegations()).toEqual([]);
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  sharingMarks(
+    'an older signed head and list put back, read by a running replica sharing the marks file: both count the delegation for none, and the rollback is recorded',
+    async ({ fx, engine, networkId }) => {
+      const id = await delegate(fx, CHIDI, BOLA);
+      const b = await fx.another({
+        engine: { policy: policy(), auditSeal: { signer: sharedSigner, marks: new HeadMarks(marksFile) } },
+      });
+      const oldHead = await fx.store.get<ChainHead>(auditHeadKey('sandbox'));
+      const oldList = await fx.store.readList<AuditEntry>(auditListKey('sandbox'), 0, -1);
+      expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
+      expect(await b.engine.liveDelegations()).toEqual([]);
+
+      await setAuditList(fx.store, oldList);
+      await fx.store.set(auditHeadKey('sandbox'), oldHead);
+      await rewrite(fx.store, id, withoutRevocation, { audited: false });
+      expect(await b.engine.liveDelegations()).toEqual([]);
+      expect(await engine.liveDelegations()).toEqual([]);
+
+      const request = await fileDraft(b.engine, withdrawal(networkId, '1500'));
+      expect(await approveAsSeen(b.engine, request.id, BOLA)).toMatchObject({ ok: false });
+      await b.engine.idle();
+      expect(withdrawCalls(fx)).toBe(0);
+      const entries = await b.engine.auditRange(undefined, undefined);
+      expect(entries.some((e) => e.action === 'head-unverified')).toBe(true);
+      expect(await engine.liveDelegations()).toEqual([]);
+    },
+  );
 });
 
 describe('without the audit signing key', () => {
