@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import type { AuditDraft } from '../../src/audit/index.js';
 import { auditHeadKey } from '../../src/audit/log.js';
+import { HeadMarks } from '../../src/audit/signing.js';
 import { revokesLiveDelegation, VerifiedRevocations } from '../../src/audit/verified-read.js';
 import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
@@ -79,6 +80,37 @@ auditTest(
     const read = await onChain.read();
     expect(read.filedAfter).toBe(Number.POSITIVE_INFINITY);
     expect(read.revoked.size).toBe(0);
+  },
+);
+
+auditTest(
+  'a head past the mark whose chain holds another entry at the mark’s seq is another chain: it vouches for nothing',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-revocation-fork');
+    const now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { now: () => now });
+    await replica.log.append('sandbox', auditDraft(0, now));
+    await replica.log.append('sandbox', revocation('AR-DELEGATED', now, new Date(now.getTime() + DAY)));
+    await replica.log.append('sandbox', auditDraft(1, now));
+    const [first] = await replica.log.entries('sandbox');
+    if (first?.seq === undefined || !first.hash) throw new Error('the first entry is not chained');
+
+    const agrees = new HeadMarks();
+    agrees.raise('sandbox', { seq: first.seq, hash: first.hash }, now);
+    const read = await new VerifiedRevocations(replica.log, 'sandbox', {
+      ...replica.seal,
+      marks: agrees,
+    }).read();
+    expect(read.filedAfter).toBe(Number.NEGATIVE_INFINITY);
+    expect(read.revoked.has('AR-DELEGATED')).toBe(true);
+
+    const other = new HeadMarks();
+    other.raise('sandbox', { seq: first.seq, hash: 'f'.repeat(64) }, now);
+    const forked = await new VerifiedRevocations(replica.log, 'sandbox', {
+      ...replica.seal,
+      marks: other,
+    }).read();
+    expect(forked.filedAfter).toBe(Number.POSITIVE_INFINITY);
   },
 );
 
