@@ -2,10 +2,12 @@
 // verify up to the signed head: a store writer without the audit signing key can take a revocation
 // step out of its request's history, but not out of the chain unnoticed. Where the chain does not
 // verify whole, only what the signed head vouches for (the entries linked back from it) is read, and
-// delegations filed before the first of them count for none: a revocation may have been taken out
+// delegations filed before the newest of them count for none: a revocation may have been taken out
 // before it. So do those filed before a recorded break (a `head-unverified` finding: the bot signed on
-// from a head it could not verify, over entries that may have been rewritten and linked again). Read-only; cached by the head, and a head that moved on is read from where the cache
-// ended. docs/decisions/revocation-on-the-signed-chain.md.
+// from a head it could not verify, over entries that may have been rewritten and linked again). A head
+// behind the mark, or past it over another entry at the mark's seq, vouches for nothing. Read-only;
+// cached by the head, a head that moved on read from where the cache ended, and every revocation read
+// kept for the process's life. docs/decisions/revocation-on-the-signed-chain.md.
 import { LONGEST_DELEGATION_MS } from '../access/index.js';
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
 import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
@@ -129,7 +131,7 @@ export class VerifiedRevocations {
 
 /**
  * The revocations in `entries` up to the signed `head`: all of them when the chain verifies whole;
- * else those of the entries linked back from the head, with the time of the first of them.
+ * else those of the entries linked back from the head, with the newest time among them.
  */
 function revocationsOf(
   listed: readonly AuditEntry[],
