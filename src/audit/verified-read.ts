@@ -151,10 +151,17 @@ function revocationsOf(
   let first = end;
   while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
   const vouched = chain.slice(first);
-  return {
-    revoked: withRevocations(new Map(), vouched),
-    filedAfter: Math.max(...vouched.map((e) => Date.parse(e.at)), lastFinding(vouched)),
-  };
+  return { revoked: withRevocations(new Map(), vouched), filedAfter: newestTime(vouched) };
+}
+
+/**
+ * The newest time among `entries` and their last finding; a loop, since spreading a long chain into
+ * Math.max overflows the stack.
+ */
+function newestTime(entries: readonly AuditEntry[]): number {
+  let newest = lastFinding(entries);
+  for (const entry of entries) newest = Math.max(newest, Date.parse(entry.at));
+  return newest;
 }
 
 /**
