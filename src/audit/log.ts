@@ -28,6 +28,7 @@ import { type ChainHead, type ChainReport, chainEntry, entryHash, verifyChain } 
 import {
   endsAtHead,
   foreignEntryProblem,
+  forkedPastMark,
   HOLDS_WINDOW,
   headAhead,
   lastPastHead,
@@ -177,7 +178,22 @@ export class AuditLog {
   ): Promise<HeadProblem | 'moved' | undefined> {
     const seal = this.seal;
     const found = (seal && headProblem(seal, environment, head)) ?? (head && foreignEntryProblem(head));
-    return found ?? (await this.pastHead(environment, head, list, previous));
+    return (
+      found ??
+      (await this.pastHead(environment, head, list, previous)) ??
+      (await this.pastMark(environment, head, list))
+    );
+  }
+
+  /** A head past the mark on a chain that no longer holds the mark's entry (see forkedPastMark). */
+  private async pastMark(
+    environment: ServiceEnvironment,
+    head: ChainHead | undefined,
+    list: string,
+  ): Promise<HeadProblem | undefined> {
+    const mark = this.seal?.marks.get(environment);
+    if (!head || !mark || head.seq <= mark.seq) return undefined;
+    return forkedPastMark(head, mark, await this.store.readList<AuditEntry>(list, 0, -1));
   }
 
   /**

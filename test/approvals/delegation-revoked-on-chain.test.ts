@@ -225,6 +225,39 @@ describe('with the audit signing key, against a store writer who puts things bac
       expect(await engine.liveDelegations()).toEqual([]);
     },
   );
+
+  sharingMarks(
+    'an older signed head and list put back and signed past the mark by a replica without the marks file: the next append records the fork, and after a restart the delegation counts for none',
+    async ({ fx, engine, networkId }) => {
+      const id = await delegate(fx, CHIDI, BOLA);
+      const oldHead = await fx.store.get<ChainHead>(auditHeadKey('sandbox'));
+      const oldList = await fx.store.readList<AuditEntry>(auditListKey('sandbox'), 0, -1);
+      expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
+      expect(await engine.liveDelegations()).toEqual([]);
+
+      await setAuditList(fx.store, oldList);
+      await fx.store.set(auditHeadKey('sandbox'), oldHead);
+      await rewrite(fx.store, id, withoutRevocation, { audited: false });
+      // Another host: the same key, no marks file; it signs on past the mark over the rolled-back chain.
+      const other = await fx.another({
+        engine: { policy: policy(), auditSeal: { signer: sharedSigner, marks: new HeadMarks() } },
+      });
+      await fileDraft(other.engine, withdrawal(networkId, '1'));
+      await fileDraft(other.engine, withdrawal(networkId, '2'));
+      await fileDraft(engine, withdrawal(networkId, '3'));
+      const entries = await fx.store.readList<AuditEntry>(auditListKey('sandbox'), 0, -1);
+      expect(entries.some((e) => e.action === 'head-unverified')).toBe(true);
+
+      const restarted = await fx.another({
+        engine: { policy: policy(), auditSeal: { signer: sharedSigner, marks: new HeadMarks(marksFile) } },
+      });
+      expect(await restarted.engine.liveDelegations()).toEqual([]);
+      const request = await fileDraft(restarted.engine, withdrawal(networkId, '1500'));
+      expect(await approveAsSeen(restarted.engine, request.id, BOLA)).toMatchObject({ ok: false });
+      await restarted.engine.idle();
+      expect(withdrawCalls(fx)).toBe(0);
+    },
+  );
 });
 
 describe('without the audit signing key', () => {
