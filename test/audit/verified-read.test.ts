@@ -1,8 +1,9 @@
 // The revocations of delegations as the signed chain records them: read from entries that verify up to
 // the signed head, and kept by a retention cut until the delegation they end has ended by its own date.
 import { expect } from 'vitest';
-import type { AuditDraft } from '../../src/audit/index.js';
-import { auditHeadKey } from '../../src/audit/log.js';
+import { chainEntry } from '../../src/audit/chain.js';
+import type { AuditDraft, AuditEntry } from '../../src/audit/index.js';
+import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import { revokesLiveDelegation, VerifiedRevocations } from '../../src/audit/verified-read.js';
 import { auditTest } from '../support/audit-archive.js';
@@ -111,6 +112,34 @@ auditTest(
       marks: other,
     }).read();
     expect(forked.filedAfter).toBe(Number.POSITIVE_INFINITY);
+  },
+);
+
+auditTest(
+  'a long chain broken near its start reads the entries the head vouches for (no stack overflow)',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-revocation-long');
+    const now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { now: () => now });
+    const entries: AuditEntry[] = [];
+    for (let i = 0; i < 200_000; i += 1) {
+      const draft = i === 1 ? revocation('AR-DELEGATED', now, now) : auditDraft(i, now);
+      entries.push(chainEntry({ ...draft, environment: 'sandbox' }, entries.at(-1)));
+    }
+    const last = entries.at(-1) as AuditEntry;
+    const list = auditListKey('sandbox');
+    await a.deleteList(list);
+    for (const [i, entry] of entries.entries()) {
+      await a.appendToList(list, i === 0 ? { ...entry, note: 'rewritten' } : entry);
+    }
+    const head = { seq: last.seq ?? 0, hash: last.hash ?? '' };
+    await a.set(auditHeadKey('sandbox'), replica.seal.signer.signHead('sandbox', head));
+    const read = await new VerifiedRevocations(replica.log, 'sandbox', {
+      ...replica.seal,
+      marks: new HeadMarks(),
+    }).read();
+    expect(read.filedAfter).toBe(now.getTime());
+    expect(read.revoked.has('AR-DELEGATED')).toBe(true);
   },
 );
 
