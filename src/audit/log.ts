@@ -193,7 +193,13 @@ export class AuditLog {
   ): Promise<HeadProblem | undefined> {
     const mark = this.seal?.marks.get(environment);
     if (!head || !mark || head.seq <= mark.seq) return undefined;
-    return forkedPastMark(head, mark, await this.store.readList<AuditEntry>(list, 0, -1));
+    // The list's end back to the mark's seq (the entries since, as another replica appended them),
+    // not the whole list at every replica's first append after another's; the whole list only when
+    // that end does not reach back as far as the mark.
+    const window = head.seq - mark.seq + HOLDS_WINDOW;
+    const end = await this.store.readList<AuditEntry>(list, -window, -1);
+    const reaches = end.length < window || end.some((e) => e.seq !== undefined && e.seq <= mark.seq);
+    return forkedPastMark(head, mark, reaches ? end : await this.store.readList<AuditEntry>(list, 0, -1));
   }
 
   /**
