@@ -2,6 +2,12 @@
 // delegate approve in an approver's place. The request that grants it, the store's index of those
 // requests and their revocation are the approvals room's (approvals/delegation-requests.ts).
 
+/**
+ * The longest a delegation may run from its filing: long enough for a holiday, short enough to be
+ * looked at again.
+ */
+export const LONGEST_DELEGATION_MS = 90 * 86_400_000;
+
 /** A delegation as granted: who may approve in whose place, until when, up to which amount. */
 export interface Delegation {
   /** The id of the request that granted it. */

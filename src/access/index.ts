@@ -2,7 +2,7 @@
 // (roles, user groups, approver pools, the tiers of approvals an amount needs), the delegations that
 // let someone act in an approver's place, and the policy that judges who may act on a request. Nothing
 // else is imported from outside this folder (.dependency-cruiser.cjs).
-export { type Delegation, isLive } from './delegations.js';
+export { type Delegation, isLive, LONGEST_DELEGATION_MS } from './delegations.js';
 export { GroupMembers } from './groups.js';
 export type { JudgedRequest } from './judged-request.js';
 export { REQUEST_KINDS, type RequestKind } from './kinds.js';

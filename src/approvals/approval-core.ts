@@ -3,6 +3,7 @@
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
+import { type AuditSeal, VerifiedRevocations } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -58,6 +59,11 @@ export interface EngineOptions {
   signing?: SigningOptions | undefined;
   /** The settings in effect: recorded in the audit chain at start when they changed (policy-recorder.ts). */
   policySnapshot?: PolicySetting[] | undefined;
+  /**
+   * The audit signing key and this process's marks: heads are signed, and archive segments; requests
+   * are sealed, and a delegation's revocation holds from the signed chain too.
+   */
+  auditSeal?: AuditSeal | undefined;
 }
 
 /** What a click decides under the lock: a result, a final approval to re-check first, or a request that changed. */
@@ -110,12 +116,17 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     this.keyId = options.keyId;
     this.judging = new JudgingPolicy(options.policySnapshot !== undefined);
     this.signed = new SignedApprovals(options);
+    const { auditSeal } = options;
+    const onChain = auditSeal
+      ? new VerifiedRevocations(this.repo.auditLog, options.custody.environment, auditSeal)
+      : undefined;
     this.delegations = new DelegationBook(
       options.store,
       options.custody.environment,
       (ids) => this.repo.getMany(ids),
       this.now,
       (request) => this.signed.grantStands(request),
+      onChain && (() => onChain.read()),
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
     const { repo, now } = this;

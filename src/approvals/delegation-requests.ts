@@ -2,10 +2,14 @@
 // through the engine like any request, and executed by writing it to the store instead of calling the
 // service. The delegation is in effect while its request is completed, not revoked, and before its end;
 // every check reads the store, so a revocation holds at once on every replica and survives restarts.
+// Where the bot holds the audit signing key, a revocation also holds from the signed audit chain (its
+// step's entry), which a store writer cannot rewrite unnoticed; while the chain does not verify, a
+// delegation filed before what its signed head vouches for counts for none (audit/verified-read.ts).
 // This file is the requests' side: filing them, the store's index of the granting requests, ending
 // them. The grant itself (Delegation, isLive) and who may use it for which request live in the access
 // room (access/delegations.ts, access/policy.ts: the one place eligibility lives).
-import { type Delegation, isLive } from '../access/index.js';
+import { type Delegation, isLive, LONGEST_DELEGATION_MS } from '../access/index.js';
+import { type ChainRevocations, DELEGATION_REVOKED } from '../audit/index.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
@@ -14,10 +18,7 @@ import type { ServiceEnvironment } from './ports.js';
 import { sentBack, transition } from './state-machine.js';
 import type { ApprovalRequest, RequestDraft, RequestOf } from './types.js';
 
-/** The longest a delegation may run: long enough for a holiday, short enough to be looked at again. */
-const MAX_DELEGATION_MS = 90 * 86_400_000;
-
-export const REVOKED_ACTION = 'delegation-revoked';
+export const REVOKED_ACTION = DELEGATION_REVOKED;
 /** How the note of a revocation by the bot begins; why follows it ("ended by the bot: its delegate …"). */
 export const ENDED_NOTE_START = 'ended by the bot: ';
 /** The bot cancelled a delegation waiting for approval: its delegate or delegator may no longer act. */
@@ -107,7 +108,7 @@ export function delegationProblem(
   if (payload.delegate === payload.delegator) return 'delegate: you cannot delegate to yourself';
   const until = Date.parse(payload.until);
   if (!(until > now.getTime())) return 'until: must be in the future';
-  if (until - now.getTime() > MAX_DELEGATION_MS) return 'until: at most 90 days from now';
+  if (until - now.getTime() > LONGEST_DELEGATION_MS) return 'until: at most 90 days from now';
   if (payload.max !== undefined && !Money.parseDecimal(payload.max).isPositive())
     return 'max: must be a positive amount';
   return undefined;
@@ -138,6 +139,8 @@ export class DelegationBook {
     private readonly now: () => Date,
     /** Whether a granting request stands: its filing seal holds where the bot checks it (request-seal.ts). */
     private readonly stands: (request: ApprovalRequest) => boolean = () => true,
+    /** What the signed audit chain says of delegations; absent without the audit signing key. */
+    private readonly chain?: () => Promise<ChainRevocations>,
   ) {}
 
   /** The execution of a delegation request: idempotent, so a repeat writes nothing new. */
@@ -155,10 +158,11 @@ export class DelegationBook {
     const now = this.now();
     const ids = await this.store.setMembers(indexKey(this.environment));
     const requests = ids.length > 0 ? await this.load(ids) : [];
+    const chain = ids.length > 0 ? await this.chain?.() : undefined;
     const found: Delegation[] = [];
     for (const [index, id] of ids.entries()) {
       const request = requests[index];
-      const delegation = request && this.grantOf(request);
+      const delegation = request && this.grantOf(request, chain);
       if (!delegation) continue; // its outcome is still being settled, or its request was changed
       const endedAt = Date.parse(delegation.revoked?.at ?? delegation.until);
       if (now.getTime() - endedAt > KEEP_ENDED_MS) {
@@ -177,7 +181,7 @@ export class DelegationBook {
   async byId(id: string): Promise<Delegation | undefined> {
     const [request] = await this.load([id]);
     if (request?.environment !== this.environment) return undefined;
-    return this.grantOf(request);
+    return this.grantOf(request, await this.chain?.());
   }
 
   /** The granting requests in the index as stored, whether their seals hold or not (sealing-once.ts). */
@@ -187,10 +191,19 @@ export class DelegationBook {
     return requests.filter((r): r is ApprovalRequest => r !== undefined);
   }
 
-  /** The delegation a request granted, unless it was changed outside the bot: then none. */
-  private grantOf(request: ApprovalRequest): Delegation | undefined {
+  /**
+   * The delegation a request granted, unless it was changed outside the bot or filed before what the
+   * signed chain vouches for: then none. Revoked when its history or the chain says so.
+   */
+  private grantOf(request: ApprovalRequest, chain: ChainRevocations | undefined): Delegation | undefined {
     const delegation = delegationOf(request);
-    return delegation && this.stands(request) ? delegation : undefined;
+    if (!delegation || !this.stands(request)) return undefined;
+    if (!chain || delegation.revoked) return delegation;
+    if (!(Date.parse(request.createdAt) > chain.filedAfter)) return undefined;
+    const revoked = chain.revoked.get(request.id);
+    if (!revoked) return delegation;
+    const { at, actor, note } = revoked;
+    return { ...delegation, revoked: { at, by: actor ?? '', ...(note ? { note } : {}) } };
   }
 
   /** Delegations in effect now. */

@@ -2,7 +2,7 @@
 // questions on to it): reading, checking, archiving and exporting the trail, and putting policy changes
 // on it, with their part of the engine's start, sweep and stop. Its parts are private: callers ask the
 // engine, never the keeper, the exports or the recorder.
-import type { ActorLookup, ArchiveOutcome, AuditDraft, AuditSeal } from '../audit/index.js';
+import type { ActorLookup, ArchiveOutcome, AuditDraft } from '../audit/index.js';
 import {
   type AuditAlarmListener,
   type AuditCheck,
@@ -23,8 +23,6 @@ import type { AuditEntry } from './types.js';
 export interface AuditSideOptions extends EngineOptions {
   /** CNGN_AUDIT_RETENTION: archived audit entries older than this are removed; unset keeps everything. */
   auditRetentionMs?: number | undefined;
-  /** The audit signing key and this process's marks: heads are signed, and archive segments. */
-  auditSeal?: AuditSeal | undefined;
   /** CNGN_AUDIT_ARCHIVE's folder (needs auditSeal) and CNGN_AUDIT_ARCHIVE_EVERY. */
   auditArchive?: { dir: string; everyMs: number } | undefined;
   /** Who actors are (the Slack directory): each audit entry records its actor's name and e-mail then. */

@@ -4,7 +4,7 @@
 // own hand: someone with write access to the store put them there), and the entry recording a finding.
 import { type ChainHead, entryHash } from './chain.js';
 import { short } from './crypto.js';
-import type { HeadProblem } from './signing.js';
+import type { HeadMark, HeadProblem } from './signing.js';
 import type { AuditEntry } from './types.js';
 
 /** The action of the entry an append writes when the head it was to extend did not verify. */
@@ -77,6 +77,26 @@ export function pastHeadProblem(head: ChainHead, entries: AuditEntry[]): HeadPro
   return {
     kind: 'entries-past-head',
     text: `the log holds entries at seq ${named}${more} that the signed head at seq ${head.seq} (hash ${short(head.hash)}) does not cover: this bot signs the head before it writes an entry, so it did not write them`,
+  };
+}
+
+/**
+ * A head past the mark on another chain: the entries up to the head no longer hold the mark's entry
+ * at the mark's seq (a rollback and fork signed on by a replica that did not hold the mark). No entry
+ * at that seq is no problem when every entry listed is past it: retention cut it.
+ */
+export function forkedPastMark(
+  head: ChainHead,
+  mark: HeadMark,
+  entries: readonly AuditEntry[],
+): HeadProblem | undefined {
+  const chain = entries.filter((e) => e.seq === undefined || e.seq <= head.seq);
+  const entry = chain.findLast((e) => e.seq === mark.seq);
+  if (!entry && chain.every((e) => e.seq === undefined || e.seq > mark.seq)) return undefined;
+  if (entry && entry.hash === mark.hash && entryHash(entry) === mark.hash) return undefined;
+  return {
+    kind: 'head-replaced',
+    text: `the head at seq ${head.seq} is on another chain: the entry at seq ${mark.seq} is not the one with hash ${short(mark.hash)} this bot signed or checked there`,
   };
 }
 

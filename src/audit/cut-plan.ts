@@ -2,10 +2,12 @@
 
 import { isCutMarker, sealOf } from './chain.js';
 import type { AuditEntry } from './types.js';
+import { revokesLiveDelegation } from './verified-read.js';
 
 /**
  * Where a cut of `entries` from `start` ends: past every entry older than `olderThan` that `archived`
- * holds, in a row. Undefined when it would split the entries of an older version, which are sealed
+ * holds, in a row, up to the first that revokes a delegation not yet ended at `now` (the chain is
+ * where that revocation holds, verified-read.ts: it stays until the delegation ends). Undefined when it would split the entries of an older version, which are sealed
  * together: they go all at once or not at all.
  */
 function cutEnd(
@@ -13,11 +15,13 @@ function cutEnd(
   start: number,
   olderThan: Date,
   archived: (entry: AuditEntry) => boolean,
+  now: Date,
 ): number | undefined {
   let end = start;
   while (end < entries.length) {
     const entry = entries[end] as AuditEntry;
     if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
+    if (revokesLiveDelegation(entry, now)) break;
     end += 1;
   }
   const unchained = entries.slice(start).findIndex((e) => e.hash);
@@ -30,10 +34,15 @@ function cutEnd(
  * the chain's last entry, whatever it is (an earlier cut's record too; the head's, see rewritable()):
  * only the marker is outside the chain. Undefined when it removes nothing.
  */
-export function cutPlan(entries: AuditEntry[], olderThan: Date, archived: (entry: AuditEntry) => boolean) {
+export function cutPlan(
+  entries: AuditEntry[],
+  olderThan: Date,
+  archived: (entry: AuditEntry) => boolean,
+  now: Date,
+) {
   const earlier = entries[0] && isCutMarker(entries[0]) ? entries[0] : undefined;
   const start = earlier ? 1 : 0;
-  const end = cutEnd(entries, start, olderThan, archived);
+  const end = cutEnd(entries, start, olderThan, archived, now);
   if (end === undefined) return undefined;
   const removed = entries.slice(start, end);
   const lastRemoved = removed.at(-1);

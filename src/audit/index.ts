@@ -33,3 +33,8 @@ export type {
   RequestState,
   ServiceEnvironment,
 } from './types.js';
+export {
+  type ChainRevocations,
+  DELEGATION_REVOKED,
+  VerifiedRevocations,
+} from './verified-read.js';

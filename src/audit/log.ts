@@ -14,11 +14,12 @@
 // before the entry is hashed.
 //
 // Retention never truncates silently: only entries older than the retention AND held by a verified
-// archive segment are removed, oldest first. The shorter log is written as a new generation that starts
-// with a cut marker (the last removed entry's seq and hash) and ends with a chained entry recording the
-// cut; then the head moves to that entry, naming the new generation, then the generation pointer moves
-// and the old list is deleted. A crash before the head moved leaves the old log whole; after it, the
-// next read or append finishes the switch, so the current list is never ahead of the signed head.
+// archive segment are removed, oldest first, stopping at a revocation of a delegation not yet ended
+// (verified-read.ts). The shorter log is written as a new generation that starts with a cut marker (the
+// last removed entry's seq and hash) and ends with a chained entry recording the cut; then the head
+// moves to that entry, naming the new generation, then the generation pointer moves and the old list is
+// deleted. A crash before the head moved leaves the old log whole; after it, the next read or append
+// finishes the switch, so the current list is never ahead of the signed head.
 
 import { crashPoint } from '../crash-points.js';
 import type { Store } from '../store/index.js';
@@ -27,6 +28,7 @@ import { type ChainHead, type ChainReport, chainEntry, entryHash, verifyChain } 
 import {
   endsAtHead,
   foreignEntryProblem,
+  forkedPastMark,
   HOLDS_WINDOW,
   headAhead,
   lastPastHead,
@@ -176,7 +178,28 @@ export class AuditLog {
   ): Promise<HeadProblem | 'moved' | undefined> {
     const seal = this.seal;
     const found = (seal && headProblem(seal, environment, head)) ?? (head && foreignEntryProblem(head));
-    return found ?? (await this.pastHead(environment, head, list, previous));
+    return (
+      found ??
+      (await this.pastHead(environment, head, list, previous)) ??
+      (await this.pastMark(environment, head, list))
+    );
+  }
+
+  /** A head past the mark on a chain that no longer holds the mark's entry (see forkedPastMark). */
+  private async pastMark(
+    environment: ServiceEnvironment,
+    head: ChainHead | undefined,
+    list: string,
+  ): Promise<HeadProblem | undefined> {
+    const mark = this.seal?.marks.get(environment);
+    if (!head || !mark || head.seq <= mark.seq) return undefined;
+    // The list's end back to the mark's seq (the entries since, as another replica appended them),
+    // not the whole list at every replica's first append after another's; the whole list only when
+    // that end does not reach back as far as the mark.
+    const window = head.seq - mark.seq + HOLDS_WINDOW;
+    const end = await this.store.readList<AuditEntry>(list, -window, -1);
+    const reaches = end.length < window || end.some((e) => e.seq !== undefined && e.seq <= mark.seq);
+    return forkedPastMark(head, mark, reaches ? end : await this.store.readList<AuditEntry>(list, 0, -1));
   }
 
   /**
@@ -275,7 +298,7 @@ export class AuditLog {
         const generation = await this.current(environment, read);
         const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
         if (!this.rewritable(environment, read, entries)) return 0;
-        const plan = cutPlan(entries, olderThan, archived);
+        const plan = cutPlan(entries, olderThan, archived, now);
         if (!plan) return 0;
         const { removed, end, cut, tail } = plan;
         const note = `${removed.length} entries before ${olderThan.toISOString()} removed, every one held by a verified archive segment`;

@@ -4,7 +4,7 @@
 // earlier head put back) still verifies, so each process also keeps, outside the store, the newest head
 // it signed or checked: its mark. A head behind the mark is a rollback.
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { lagosTime } from '../format/display.js';
 import type { ChainHead } from './chain.js';
@@ -94,11 +94,14 @@ export interface HeadMark {
  */
 export class HeadMarks {
   private readonly marks = new Map<string, HeadMark>();
+  /** The file's modification time and size when last read or written (another process changes them). */
+  private seen = '';
 
   constructor(
     private readonly file?: string,
     private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
   ) {
+    this.seen = this.stamp();
     for (const [environment, mark] of Object.entries(this.readFile())) this.marks.set(environment, mark);
   }
 
@@ -107,7 +110,9 @@ export class HeadMarks {
     return this.file;
   }
 
+  /** The mark, raised to the file's when another process sharing the file raised it since. */
   get(environment: string): HeadMark | undefined {
+    this.catchUp();
     return this.marks.get(environment);
   }
 
@@ -137,11 +142,40 @@ export class HeadMarks {
       const part = `${this.file}.${process.pid}.part`;
       writeFileSync(part, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
       renameSync(part, this.file);
+      this.seen = this.stamp();
     } catch (error) {
       this.warn?.('the audit head mark could not be written; kept in memory', {
         file: this.file,
         error: String(error),
       });
+    }
+  }
+
+  /** Read the file again when it changed since (a stat per call): keep the higher mark of each. */
+  private catchUp(): void {
+    const stamp = this.stamp();
+    if (stamp === this.seen) return;
+    this.seen = stamp;
+    try {
+      for (const [environment, theirs] of Object.entries(this.readFile())) {
+        const mine = this.marks.get(environment);
+        if (!mine || theirs.seq > mine.seq) this.marks.set(environment, theirs);
+      }
+    } catch (error) {
+      this.warn?.('the audit head marks could not be read again; the marks in memory hold', {
+        file: this.file,
+        error: String(error),
+      });
+    }
+  }
+
+  private stamp(): string {
+    if (!this.file) return '';
+    try {
+      const { mtimeMs, size, ino } = statSync(this.file);
+      return `${mtimeMs}:${size}:${ino}`;
+    } catch {
+      return '';
     }
   }
 
