@@ -12,9 +12,14 @@ export function csvCell(value: string | number | boolean | null | undefined): st
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+type CsvRow = ReadonlyArray<string | number | boolean | null | undefined>;
+
+/** One row's line, its CRLF included: toCsv's text is its rows' lines one after another. */
+export function csvLine(row: CsvRow): string {
+  return `${row.map(csvCell).join(',')}\r\n`;
+}
+
 /** Rows joined with CRLF, as RFC 4180 asks; the first row is usually the header. */
-export function toCsv(
-  rows: ReadonlyArray<ReadonlyArray<string | number | boolean | null | undefined>>,
-): string {
-  return `${rows.map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
+export function toCsv(rows: ReadonlyArray<CsvRow>): string {
+  return rows.map(csvLine).join('');
 }

@@ -61,12 +61,13 @@ function timed(movement: Movement): Timed {
 const TIMED_A_TURN = 1000;
 
 export function treasuryFigures(input: TreasuryInput): TreasuryFigures {
-  return figuresOf(input, input.movements.map(timed));
+  return figuresOf(input, countedOf(input, input.movements.map(timed)));
 }
 
 /**
  * treasuryFigures, with the movements' amounts and times worked out a slice at a time and a turn of
- * the event loop between two, so a month of 10,000 never holds it long.
+ * the event loop between two, so a month of 10,000 never holds it long; what is counted, and the
+ * figures from it, in turns of their own.
  */
 export async function treasuryFiguresInTurns(input: TreasuryInput): Promise<TreasuryFigures> {
   const all: Timed[] = [];
@@ -75,20 +76,32 @@ export async function treasuryFiguresInTurns(input: TreasuryInput): Promise<Trea
     for (const movement of input.movements.slice(start, start + TIMED_A_TURN)) all.push(timed(movement));
   }
   await setImmediate();
-  return figuresOf(input, all);
+  const counted = countedOf(input, all);
+  await setImmediate();
+  return figuresOf(input, counted);
 }
 
-function figuresOf(input: TreasuryInput, all: readonly Timed[]): TreasuryFigures {
-  const { period } = input;
-  const from = period.from.getTime();
-  const to = period.to.getTime();
+/** The movements a period's figures count, and its balances. */
+interface Counted {
+  knownFrom: number;
+  inPeriod: Timed[];
+  oldestFirst: Timed[];
+  closing: bigint;
+  opening: bigint;
+  moved: Timed[];
+  unreadable: Movement[];
+  readable: Timed[];
+}
+
+function countedOf(input: TreasuryInput, all: readonly Timed[]): Counted {
+  const from = input.period.from.getTime();
+  const to = input.period.to.getTime();
   const reached = input.reachedAt === undefined ? undefined : Date.parse(input.reachedAt);
   // Before the oldest kept movement nothing is known (the list ends there, or was not read further).
   const knownFrom = reached !== undefined && reached > from ? reached : from;
   const counted = all.filter((m) => m.at >= knownFrom);
   const after = counted.filter((m) => m.at >= to);
   const inPeriod = counted.filter((m) => m.at < to);
-  const within = inPeriod.map((m) => m.movement);
   const oldestFirst = [...inPeriod].sort((a, b) => a.at - b.at);
 
   const closing = koboOf(input.balance) - sumKobo(after, (m) => m.effect);
@@ -100,6 +113,12 @@ function figuresOf(input: TreasuryInput, all: readonly Timed[]): TreasuryFigures
     .filter((m) => m.moved && m.movement.unreadableAmount !== undefined)
     .map((m) => m.movement);
   const readable = inPeriod.filter((m) => m.movement.unreadableAmount === undefined);
+  return { knownFrom, inPeriod, oldestFirst, closing, opening, moved, unreadable, readable };
+}
+
+function figuresOf(input: TreasuryInput, counted: Counted): TreasuryFigures {
+  const { period } = input;
+  const { knownFrom, inPeriod, oldestFirst, closing, opening, moved, unreadable, readable } = counted;
   return {
     environment: input.environment,
     opening: naira(opening),
@@ -109,12 +128,12 @@ function figuresOf(input: TreasuryInput, all: readonly Timed[]): TreasuryFigures
     fees: naira(sumKobo(moved, (m) => m.fee)),
     largest: largestOf(readable),
     failures: readable.map((m) => m.movement).filter((m) => m.status === 'failed'),
-    days: dayFigures(period.days, oldestFirst, closing, to),
-    ...(knownFrom > from ? { completeFrom: new Date(knownFrom).toISOString() } : {}),
+    days: dayFigures(period.days, oldestFirst, closing, period.to.getTime()),
+    ...(knownFrom > period.from.getTime() ? { completeFrom: new Date(knownFrom).toISOString() } : {}),
     ...(input.interrupted ? { interrupted: true } : {}),
     ...(input.snapshotUnconfirmed ? { snapshotUnconfirmed: true } : {}),
     ...(unreadable.length ? { unreadable } : {}),
-    movements: within,
+    movements: inPeriod.map((m) => m.movement),
   };
 }
 

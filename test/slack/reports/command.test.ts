@@ -2,6 +2,8 @@
 // DM the fake Slack receives: the chart uploaded with its title and alt text, the summary's blocks,
 // and the CSV. Reports come from a small fixed source (test/support/report-source.ts).
 import { describe, expect } from 'vitest';
+import { toCsv } from '../../../src/format/csv.js';
+import type { Movement } from '../../../src/reports/types.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import type { Harness } from '../../support/harness.js';
 import { harnessTest } from '../../support/harness-fixtures.js';
@@ -119,6 +121,51 @@ describe('/cngn report', () => {
     expect(blocks.indexOf('cut short to keep within its request budget')).toBeLessThan(
       blocks.indexOf('*Balance*'),
     );
+  });
+
+  test('sends a CSV of 1,201 transactions, made a slice at a time, with the bytes of one made whole', async ({
+    start,
+    source,
+  }) => {
+    const h = await start();
+    const movements: Movement[] = Array.from({ length: 1201 }, (_, i) => ({
+      reference: i % 100 === 0 ? `=REF-${i}` : `WD-${i}`,
+      kind: 'withdrawal',
+      direction: 'out',
+      amount: `${i}.00`,
+      fee: '0.00',
+      at: new Date(Date.parse('2026-11-20T00:00:00Z') + i * 60_000).toISOString(),
+      status: i % 7 === 0 ? 'failed' : 'succeeded',
+      ...(i % 7 === 0 ? { reason: 'Declined, "by bank"' } : {}),
+      ...(i % 3 === 0 ? { network: 'bsc' } : {}),
+      ...(i === 5 ? { unreadableAmount: '1.005' } : {}),
+    }));
+    const build = source.build.bind(source);
+    source.build = async (period, options) => {
+      const report = await build(period, options);
+      return { ...report, treasury: { ...report.treasury, movements } };
+    };
+    await cngn(h, 'report');
+    await expect.poll(() => h.slack.sharedFiles().length).toBe(2);
+    const csv = h.slack.sharedFiles()[1];
+    const note = 'amount could not be read (the service sent "1.005"); left out of the report\'s figures';
+    const whole = toCsv([
+      ['at', 'reference', 'kind', 'direction', 'amount', 'fee', 'status', 'reason', 'network', 'note'],
+      ...movements.map((m) => [
+        m.at,
+        m.reference,
+        m.kind,
+        m.direction,
+        m.unreadableAmount === undefined ? m.amount : '',
+        m.fee,
+        m.status,
+        m.reason,
+        m.network,
+        m.unreadableAmount === undefined ? '' : note,
+      ]),
+    ]);
+    expect(csv?.title).toBe('1201 transactions — last 7 days (CSV)');
+    expect(csv?.content?.toString('utf8')).toBe(whole);
   });
 
   test('names the transactions whose amounts could not be read, in the summary and the CSV', async ({
