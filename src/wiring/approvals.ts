@@ -74,6 +74,8 @@ export interface ApprovalsSetup {
   alerts?: RecentAlerts | undefined;
   /** App Home: a burst of changes for one person within this is one publish. */
   homeDebounceMs?: number | undefined;
+  /** How often the engine sweeps (expiry, polls, reconciliation, reminders); default 15 s. */
+  sweepMs?: number | undefined;
   now?: () => Date;
   /** Debug lines too when the logger has them (an audit entry's actor Slack could not name in time). */
   log?: (ApprovalSlackDeps['log'] & Partial<Pick<Logger, 'debug'>>) | undefined;
@@ -184,6 +186,7 @@ function engineFor(
     ttlMs: setup.ttlMs,
     ...(setup.limits ? { limits: setup.limits } : {}),
     ...(setup.reminders ? { reminderPoints: setup.reminders } : {}),
+    ...(setup.sweepMs ? { tickMs: setup.sweepMs } : {}),
     ...(setup.auditRetentionMs ? { auditRetentionMs: setup.auditRetentionMs } : {}),
     ...(setup.auditSeal ? { auditSeal: setup.auditSeal } : {}),
     ...(setup.policySnapshot ? { policySnapshot: setup.policySnapshot } : {}),

@@ -35,6 +35,8 @@ export interface BotOptions {
   reconcileGraceMs?: number;
   /** App Home's per-person debounce (tests: short). */
   homeDebounceMs?: number;
+  /** How often the approvals engine sweeps: expiry, polls, reminders (default 15 s; tests: short). */
+  approvalSweepMs?: number;
   /** Record the policy in the audit chain at start (default true; tests of other features leave it out). */
   recordPolicy?: boolean;
   /** Where treasury reports come from (`/cngn report`, the schedule); unset: reports are off. */

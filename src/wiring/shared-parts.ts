@@ -145,6 +145,7 @@ function approvalsOf(parts: Base & Pick<Parts, 'roles'>): Approvals | undefined 
     notify: config.approvalNotify,
     alerts: parts.recentAlerts,
     ...(options.homeDebounceMs !== undefined ? { homeDebounceMs: options.homeDebounceMs } : {}),
+    ...(options.approvalSweepMs ? { sweepMs: options.approvalSweepMs } : {}),
     now: parts.now,
     log: logger,
   });

@@ -13,7 +13,7 @@ import { buildInfo } from '../version.js';
 import type { Workbench } from '../workbench/index.js';
 import { CHANNELS, DEMO_APPROVERS, DEMO_ROLES } from '../workbench/people.js';
 import type { PasskeyRule } from '../workbench/protocol.js';
-import { type Bot, startBot } from './bot.js';
+import { type Bot, type BotOptions, startBot } from './bot.js';
 
 /** Start-up refused for a reason that is not a malformed setting (the live-key rule). */
 export class StartupRefused extends Error {
@@ -134,6 +134,8 @@ export interface StartOptions {
    * ADMIN_PORT says (ADMIN_PORT=0 is no admin listener at all).
    */
   adminOnAnyPort?: boolean;
+  /** Tests only, never from the environment: App Home's debounce and the approvals sweep, short. */
+  timings?: Pick<BotOptions, 'homeDebounceMs' | 'approvalSweepMs'>;
 }
 
 /** The settings with the admin listener where a test asked for it (StartOptions.adminOnAnyPort). */
@@ -156,7 +158,7 @@ export async function start(
   if (!wantsWorkbench(env)) {
     const config = withTestAdmin(loadConfig(env), options);
     const logger = makeLogger(config);
-    const bot = await startBot({ config, logger, ...reports });
+    const bot = await startBot({ config, logger, ...options.timings, ...reports });
     announce(logger, bot, config.slack.mode);
     return { config, logger, bot, workbench: undefined, url: bot.url, stop: () => bot.stop() };
   }
@@ -250,6 +252,7 @@ async function startWorkbenchBot(
         host: '127.0.0.1',
         routes: workbench.routes,
         responseHeaders: workbench.headers,
+        ...options.timings,
         ...reports,
       });
       return { config, bot };

@@ -3,6 +3,7 @@ import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { CHART_FONT_FILES, renderReportChart } from '../../src/reports/chart.js';
 import { CHART_HEIGHT, CHART_WIDTH, chartSvg } from '../../src/reports/chart-svg.js';
+import { chartAlt } from '../../src/reports/chart-text.js';
 import type { ChartInput, DayFigures } from '../../src/reports/types.js';
 import { daysOf, WEEK } from '../support/report-days.js';
 
@@ -97,22 +98,22 @@ describe('the report chart', () => {
     );
   });
 
-  it('says the opening balance, as the summary does, when it is given', async () => {
-    const chart = await renderReportChart({ ...week, opening: '39500000.00' });
-    expect(chart.alt).toContain(
+  // The alt text is read from the figures alone (chartAlt): the tests of what it says below read it
+  // without drawing a picture, which takes a worker thread and the renderer each time.
+  it('says the opening balance, as the summary does, when it is given', () => {
+    expect(chartAlt({ ...week, opening: '39500000.00' })).toContain(
       'opening balance ₦39,500,000.00, closing balance ₦44,845,500.75 on Sun 22 Nov; inflows',
     );
   });
 
-  it('sums the days’ amounts exactly', async () => {
+  it('sums the days’ amounts exactly', () => {
     const cents = Array.from({ length: 10 }, (_, i) => ({
       day: `2026-11-${String(i + 10).padStart(2, '0')}`,
       closing: '0.30',
       inflow: '0.10',
       outflow: '0.20',
     }));
-    const chart = await renderReportChart({ ...week, days: cents });
-    expect(chart.alt).toContain('inflows ₦1.00, outflows ₦2.00 over 10 days');
+    expect(chartAlt({ ...week, days: cents })).toContain('inflows ₦1.00, outflows ₦2.00 over 10 days');
   });
 
   it('renders a period without movements with a note and no bars', async () => {
@@ -213,21 +214,17 @@ describe('the report chart', () => {
     expect(chartSvg(week)).toContain('−₦');
   });
 
-  it('adds the environment to a title that does not name it', async () => {
-    const chart = await renderReportChart({
-      ...week,
-      title: 'cNGN treasury — November 2026',
-      environment: 'live',
-    });
-    expect(chart.alt.startsWith('cNGN treasury — November 2026 (live), ')).toBe(true);
+  it('adds the environment to a title that does not name it', () => {
+    const alt = chartAlt({ ...week, title: 'cNGN treasury — November 2026', environment: 'live' });
+    expect(alt.startsWith('cNGN treasury — November 2026 (live), ')).toBe(true);
   });
 
-  it('cuts a title too long for the picture, and keeps the whole title in the alt text', async () => {
+  it('cuts a title too long for the picture, and keeps the whole title in the alt text', () => {
     const title = `cNGN treasury — ${'a very long period name '.repeat(6)}`;
     const input: ChartInput = { ...week, title };
     expect(chartSvg(input)).toContain('…');
     expect(chartSvg(week)).not.toContain('…');
-    expect((await renderReportChart(input)).alt.startsWith(`${title} (sandbox), `)).toBe(true);
+    expect(chartAlt(input).startsWith(`${title} (sandbox), `)).toBe(true);
   });
 
   it('draws a title with markup characters as text', async () => {
@@ -236,9 +233,8 @@ describe('the report chart', () => {
     expect(decode((await renderReportChart(input)).png).width).toBe(CHART_WIDTH);
   });
 
-  it('says in its title and alt text when its figures are unconfirmed or were cut short', async () => {
-    const unconfirmed = await renderReportChart({ ...week, unconfirmed: true });
-    expect(unconfirmed.alt).toMatch(
+  it('says in its title and alt text when its figures are unconfirmed or were cut short', () => {
+    expect(chartAlt({ ...week, unconfirmed: true })).toMatch(
       /^cNGN treasury — last 7 days \(sandbox\) · unconfirmed\. Mon 16 Nov to Sun 22 Nov 2026: .* Unconfirmed: money moved while the report was read, so the figures may be off by the latest movements\.$/,
     );
     const svg = chartSvg({ ...week, unconfirmed: true });
@@ -248,7 +244,7 @@ describe('the report chart', () => {
     expect(svg).toContain('Unconfirmed: money moved while this was read');
 
     const both = { ...week, unconfirmed: true, cutShort: true, completeFrom: '2026-11-17T09:00:00Z' };
-    expect((await renderReportChart(both)).alt).toMatch(
+    expect(chartAlt(both)).toMatch(
       /^cNGN treasury — last 7 days \(sandbox\) · unconfirmed, cut short\. .* Cut short: the read of the service's transactions stopped to keep within its request budget\.$/,
     );
     expect(chartSvg(both)).toContain('· unconfirmed, cut short</tspan>');
@@ -257,14 +253,13 @@ describe('the report chart', () => {
     );
     expect(chartSvg({ ...week, cutShort: true })).toContain('· cut short</tspan>');
 
-    const unread = await renderReportChart({ ...week, unreadable: 2 });
-    expect(unread.alt).toMatch(
+    expect(chartAlt({ ...week, unreadable: 2 })).toMatch(
       /^cNGN treasury — last 7 days \(sandbox\) · 2 amounts not counted\. .* Not counted: 2 transactions' amounts could not be read; the report's notes name them\.$/,
     );
     expect(chartSvg({ ...week, unreadable: 1 })).toContain('· 1 amount not counted</tspan>');
 
     // A confirmed chart says none of it.
-    expect((await renderReportChart(week)).alt).not.toMatch(/unconfirmed|cut short|not counted/i);
+    expect(chartAlt(week)).not.toMatch(/unconfirmed|cut short|not counted/i);
     expect(chartSvg(week)).not.toContain('tspan');
   });
 

@@ -141,7 +141,7 @@ export interface BrowserBench {
 /** PORT 0, a temporary SQLite store (removed by stop()), `env` on top; the page shows #treasury. */
 export async function startBrowserBench(
   env: Record<string, string> = {},
-  options: Pick<StartOptions, 'reportSource'> = {},
+  options: Pick<StartOptions, 'reportSource' | 'timings'> = {},
 ): Promise<BrowserBench> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cngn-workbench-'));
   const printed: string[] = [];
@@ -242,8 +242,8 @@ export class WorkbenchPage {
 
 /**
  * A browser test file's fixtures, one of each for the whole file (its tests are steps of one story):
- * `bench` (startBrowserBench with `benchEnv`, which a file sets by `browserTest.extend('benchEnv', …)`),
- * its `page`, and `workbench`, the steps on that page.
+ * `bench` (startBrowserBench with `benchEnv` and `benchTimings`, which a file sets by
+ * `browserTest.extend('benchEnv', …)` or `.extend('benchTimings', …)`), its `page`, and `workbench`, the steps on that page.
  */
 export const browserTest = base
   // One Chromium per worker, shared by its files (workerBrowser); ended with the worker.
@@ -254,8 +254,9 @@ export const browserTest = base
     return browser;
   })
   .extend('benchEnv', { scope: 'file' }, {} as Record<string, string>)
-  .extend('bench', { scope: 'file' }, async ({ benchEnv, chromium: _ }, { onCleanup }) => {
-    const bench = await startBrowserBench(benchEnv);
+  .extend('benchTimings', { scope: 'file' }, {} as NonNullable<StartOptions['timings']>)
+  .extend('bench', { scope: 'file' }, async ({ benchEnv, benchTimings, chromium: _ }, { onCleanup }) => {
+    const bench = await startBrowserBench(benchEnv, { timings: benchTimings });
     onCleanup(() => bench.stop());
     return bench;
   })

@@ -120,22 +120,17 @@ describe.skipIf(!run)('workbench framing and page policy in Chromium', () => {
 
   test(
     "labels a person's link with where it really goes when its text names another address",
-    async ({ bench }) => {
-      const page = await newPage(bench.browser);
-      try {
-        await page.goto(bench.started.url);
-        await actAs(page, 'Ada');
-        const box = page.getByRole('textbox', { name: 'Message' });
-        await box.fill('pay here <https://evil.example|https://bank.example>');
-        await box.press('Enter');
-        const message = page.getByRole('article', { name: 'Ada' }).filter({ hasText: 'pay here' }).last();
-        await shown(message.getByRole('link'));
-        await eventually(() => message.getByRole('link').textContent()).toBe('https://evil.example');
-        expect(await message.getByRole('link').getAttribute('href')).toBe('https://evil.example');
-        expect(await message.getByText('bank.example').count()).toBe(0);
-      } finally {
-        await page.context().close();
-      }
+    // The file's own page, already open on the workbench: this test needs no listener set before load.
+    async ({ page }) => {
+      await actAs(page, 'Ada');
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('pay here <https://evil.example|https://bank.example>');
+      await box.press('Enter');
+      const message = page.getByRole('article', { name: 'Ada' }).filter({ hasText: 'pay here' }).last();
+      await shown(message.getByRole('link'));
+      await eventually(() => message.getByRole('link').textContent()).toBe('https://evil.example');
+      expect(await message.getByRole('link').getAttribute('href')).toBe('https://evil.example');
+      expect(await message.getByText('bank.example').count()).toBe(0);
     },
     STEP,
   );

@@ -3,13 +3,16 @@ import { describe, expect } from 'vitest';
 import {
   approveInReview,
   browserAvailable,
+  browserTest,
   contains,
   eventually,
   screenshot,
   shown,
-  browserTest as test,
   textOf,
 } from '../support/browser.js';
+
+// App Home is published 100 ms after a change rather than 1 s: the tests wait for what it then shows.
+const test = browserTest.extend('benchTimings', { homeDebounceMs: 100 });
 
 const VALID_ADDRESS = '0x2222222222222222222222222222222222222222';
 const STEP = 60_000;

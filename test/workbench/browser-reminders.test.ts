@@ -1,7 +1,7 @@
 // Reminders in Chromium, through the workbench page by accessible names: with a short lifetime and one
-// early reminder point, Ada files a withdrawal and nobody acts; the reminder shows as a reply in the
-// request's thread naming both approvers, as a DM in Bola's conversation with the bot, and as the
-// requester's note in Ada's; App Home still lists the request under "Waiting for you".
+// early reminder point (2% of 60 s), Ada files a withdrawal and nobody acts; the reminder shows as a
+// reply in the request's thread naming both approvers, as a DM in Bola's conversation with the bot,
+// and as the requester's note in Ada's; App Home still lists the request under "Waiting for you".
 import type { Locator, Page } from 'playwright-core';
 import { describe } from 'vitest';
 import {
@@ -15,10 +15,13 @@ import {
 } from '../support/browser.js';
 
 // This file's own fixtures: an override at a file's top level would outlive the file in its worker.
-const test = browserTest.extend('benchEnv', { CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '5%' });
+// The engine sweeps every second (15 s unless told): the one point (at 1.2 s) is sent by the first
+// sweep after it, as the periodic sweep sends it at any interval.
+const test = browserTest
+  .extend('benchEnv', { CNGN_APPROVAL_TTL: '60s', CNGN_APPROVAL_REMINDERS: '2%' })
+  .extend('benchTimings', { approvalSweepMs: 1_000 });
 
 const VALID_ADDRESS = '0x3333333333333333333333333333333333333333';
-// The reminder sweep runs every 15 s: the one point (at 3 s) is sent by the first sweep after it.
 const REMINDER_WAIT = 40_000;
 const STEP = 60_000;
 
@@ -45,7 +48,7 @@ describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium'
       await contains(dm, 'asks for your approval');
       await page
         .getByRole('log', { name: 'cngn-desk' })
-        .getByText('Reminder (5% of its lifetime)')
+        .getByText('Reminder (2% of its lifetime)')
         .waitFor({ state: 'visible', timeout: REMINDER_WAIT });
       await contains(dm, 'Withdrawal · ₦4,200.00');
       await contains(dm, 'is waiting for your approval in #approvals');
@@ -65,7 +68,7 @@ describe.skipIf(!browserAvailable())('workbench: approval reminders in Chromium'
       const thread = page.getByRole('complementary', { name: 'Thread' });
       await contains(
         thread,
-        'Reminder 1 of 1 (5% of its lifetime): it still needs 1 approval from @Bola, @Chidi',
+        'Reminder 1 of 1 (2% of its lifetime): it still needs 1 approval from @Bola, @Chidi',
       );
       await contains(thread, 'Last reminder: the requester has been told.');
       await screenshot(page, 'reminders-thread');
