@@ -243,7 +243,8 @@ export class WorkbenchPage {
 /**
  * A browser test file's fixtures, one of each for the whole file (its tests are steps of one story):
  * `bench` (startBrowserBench with `benchEnv` and `benchTimings`, which a file sets by
- * `browserTest.extend('benchEnv', …)` or `.extend('benchTimings', …)`), its `page`, and `workbench`, the steps on that page.
+ * `browserTest.extend('benchEnv', …)` or `.extend('benchTimings', …)`), its `page`, and
+ * `workbench`, the steps on that page.
  */
 export const browserTest = base
   // One Chromium per worker, shared by its files (workerBrowser); ended with the worker.
