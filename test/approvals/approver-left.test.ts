@@ -12,7 +12,13 @@ import type { EngineLog } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { redemptionDraft } from '../support/drafts.js';
-import { type EngineFixture, engineTest, REQUESTER, withdrawalDraft } from '../support/engine.js';
+import {
+  type EngineFixture,
+  engineTest,
+  REQUESTER,
+  withdrawalDraft,
+  withdrawCalls,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { DAY, delegate } from './delegation-support.js';
 
@@ -39,8 +45,6 @@ const test = engineTest
       }),
     },
   }));
-
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /** The request is back with its approvers, its reason saying why and its audited note who left; nothing was sent. */
 async function expectSentBack(fx: EngineFixture, id: string, person: string) {

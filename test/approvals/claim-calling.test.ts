@@ -7,24 +7,9 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { SENDING_UNCLEAR_ACTION } from '../../src/approvals/index.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
-import { createStore } from '../../src/store/index.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  type EngineFixture,
-  engineTest,
-  withdrawalDraft,
-} from '../support/engine.js';
+import { APPROVER_A, APPROVER_B, type EngineFixture, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { CrashingStore } from './crashing-store.js';
-
-const test = engineTest
-  .extend('crashing', async ({ defer }) => {
-    const crashing = new CrashingStore(await createStore('memory://'));
-    defer(() => crashing.inner.close());
-    return crashing;
-  })
-  .extend('fx', async ({ startEngine, crashing }) => startEngine({ store: crashing.store }));
+import { type CrashingStore, crashingTest as test } from './crashing-store.js';
 
 /** A withdrawal approved and sent to the service; returns it as it stood approved, before its claim. */
 async function sentOnce(fx: EngineFixture, amount: string, networkId: string): Promise<ApprovalRequest> {

@@ -6,26 +6,10 @@ import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { HELD_ACTION, SENDING_UNCLEAR_ACTION } from '../../src/approvals/index.js';
-import { createStore } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
-import {
-  APPROVER_A,
-  APPROVER_B,
-  type EngineFixture,
-  engineTest,
-  withdrawalDraft,
-} from '../support/engine.js';
+import { APPROVER_A, APPROVER_B, type EngineFixture, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { CrashingStore } from './crashing-store.js';
-
-/** `crashing`, a memory store that can fail one call, and `fx`, the engine on it. */
-const test = engineTest
-  .extend('crashing', async ({ defer }) => {
-    const crashing = new CrashingStore(await createStore('memory://'));
-    defer(() => crashing.inner.close());
-    return crashing;
-  })
-  .extend('fx', async ({ startEngine, crashing }) => startEngine({ store: crashing.store }));
+import { crashingTest as test } from './crashing-store.js';
 
 /**
  * An approved withdrawal claimed by `fx`, whose claim (not yet the request) is marked as sending: its

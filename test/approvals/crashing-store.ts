@@ -1,6 +1,8 @@
 // A store whose next matching call (or every one) fails, as if the process died (or the store stopped answering) at
-// exactly that point: the writes of one step are separate, so a crash can fall between any two.
-import type { Store } from '../../src/store/index.js';
+// exactly that point: the writes of one step are separate, so a crash can fall between any two. And
+// `crashingTest`, the engine on such a store.
+import { createStore, type Store } from '../../src/store/index.js';
+import { engineTest } from '../support/engine.js';
 
 export type CrashPoint = (method: string, key: string) => boolean;
 
@@ -42,3 +44,12 @@ export class CrashingStore {
     });
   }
 }
+
+/** `engineTest` plus `crashing`, a memory store that can fail one call (or every one), and `fx`, the engine on it. */
+export const crashingTest = engineTest
+  .extend('crashing', async ({ defer }) => {
+    const crashing = new CrashingStore(await createStore('memory://'));
+    defer(() => crashing.inner.close());
+    return crashing;
+  })
+  .extend('fx', async ({ startEngine, crashing }) => startEngine({ store: crashing.store }));

@@ -7,6 +7,8 @@ import type { RequestDraft } from '../../src/approvals/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { DEST, type EngineFixture, engineTest, REQUESTER } from '../support/engine.js';
 
+export { withdrawCalls } from '../support/engine.js';
+
 export const ADE = 'U_ADE'; // approver
 export const CHIDI = 'U_CHIDI'; // approver, away
 export const DAYO = 'U_DAYO'; // approver
@@ -33,8 +35,6 @@ export const withdrawal = (networkId: string, amount: string, requester = REQUES
   purpose: 'Supplier payout INV-2231',
   requester,
 });
-
-export const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /** File a delegation and have `approver` approve it; returns the granting request's id. */
 export async function delegate(

@@ -3,20 +3,10 @@
 import { expect } from 'vitest';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
-import { createStore } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
-import { APPROVER_A, type EngineFixture, engineTest, withdrawalDraft } from '../support/engine.js';
+import { APPROVER_A, type EngineFixture, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { CrashingStore } from './crashing-store.js';
-
-/** `crashing`, a memory store that can die between two writes, and `fx`, the engine on it. */
-const test = engineTest
-  .extend('crashing', async ({ defer }) => {
-    const crashing = new CrashingStore(await createStore('memory://'));
-    defer(() => crashing.inner.close());
-    return crashing;
-  })
-  .extend('fx', async ({ startEngine, crashing }) => startEngine({ store: crashing.store }));
+import { crashingTest as test } from './crashing-store.js';
 
 /** A request is written by a plain set (filing) or, inside a locked section, a compare-and-set. */
 const isRequestWrite = (method: string) => method === 'set' || method === 'compareAndSet';

@@ -8,11 +8,11 @@ import {
   APPROVER_A,
   APPROVER_B,
   DEST,
-  type EngineFixture,
   OUTSIDER,
   REQUESTER,
   engineTest as test,
   twoNetworks,
+  withdrawCalls,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
@@ -24,8 +24,6 @@ const withdrawal = (networkId: string, amount: string, address = DEST): RequestD
   purpose: 'Supplier payout INV-2231',
   requester: REQUESTER,
 });
-
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 describe('who may approve', () => {
   test('refuses self-approval and changes nothing', async ({ fx, networkId }) => {

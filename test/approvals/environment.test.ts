@@ -9,9 +9,9 @@ import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   type AnotherOptions,
   APPROVER_A,
-  type EngineFixture,
   engineTest,
   withdrawalDraft,
+  withdrawCalls,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 
@@ -23,8 +23,6 @@ const test = engineTest.extend('another', async ({ fx, defer }) => async (option
 });
 
 const withdrawal = (networkId: string, amount: string) => withdrawalDraft(networkId, amount);
-
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /** The bot restarted on the same store with a `cngn_test_` key: the TEST environment. */
 async function restartWithTestKey(

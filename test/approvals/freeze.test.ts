@@ -17,11 +17,10 @@ import {
   engineTest as test,
   twoNetworks,
   withdrawalDraft,
+  withdrawCalls,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { StoreControls } from '../support/store-controls.js';
-
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /** File a withdrawal and approve it (one approval is enough below ₦1,000,000). */
 async function approvedWithdrawal(fx: EngineFixture, networkId: string, amount = '1500.50'): Promise<string> {

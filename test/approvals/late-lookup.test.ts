@@ -27,11 +27,12 @@ import {
   REQUESTER,
   engineTest as test,
   withdrawalDraft,
+  withdrawCalls,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { slowWithdrawals } from '../support/slow-withdrawals.js';
 import { CrashingStore } from './crashing-store.js';
-import { ONE_SHORT_PAGE, withdrawCalls, withdrawDirectly } from './lookup-support.js';
+import { ONE_SHORT_PAGE, withdrawDirectly } from './lookup-support.js';
 
 const listReads = (fx: EngineFixture) => fx.sandbox.count('GET', '/v1/api/transactions');
 

@@ -1,13 +1,9 @@
-// What the tests of the transaction-list lookups share (late-lookup.test.ts, reconcile.test.ts): the
-// withdrawals the service was asked for, one made outside the bot, and an engine that reads the list
-// only one short page back.
+// What the tests of the transaction-list lookups share (late-lookup.test.ts, reconcile.test.ts): a
+// withdrawal made outside the bot, and an engine that reads the list only one short page back.
 
 import { Money } from '../../src/format/money.js';
 import type { EngineFixture } from '../support/engine.js';
 import { DEST } from '../support/engine.js';
-
-/** How many withdrawals the service was asked for. */
-export const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 
 /**
  * A withdrawal made outside the bot, or once already by a process that is gone (or a lost timeline):

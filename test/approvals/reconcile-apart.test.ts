@@ -7,9 +7,16 @@ import { CLAIM_LEASE_MS } from '../../src/approvals/executor.js';
 import { type EngineLog, LOOKED_UP_BEFORE_SENDING } from '../../src/approvals/index.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
-import { APPROVER_A, Clock, engineOn, engineTest, withdrawalDraft } from '../support/engine.js';
+import {
+  APPROVER_A,
+  Clock,
+  engineOn,
+  engineTest,
+  withdrawalDraft,
+  withdrawCalls,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { withdrawCalls, withdrawDirectly } from './lookup-support.js';
+import { withdrawDirectly } from './lookup-support.js';
 
 // The service's list keeps the engine's time, so what it made ages with the engine's clock.
 const time: { clock?: Clock } = {};

@@ -17,11 +17,12 @@ import {
   engineTest as test,
   twoNetworks,
   withdrawalDraft,
+  withdrawCalls,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { slowWithdrawals } from '../support/slow-withdrawals.js';
 import { CrashingStore } from './crashing-store.js';
-import { ONE_SHORT_PAGE, withdrawCalls, withdrawDirectly } from './lookup-support.js';
+import { ONE_SHORT_PAGE, withdrawDirectly } from './lookup-support.js';
 
 /** A withdrawal whose answer never arrived: the sandbox acted on it, or (`refused`) it did not. */
 async function unknownWithdrawal(

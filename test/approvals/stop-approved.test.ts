@@ -15,6 +15,7 @@ import {
   REQUESTER,
   engineTest as test,
   withdrawalDraft,
+  withdrawCalls,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import {
@@ -27,7 +28,6 @@ import {
   withdrawal,
 } from './delegation-support.js';
 
-const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
 const REASON = 'the address is a look-alike: confirmed fraud';
 
 /** File a withdrawal and approve it (one approval is enough below ₦1,000,000). */

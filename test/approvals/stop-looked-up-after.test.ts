@@ -21,9 +21,10 @@ import {
   engineTest as test,
   twoNetworks,
   withdrawalDraft,
+  withdrawCalls,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
-import { ONE_SHORT_PAGE, withdrawCalls, withdrawDirectly } from './lookup-support.js';
+import { ONE_SHORT_PAGE, withdrawDirectly } from './lookup-support.js';
 
 const listReads = (fx: EngineFixture) => fx.sandbox.count('GET', '/v1/api/transactions');
 const found = (request: ApprovalRequest | undefined) =>

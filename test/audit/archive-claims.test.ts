@@ -19,6 +19,7 @@ import {
   archiveOn,
   chainOf,
   keeperOn,
+  loggedReplicas,
   NOW,
 } from './archive-support.js';
 
@@ -42,7 +43,7 @@ test('a claim whose owner file cannot be read is held until it is old by its fol
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-claims-owner-unreadable');
+  const { a, log } = await loggedReplicas(replicas, 'audit-claims-owner-unreadable', 1);
   let now = NOW;
   const archive = archiveOn(
     a,
@@ -51,8 +52,6 @@ test('a claim whose owner file cannot be read is held until it is old by its fol
       now: () => now,
     },
   );
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
   // A claim whose owner.json is a folder: no user reads it (EISDIR).
   const claim = join(archive.folder, CLAIMS_DIR, '0000000000');
   mkdirSync(join(claim, 'owner.json'), { recursive: true });
@@ -94,9 +93,7 @@ test('out of file handles while checking its claim is still its own, a writer tr
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-claims-owns-emfile');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, log } = await loggedReplicas(replicas, 'audit-claims-owns-emfile', 2);
   const archive = archiveOn(
     a,
     { auditDir, signer },
@@ -124,9 +121,7 @@ test('a claim its own failed write could not give back is taken back by that wri
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-claims-own-left');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
+  const { a, log } = await loggedReplicas(replicas, 'audit-claims-own-left', 1);
   const on = (readFile?: ArchiveOptions['readFile']) =>
     archiveOn(a, { auditDir, signer }, readFile ? { readFile } : {});
   // Out of file handles through every try, both while checking the claim and while giving it back.
@@ -146,9 +141,7 @@ test('the folder of a claim taken over that cannot be removed is reported, is no
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-claims-abandoned-left');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
+  const { a, log } = await loggedReplicas(replicas, 'audit-claims-abandoned-left', 1);
   let failRemovals = 1;
   const archive = archiveOn(
     a,
@@ -183,9 +176,7 @@ test("a passing failure reading a segment's files fails the check; a file no use
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-claims-segment-emfile');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, log } = await loggedReplicas(replicas, 'audit-claims-segment-emfile', 2);
   const on = (readFile?: ArchiveOptions['readFile']) =>
     archiveOn(a, { auditDir, signer }, readFile ? { readFile } : {});
   expect(await on().write('schedule', chainOf(log))).toMatchObject({ written: true });

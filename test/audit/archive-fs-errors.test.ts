@@ -7,40 +7,22 @@ import { type Dirent, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { AuditArchive, type VerifiedChain } from '../../src/audit/archive.js';
 import { findArchive } from '../../src/audit/archive-find.js';
-import { AuditLog } from '../../src/audit/log.js';
 import { archiveProblems } from '../../src/audit/problems.js';
 import { CLAIMS_DIR, INCOMING_DIR, segmentName, verifySegments } from '../../src/audit/segments.js';
-import type { AuditSigner } from '../../src/audit/signing.js';
-import type { Store } from '../../src/store/index.js';
 import { auditTest as test } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
+import { appendMany, archiveIn, archiveOn, chainOf, loggedReplicas, NOW } from './archive-support.js';
 
-const NOW = new Date('2026-11-02T10:00:00.000Z');
 const VERIFIER = fileURLToPath(new URL('../../scripts/audit-verify.mjs', import.meta.url));
-
-const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
-  entries: await log.entries('sandbox'),
-  head: await log.head('sandbox'),
-});
-
-async function appendMany(log: AuditLog, from: number, count: number): Promise<void> {
-  for (let n = from; n < from + count; n++) await log.append('sandbox', auditDraft(n));
-}
-
-const archiveOn = (store: Store, dir: string, signer: AuditSigner) =>
-  new AuditArchive({ store, dir, environment: 'sandbox', signer, now: () => NOW });
 
 test('a write that fails after its claim gives the claim back, so the next write goes on without a restart', async ({
   replicas,
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-failed-put');
-  const archive = archiveOn(a, join(auditDir, 'archive'), signer);
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-failed-put', 2);
+  const archive = archiveOn(a, { auditDir, signer });
   // A link where the segment is renamed to: the rename fails (ENOTDIR), as a full disk's would.
   mkdirSync(archive.folder, { recursive: true });
   const target = join(archive.folder, segmentName(0, 1, NOW));
@@ -62,10 +44,8 @@ test('an archive folder the bot cannot read is a broken archive, not an error', 
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-unreadable');
-  const archive = archiveOn(a, join(auditDir, 'archive'), signer);
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-unreadable', 2);
+  const archive = archiveOn(a, { auditDir, signer });
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true });
   // `.incoming` that cannot be listed: the start-up clearing does not throw.
   writeFileSync(join(archive.folder, INCOMING_DIR), '');
@@ -88,14 +68,12 @@ test('the verifier given the archive root reports the folders it cannot read', a
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-unreadable-parts');
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-unreadable-parts', 2);
   const root = join(auditDir, 'archive');
-  const archive = archiveOn(a, root, signer);
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const archive = archiveIn(root, signer, a);
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true });
   await appendMany(log, 2, 1);
-  const later = archiveOn(a, root, signer);
+  const later = archiveIn(root, signer, a);
   const written = await later.write('command', chainOf(log));
   expect(written).toMatchObject({ written: true, firstSeq: 2 });
   const second = written.written ? written.segment : '';
@@ -126,11 +104,9 @@ test("a mount root's folders that are not the archive's are skipped; a passing f
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-mount-root');
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-mount-root', 1);
   const root = join(auditDir, 'archive');
-  const archive = archiveOn(a, root, signer);
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
+  const archive = archiveIn(root, signer, a);
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true });
   mkdirSync(join(root, 'lost+found'));
   const failing = (code: string, at: string) => (path: string, options: { withFileTypes: true }) => {
@@ -149,15 +125,12 @@ test('out of file handles, the check fails with an error; it does not call the a
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-emfile');
+  const { a } = await loggedReplicas(replicas, 'audit-archive-emfile', 1);
   const dir = join(auditDir, 'archive');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
   const listing = (code: string) => () => {
     throw Object.assign(new Error(`${code}: too many open files`), { code });
   };
-  const archiveListing = (code: string) =>
-    new AuditArchive({ store: a, dir, environment: 'sandbox', signer, now: () => NOW, list: listing(code) });
+  const archiveListing = (code: string) => archiveIn(dir, signer, a, { list: listing(code) });
   expect(() => archiveListing('EMFILE').read()).toThrow('EMFILE');
   expect(archiveListing('EACCES').read().problems).toEqual([
     { segment: 'sandbox', text: `the folder ${join(dir, 'sandbox')} cannot be read (EACCES)` },
@@ -172,7 +145,7 @@ test('an archive root the bot cannot enter is reported, not taken for an empty a
   const { a } = await replicas('audit-archive-root-unreadable');
   const root = join(auditDir, 'not-a-folder');
   writeFileSync(root, ''); // a root no user can list through
-  const archive = archiveOn(a, root, signer);
+  const archive = archiveIn(root, signer, a);
   expect(archive.read().problems).toEqual([
     { segment: 'sandbox', text: `the folder ${archive.folder} cannot be read (ENOTDIR)` },
   ]);
@@ -200,13 +173,11 @@ test('the verifier reports a segment folder emptied of its files, however it is 
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-emptied-segment');
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-emptied-segment', 2);
   const root = join(auditDir, 'archive');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
-  expect(await archiveOn(a, root, signer).write('schedule', chainOf(log))).toMatchObject({ written: true });
+  expect(await archiveIn(root, signer, a).write('schedule', chainOf(log))).toMatchObject({ written: true });
   await appendMany(log, 2, 1);
-  const archive = archiveOn(a, root, signer);
+  const archive = archiveIn(root, signer, a);
   const last = await archive.write('command', chainOf(log));
   const emptied = join(archive.folder, last.written ? last.segment : '');
   for (const file of readdirSync(emptied)) rmSync(join(emptied, file));

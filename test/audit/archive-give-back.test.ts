@@ -10,24 +10,21 @@ import { type ArchiveOutcome, type AuditArchive, CLAIM_ABANDONED_MS } from '../.
 import type { ListFolder } from '../../src/audit/archive-find.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { CLAIMS_DIR, ENTRIES_FILE, MANIFEST_FILE } from '../../src/audit/segments.js';
-import type { Store } from '../../src/store/index.js';
 import { auditTest as test } from '../support/audit-archive.js';
 import { capturedLog } from '../support/captured-log.js';
-import { LapsedLock } from '../support/lapsed-lock.js';
 import {
   abandonedClaim,
   appendMany,
   archiveOn,
   chainOf,
   keeperOn,
+  lapsed,
+  loggedReplicas,
   NOW,
   ownerFrozenAfterFirstRead,
 } from './archive-support.js';
 
 const LATER = new Date(NOW.getTime() + CLAIM_ABANDONED_MS);
-
-/** The store as a writer sees it once its archive lock lapsed: it no longer keeps another writer out. */
-const lapsed = (store: Store) => new LapsedLock('approvals:audit-archive').wrap(store);
 
 const failure = (code: string) => Object.assign(new Error(`${code} (a failing disk)`), { code });
 
@@ -51,9 +48,7 @@ test('a writer giving back a claim a takeover made another’s moves it away fir
   auditDir,
   signer,
 }) => {
-  const { a, b } = await replicas('audit-give-back-taken-over');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, b, log } = await loggedReplicas(replicas, 'audit-give-back-taken-over', 2);
   // The other writer (its lock lapsed), ten minutes on: the first writer's claim is abandoned by its
   // clock. It takes the claim over, stages its segment, and waits there until let go.
   const stalled = gate();
@@ -158,9 +153,7 @@ test('a second write of one writer while its first holds the claim is refused, a
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-give-back-own-live-claim');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, log } = await loggedReplicas(replicas, 'audit-give-back-own-live-claim', 2);
   let second: ArchiveOutcome | undefined;
   let stalled = false;
   // Its lock lapsed: its second write starts while the first is stalled with its segment staged.
@@ -193,9 +186,7 @@ test('a write of one writer stalled past the takeover of its claim by a later wr
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-give-back-own-write-taken-over');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, log } = await loggedReplicas(replicas, 'audit-give-back-own-write-taken-over', 2);
   let clock = NOW;
   let second: ArchiveOutcome | undefined;
   // Its lock lapsed: the first write stalls holding its claim of seq 0 until, ten minutes on, a second
@@ -221,9 +212,7 @@ test('a write of one writer stalled past the takeover of its claim by a later wr
 });
 
 test('a logger that throws at a note does not stop the write', async ({ replicas, auditDir, signer }) => {
-  const { a } = await replicas('audit-give-back-note-throws');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
+  const { a, log } = await loggedReplicas(replicas, 'audit-give-back-note-throws', 1);
   const archive = archiveOn(
     a,
     { auditDir, signer },
@@ -246,9 +235,7 @@ test('a writer whose claim was moved away before it staged says it was taken ove
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-give-back-moved-before-staging');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
+  const { a, log } = await loggedReplicas(replicas, 'audit-give-back-moved-before-staging', 1);
   // While it stalls after claiming, a takeover renames its claim away and stops before claiming afresh.
   const archive: AuditArchive = archiveOn(
     a,
@@ -271,9 +258,7 @@ test('a writer giving back a claim another took over and published from says not
   auditDir,
   signer,
 }) => {
-  const { a, b } = await replicas('audit-give-back-published');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, b, log } = await loggedReplicas(replicas, 'audit-give-back-published', 2);
   const other = archiveOn(lapsed(b), { auditDir, signer }, { now: () => LATER });
   let published = false;
   let hidden = false;

@@ -4,55 +4,19 @@
 import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { AuditArchive, CLAIM_ABANDONED_MS, type VerifiedChain } from '../../src/audit/archive.js';
-import { AuditLog } from '../../src/audit/log.js';
+import { CLAIM_ABANDONED_MS } from '../../src/audit/archive.js';
 import { CLAIMS_DIR, ENTRIES_FILE } from '../../src/audit/segments.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore } from '../../src/store/index.js';
 import { auditTest as test } from '../support/audit-archive.js';
-import { auditDraft } from '../support/engine.js';
-
-const NOW = new Date('2026-11-02T10:00:00.000Z');
-
-/** The store as a writer sees it once its lock lapsed: it no longer keeps the other writer out. */
-function lapsedLock(store: Store): Store {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (property === 'withLock') return <T>(_name: string, fn: () => Promise<T>) => fn();
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
-type ArchiveOptions = ConstructorParameters<typeof AuditArchive>[0];
-
-/** A sandbox archive in `dir` on `store`, signed by `signer`, at NOW unless `more` says otherwise. */
-const archiveIn = (
-  dir: string,
-  signer: ArchiveOptions['signer'],
-  store: Store,
-  more: Partial<ArchiveOptions> = {},
-) => new AuditArchive({ store, dir, environment: 'sandbox', signer, now: () => NOW, ...more });
-
-const chainOf = (log: AuditLog) => async (): Promise<VerifiedChain> => ({
-  entries: await log.entries('sandbox'),
-  head: await log.head('sandbox'),
-});
-
-async function appendMany(log: AuditLog, from: number, count: number): Promise<void> {
-  for (let n = from; n < from + count; n++) await log.append('sandbox', auditDraft(n));
-}
+import { appendMany, archiveIn, archiveOn, chainOf, lapsed, loggedReplicas, NOW } from './archive-support.js';
 
 test('a writer whose view of the folder went stale while another wrote stops, and the archive goes on', async ({
   replicas,
   auditDir,
   signer,
 }) => {
-  const { a, b } = await replicas('audit-archive-stale-writer');
-  const archiveOn = (store: Store) => archiveIn(join(auditDir, 'archive'), signer, store);
-  const [one, two] = [archiveOn(a), archiveOn(lapsedLock(b))];
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, b, log } = await loggedReplicas(replicas, 'audit-archive-stale-writer', 2);
+  const [one, two] = [archiveOn(a, { auditDir, signer }), archiveOn(lapsed(b), { auditDir, signer })];
   expect(await one.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
   await appendMany(log, 2, 2);
 
@@ -90,11 +54,9 @@ test("another writer's live claim survives a start-up, and is taken over only on
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-unfinished-claim');
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-unfinished-claim', 2);
   let now = NOW;
-  const archive = archiveIn(join(auditDir, 'archive'), signer, a, { now: () => now });
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const archive = archiveOn(a, { auditDir, signer }, { now: () => now });
   expect(await archive.write('schedule', chainOf(log))).toMatchObject({ written: true, lastSeq: 1 });
   await appendMany(log, 2, 1);
   // A writer whose lock lapsed claimed seq 2 a minute ago and has not renamed its segment yet.
@@ -117,11 +79,9 @@ test("another writer's live claim survives a start-up, and is taken over only on
 });
 
 test('a claim without its owner file is dated by its folder', async ({ replicas, auditDir, signer }) => {
-  const { a } = await replicas('audit-archive-claim-no-owner');
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-claim-no-owner', 1);
   let now = NOW;
-  const archive = archiveIn(join(auditDir, 'archive'), signer, a, { now: () => now });
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
+  const archive = archiveOn(a, { auditDir, signer }, { now: () => now });
   const claim = join(archive.folder, CLAIMS_DIR, '0000000000');
   mkdirSync(claim, { recursive: true });
   utimesSync(claim, NOW, NOW);
@@ -135,10 +95,8 @@ test('a segment checked once is still caught when its file changes afterwards, a
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-checked-once');
-  const archive = archiveIn(join(auditDir, 'archive'), signer, a);
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-checked-once', 2);
+  const archive = archiveOn(a, { auditDir, signer });
   await archive.write('schedule', chainOf(log));
   const first = archive.read();
   expect(archive.read()).toEqual(first);
@@ -157,10 +115,8 @@ test('a takeover that fails before its claim is made again leaves no claim: the 
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-takeover-dies');
+  const { a, log } = await loggedReplicas(replicas, 'audit-archive-takeover-dies', 1);
   const dir = join(auditDir, 'archive');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 1);
   // A writer claimed seq 0 long ago and is gone.
   const claims = join(dir, 'sandbox', CLAIMS_DIR);
   mkdirSync(join(claims, '0000000000'), { recursive: true });
@@ -192,11 +148,9 @@ test('a writer stalled past the takeover of its claim writes nothing when it res
   auditDir,
   signer,
 }) => {
-  const { a, b } = await replicas('audit-archive-stalled-writer');
+  const { a, b, log } = await loggedReplicas(replicas, 'audit-archive-stalled-writer', 2);
   const dir = join(auditDir, 'archive');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
-  const later = archiveIn(dir, signer, lapsedLock(b), {
+  const later = archiveIn(dir, signer, lapsed(b), {
     now: () => new Date(NOW.getTime() + CLAIM_ABANDONED_MS),
   });
   let overtaken: unknown;
@@ -221,9 +175,7 @@ test('a takeover that finds the stalled writer’s segment published just after 
   auditDir,
   signer,
 }) => {
-  const { a, b } = await replicas('audit-archive-published-meanwhile');
-  const log = new AuditLog(a);
-  await appendMany(log, 0, 2);
+  const { b, log } = await loggedReplicas(replicas, 'audit-archive-published-meanwhile', 2);
   // Elsewhere, the segment the stalled writer is about to publish (the same chain, the same signer; a
   // store of its own, so this one's record of the last segment is untouched).
   const aside = await createStore('memory://');
@@ -241,7 +193,7 @@ test('a takeover that finds the stalled writer’s segment published just after 
     `${JSON.stringify({ owner: 'stalled', at: NOW.toISOString() })}\n`,
   );
   let looked = 0;
-  const later = archiveIn(dir, signer, lapsedLock(b), {
+  const later = archiveIn(dir, signer, lapsed(b), {
     now: () => new Date(NOW.getTime() + CLAIM_ABANDONED_MS + 1),
     // The stalled writer publishes right after this one's look for a segment at seq 0 found none.
     list: (path, options) => {

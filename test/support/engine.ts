@@ -210,6 +210,9 @@ export async function engineOn(
   return { fx, networkId };
 }
 
+/** The withdrawals `fx`'s sandbox has been asked to send. */
+export const withdrawCalls = (fx: EngineFixture) => fx.sandbox.count('POST', '/v1/api/withdraw');
+
 export const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 /** A withdrawal of `amount` to DEST on `networkId`, filed by REQUESTER, not saving the address. */

@@ -86,6 +86,21 @@ async function deadLetterDesk(store: Store, post: AlertSink['post']): Promise<De
   });
 }
 
+/**
+ * A recording sink whose post is held: `arrived` resolves when a post comes in, which then waits for
+ * `letGo` and answers `answer`.
+ */
+function heldSink(answer: SinkAnswer = { ok: true, ts: '1.0' }) {
+  const arrived = signal();
+  const letGo = signal();
+  const sink = recordingSink(async () => {
+    arrived.resolve();
+    await letGo.promise;
+    return answer;
+  });
+  return { sink, arrived, letGo };
+}
+
 /** A promise and the function that resolves it. */
 function signal(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -134,13 +149,11 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       const { a, b } = await replicas(`lapsed-delivery-${kind.name}`);
       await enqueued(new Outbox(a));
       // The first deliverer's post hangs until Slack rate-limits it; its lease runs out meanwhile.
-      const firstAt = signal();
-      const refuse = signal();
-      const firstSink = recordingSink(async () => {
-        firstAt.resolve();
-        await refuse.promise;
-        return { ok: false, failure: { kind: 'rate-limited', delayMs: 1_000 } };
-      });
+      const {
+        sink: firstSink,
+        arrived: firstAt,
+        letGo: refuse,
+      } = heldSink({ ok: false, failure: { kind: 'rate-limited', delayMs: 1_000 } });
       const firstWaits = signal();
       const first = deliverer(a, firstSink, {
         leaseMs: 1,
@@ -155,13 +168,7 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
       // A second replica takes the lapsed claim; the first post, still under way, keeps it from posting.
       const secondClaimed = signal();
       const claimingB = watchingClaims(b, (won) => won && secondClaimed.resolve());
-      const secondAt = signal();
-      const accept = signal();
-      const secondSink = recordingSink(async () => {
-        secondAt.resolve();
-        await accept.promise;
-        return { ok: true, ts: '1.0' };
-      });
+      const { sink: secondSink, arrived: secondAt, letGo: accept } = heldSink();
       const second = deliverer(claimingB, secondSink, { leaseMs: 60_000 });
       await second.start();
       await secondClaimed.promise;
@@ -200,13 +207,7 @@ for (const kind of STORE_KINDS) {
       const { a, b } = await replicas(`post-in-flight-${kind.name}`);
       await enqueued(new Outbox(a));
       // Slack holds the first deliverer's post; its claim's lease runs out meanwhile.
-      const firstAt = signal();
-      const accept = signal();
-      const firstSink = recordingSink(async () => {
-        firstAt.resolve();
-        await accept.promise;
-        return { ok: true, ts: '1.0' };
-      });
+      const { sink: firstSink, arrived: firstAt, letGo: accept } = heldSink();
       const first = deliverer(a, firstSink, { leaseMs: 1 });
       await first.start();
       await firstAt.promise;
@@ -339,13 +340,7 @@ test('an entry an open digest carries is not posted on its own after its claim l
   }
   // The first deliverer groups them into a digest; Slack holds its placeholder, and the entries'
   // claims lapse meanwhile.
-  const firstAt = signal();
-  const accept = signal();
-  const firstSink = recordingSink(async () => {
-    firstAt.resolve();
-    await accept.promise;
-    return { ok: true, ts: '1.0' };
-  });
+  const { sink: firstSink, arrived: firstAt, letGo: accept } = heldSink();
   const digest = {
     message: () => ({ text: 'digest', blocks: [] }),
     placeholder: () => ({ text: '…', blocks: [] }),

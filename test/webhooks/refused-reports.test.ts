@@ -37,10 +37,23 @@ async function deliver(app: ApprovalApp, body: Record<string, unknown>): Promise
   await app.webhooks?.pipeline.settled();
 }
 
-const needsAPerson = (app: ApprovalApp) =>
-  app.slack
-    .callsTo('chat.postMessage')
-    .filter((c: SlackCall) => c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person'));
+/** A signed withdrawal.completed of `amount` whose reference names `first` and its transaction id `second`. */
+const namingBoth = (first: ApprovalRequest, second: ApprovalRequest, amount: string) =>
+  webhookBody('withdrawal.completed', {
+    trx_ref: first.outcome?.reference,
+    transactionId: second.outcome?.reference,
+    trx_type: 'withdraw',
+    amount,
+  });
+
+/** A message in the alerts channel asking a person to look. */
+const isNeedsAPerson = (c: SlackCall) =>
+  c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person');
+
+const needsAPerson = (app: ApprovalApp) => app.slack.callsTo('chat.postMessage').filter(isNeedsAPerson);
+
+/** The first alert asking a person to look, once it is posted. */
+const needsAPersonAlert = (app: ApprovalApp) => app.slack.waitFor('chat.postMessage', isNeedsAPerson);
 
 test('a webhook naming another environment’s request is told in the alerts channel, once per delivery', async ({
   startApp,
@@ -60,10 +73,7 @@ test('a webhook naming another environment’s request is told in the alerts cha
     amount: '2100.00',
   });
   await deliver(app, body);
-  const alert = await app.slack.waitFor(
-    'chat.postMessage',
-    (c) => c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person'),
-  );
+  const alert = await needsAPersonAlert(app);
   const said = JSON.stringify(alert.body);
   expect(String(alert.body.text)).toContain('names a request of another environment: it settles nothing');
   expect(said).toContain(request.id);
@@ -93,17 +103,9 @@ test('a webhook naming two requests of this environment is told in the alerts ch
   const app = await startApp({ withWebhooks: true });
   const first = await sent(app, '2300');
   const second = await sent(app, '2400');
-  const body = webhookBody('withdrawal.completed', {
-    trx_ref: first.outcome?.reference,
-    transactionId: second.outcome?.reference,
-    trx_type: 'withdraw',
-    amount: '2300.00',
-  });
+  const body = namingBoth(first, second, '2300.00');
   await deliver(app, body);
-  const alert = await app.slack.waitFor(
-    'chat.postMessage',
-    (c) => c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person'),
-  );
+  const alert = await needsAPersonAlert(app);
   expect(String(alert.body.text)).toContain('names two different requests: it settles neither');
   expect(JSON.stringify(alert.body)).toContain(first.id);
   expect(JSON.stringify(alert.body)).toContain(second.id);
@@ -138,10 +140,7 @@ test('a transaction the reconciler posted, refused, is told once even when its w
   expect(await live.indexReference(transactionId, 'AR-LIVE-1')).toBeUndefined();
   expect((await reconciler.runOnce()).queued).toBe(1);
   await app.webhooks?.pipeline.settled();
-  await app.slack.waitFor(
-    'chat.postMessage',
-    (c) => c.body.channel === 'CALERTS' && String(c.body.text).includes('Needs a person'),
-  );
+  await needsAPersonAlert(app);
   // The real webhook of the same final state arrives: threaded under the reconciler's post, not told again.
   const body = webhookBody('withdrawal.completed', {
     trx_ref: reference,
@@ -185,12 +184,7 @@ test('a refused report that came in no delivery is logged with the requests it n
   const app = await startApp({ withWebhooks: true, logger: log.logger });
   const first = await sent(app, '2700');
   const second = await sent(app, '2800');
-  const body = webhookBody('withdrawal.completed', {
-    trx_ref: first.outcome?.reference,
-    transactionId: second.outcome?.reference,
-    trx_type: 'withdraw',
-    amount: '2700.00',
-  });
+  const body = namingBoth(first, second, '2700.00');
   await app.engine.onCustodyReport(custodyReport(body as unknown as WebhookEvent));
   expect(await app.webhooks?.outbox.pendingIds()).toEqual([]);
   const notTold = log.entries.filter((e) => String(e.message).startsWith('a refused report is not alerted'));
@@ -228,12 +222,7 @@ test('a refusal whose alert the outbox does not take is logged with its delivery
   const app = await startApp({ withWebhooks: true, logger: log.logger, store });
   const first = await sent(app, '2910');
   const second = await sent(app, '2920');
-  const body = webhookBody('withdrawal.completed', {
-    trx_ref: first.outcome?.reference,
-    transactionId: second.outcome?.reference,
-    trx_type: 'withdraw',
-    amount: '2910.00',
-  });
+  const body = namingBoth(first, second, '2910.00');
   const delivery = outboxIdFor('webhook', dedupeKey(body as unknown as WebhookEvent));
   refusing.id = refusedOutboxId(delivery, 'two-requests', [first.id, second.id]);
   await deliver(app, body);

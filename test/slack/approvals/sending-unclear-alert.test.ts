@@ -16,18 +16,24 @@ const alerts = (app: ApprovalApp, id: string) =>
     .callsTo('chat.postMessage')
     .filter((c) => c.body.channel === 'CALERTS' && String(c.body.text).includes(id));
 
+/** Claims request `id` and marks the claim as sending; then `stale`, an older copy, is written back over the mark. */
+async function staleCopyOverMark(app: ApprovalApp, id: string, stale: unknown): Promise<void> {
+  const { core, executor } = partsOf(app.engine);
+  const claimed = await executor.claimExecution(id);
+  if (!claimed || !(await executor.markSending(claimed))) throw new Error('not marked');
+  await core.repo.store.set(`approval:${id}`, stale);
+}
+
 test('an approved request a claim marked as sending blocks alerts a person once and is not sent', async ({
   startApp,
 }) => {
   let at = Date.now();
   const app = await startApp({ tiers: '0:1', now: () => new Date(at) });
   const id = await fileWithdrawal(app, '1234.58');
-  const { core, executor } = partsOf(app.engine);
+  const { core } = partsOf(app.engine);
   expect(await core.approve(id, APPROVER_A)).toMatchObject({ ok: true });
   const approved = await app.engine.get(id);
-  const claimed = await executor.claimExecution(id);
-  if (!claimed || !(await executor.markSending(claimed))) throw new Error('not marked');
-  await core.repo.store.set(`approval:${id}`, approved); // a stale copy, written back over the mark
+  await staleCopyOverMark(app, id, approved);
   for (const _ of [1, 2]) {
     at += EXECUTION_LEASE_MS + 1_000;
     await app.engine.tick();
@@ -47,14 +53,12 @@ test('the approval that finds a claim marked as sending blocking it alerts a per
   let at = Date.now();
   const app = await startApp({ tiers: '0:2', now: () => new Date(at) });
   const id = await fileWithdrawal(app, '1234.59');
-  const { core, executor } = partsOf(app.engine);
+  const { core } = partsOf(app.engine);
   expect(await core.approve(id, APPROVER_A)).toMatchObject({ ok: true });
   const halfway = await app.engine.get(id);
   expect(await core.approve(id, APPROVER_B)).toMatchObject({ ok: true });
-  const claimed = await executor.claimExecution(id);
-  if (!claimed || !(await executor.markSending(claimed))) throw new Error('not marked');
   // A stale copy from before the last approval is written back over the mark; the lease runs out.
-  await core.repo.store.set(`approval:${id}`, halfway);
+  await staleCopyOverMark(app, id, halfway);
   at += EXECUTION_LEASE_MS + 1_000;
   // The last approval again, clicked in Slack; no sweep runs.
   const reviewed = await approve(app, id, APPROVER_B);
