@@ -3,7 +3,7 @@
 // or not, so a file has no set-up or clean-up code of its own for these. Everything a fixture starts
 // is stopped through `defer`, in one list, last started first: an engine stops before its store and
 // its sandbox.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base } from 'vitest';
@@ -44,8 +44,14 @@ export const tempDirTest = test
     return dir;
   });
 
-/** Where the system keeps files in memory (Linux's /dev/shm), else its temporary folder. */
-const IN_MEMORY = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+/** A folder of its own in memory (Linux's /dev/shm) where it can be made, else in the temporary folder. */
+function inMemoryDir(): string {
+  try {
+    return mkdtempSync(join('/dev/shm', 'cngn-test-'));
+  } catch {
+    return mkdtempSync(join(tmpdir(), 'cngn-test-'));
+  }
+}
 
 /**
  * `tempDirTest` with the folder in memory where the system has one: for SQLite files whose tests are
@@ -55,7 +61,7 @@ const IN_MEMORY = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 export const memoryDirTest = test
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('tempDir', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const dir = mkdtempSync(join(IN_MEMORY, 'cngn-test-'));
+    const dir = inMemoryDir();
     onCleanup(() => rmSync(dir, { recursive: true, force: true }));
     return dir;
   });
