@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import Keyv from 'keyv';
 import { describe, expect } from 'vitest';
 import { createStore } from '../../src/store/index.js';
-import { tempDirTest as it } from '../support/fixtures.js';
+import { memoryDirTest as it } from '../support/fixtures.js';
 import { assertFuzz, OBJECT_MEMBER_NAMES } from '../support/fuzz-inputs.js';
 
 // Strings that keyv escapes (a leading ':', ':base64:') and ones that only look close to it.

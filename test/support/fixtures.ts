@@ -43,3 +43,25 @@ export const tempDirTest = test
     onCleanup(() => rmSync(dir, { recursive: true, force: true }));
     return dir;
   });
+
+/** A folder of its own in memory (Linux's /dev/shm) where it can be made, else in the temporary folder. */
+function inMemoryDir(): string {
+  try {
+    return mkdtempSync(join('/dev/shm', 'cngn-test-'));
+  } catch {
+    return mkdtempSync(join(tmpdir(), 'cngn-test-'));
+  }
+}
+
+/**
+ * `tempDirTest` with the folder in memory where the system has one: for SQLite files whose tests are
+ * about what is written and read back, not what survives a power cut. On a disk, the sync at every
+ * commit waits on a disk a busy machine shares, and is most of such a test's time.
+ */
+export const memoryDirTest = test
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('tempDir', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = inMemoryDir();
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  });
