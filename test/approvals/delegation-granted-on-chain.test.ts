@@ -79,7 +79,7 @@ describe('with the audit signing key', () => {
       await fx.store.addToSet('delegations:sandbox', id);
       expect((await engine.get(id))?.state).toBe('completed');
 
-      expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false });
+      expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false, reason: 'not-approver' });
       expect(await engine.liveDelegations()).toEqual([]);
       await engine.idle();
       expect(withdrawCalls(fx)).toBe(0);
