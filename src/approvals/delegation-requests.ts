@@ -164,7 +164,7 @@ export class DelegationBook {
     for (const [index, id] of ids.entries()) {
       const request = requests[index];
       const delegation = request && this.grantOf(request, chain);
-      if (!delegation) continue; // its outcome is still being settled, or its request was changed
+      if (!delegation) continue; // still being settled, changed outside the bot, or not on the chain
       const endedAt = Date.parse(delegation.revoked?.at ?? delegation.until);
       if (now.getTime() - endedAt > KEEP_ENDED_MS) {
         await this.store.removeFromSet(indexKey(this.environment), id);
