@@ -13,7 +13,7 @@
 import { LONGEST_DELEGATION_MS } from '../access/index.js';
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
 import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
-import { type AuditSeal, type HeadMark, headProblem } from './signing.js';
+import { type AuditSeal, type HeadMark, headProblem, markProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
 
 /** The action of a delegation request's step (and its audit entry) that ends the delegation. */
@@ -106,16 +106,16 @@ export class VerifiedDelegations {
     // The mark as it was before the head was read: an append here may raise it past that head meanwhile.
     const mark = this.seal.marks.get(this.environment);
     const head = await this.log.head(this.environment);
-    // Checked at every read, cache or not: a head rolled back behind the mark fails here.
-    if (
-      !head?.signature ||
-      headProblem(this.seal, this.environment, head, mark) ||
-      foreignEntryProblem(head)
-    ) {
-      return NOTHING_VERIFIES;
-    }
+    if (!head?.signature) return NOTHING_VERIFIES;
     const cached = this.#cached;
-    if (cached && sameHead(cached.head, head)) return cached.read;
+    // The cached head's signature was verified when it was cached, so the same head (signature and key
+    // alike) is not verified again; the mark is checked at every read: a head rolled back fails here.
+    const unchanged = cached !== undefined && sameHead(cached.head, head);
+    const problem = unchanged
+      ? markProblem(head, mark)
+      : headProblem(this.seal, this.environment, head, mark);
+    if (problem || foreignEntryProblem(head)) return NOTHING_VERIFIES;
+    if (cached && unchanged) return cached.read;
     const found =
       (cached && (await this.readOn(cached.head, cached.read, head))) ??
       delegationsOf(await this.log.entries(this.environment), head, mark);
@@ -272,12 +272,13 @@ function withGrants(
   return granted;
 }
 
-/** The same head: nobody appended, cut or signed since (seq, hash, generation and signature alike). */
+/** The same head: nobody appended, cut or signed since (seq, hash, generation, signature and key alike). */
 function sameHead(a: ChainHead, b: ChainHead): boolean {
   return (
     a.seq === b.seq &&
     a.hash === b.hash &&
     (a.generation ?? 0) === (b.generation ?? 0) &&
-    a.signature?.value === b.signature?.value
+    a.signature?.value === b.signature?.value &&
+    a.signature?.key === b.signature?.key
   );
 }

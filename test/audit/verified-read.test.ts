@@ -238,3 +238,19 @@ auditTest(
     expect([...read.granted.keys()]).toEqual(['AR-GRANTED']);
   },
 );
+
+auditTest(
+  'the cached head, put back after the bot signed past it, vouches for nothing: the mark is checked on every read',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-cached-head-rolled-back');
+    const now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { now: () => now });
+    const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
+    await replica.log.append('sandbox', grant('AR-GRANTED', now, new Date(now.getTime() + 3 * DAY)));
+    expect((await onChain.read()).granted.has('AR-GRANTED')).toBe(true);
+    const cached = await a.get(auditHeadKey('sandbox'));
+    await replica.log.append('sandbox', auditDraft(1, now));
+    await a.set(auditHeadKey('sandbox'), cached);
+    expect((await onChain.read()).granted.size).toBe(0);
+  },
+);
