@@ -7,6 +7,7 @@
 import { describe, expect } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
@@ -96,6 +97,37 @@ describe('with the audit signing key, approvals by click', () => {
       expect(withdrawCalls(fx)).toBe(0);
     });
   }
+  test('a delegation request marked sent in the store, with a reference, is settled by no report from the service', async ({
+    fx,
+    engine,
+  }) => {
+    const filed = await engine.fileDelegation(CHIDI, BOLA, new Date(fx.clock.now().getTime() + 3 * DAY));
+    await rewrite(
+      fx.store,
+      filed.id,
+      (stored) =>
+        ({
+          ...stored,
+          state: 'sent',
+          outcome: { status: 'pending', reference: 'TX-LAUNDERED' },
+        }) as ApprovalRequest,
+      { audited: false },
+    );
+    expect(
+      await new ApprovalRepository(fx.store, 'sandbox').indexReference('TX-LAUNDERED', filed.id),
+    ).toBeUndefined();
+    await fx.store.addToSet('delegations:sandbox', filed.id);
+    const report = {
+      name: 'withdrawal.completed',
+      key: 'withdrawal.completed|TX-LAUNDERED',
+      references: ['TX-LAUNDERED'],
+      result: 'completed' as const,
+      status: 'completed',
+    };
+    expect(await engine.onCustodyReport(report)).toBeUndefined();
+    expect((await engine.get(filed.id))?.state).toBe('sent');
+    expect(await engine.liveDelegations()).toEqual([]);
+  });
 });
 
 describe('with the audit signing key, every approval signed', () => {
