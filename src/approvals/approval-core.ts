@@ -3,7 +3,7 @@
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
-import { type AuditSeal, VerifiedRevocations } from '../audit/index.js';
+import { type AuditSeal, VerifiedDelegations } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -61,7 +61,7 @@ export interface EngineOptions {
   policySnapshot?: PolicySetting[] | undefined;
   /**
    * The audit signing key and this process's marks: heads are signed, and archive segments; requests
-   * are sealed, and a delegation's revocation holds from the signed chain too.
+   * are sealed, and a delegation is granted, and revoked, by what the signed chain holds too.
    */
   auditSeal?: AuditSeal | undefined;
 }
@@ -118,7 +118,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     this.signed = new SignedApprovals(options);
     const { auditSeal } = options;
     const onChain = auditSeal
-      ? new VerifiedRevocations(this.repo.auditLog, options.custody.environment, auditSeal)
+      ? new VerifiedDelegations(this.repo.auditLog, options.custody.environment, auditSeal)
       : undefined;
     this.delegations = new DelegationBook(
       options.store,

@@ -103,7 +103,10 @@ export class ApprovalEngine {
     const binding = () => core.binding;
     const settingsNow = () => core.judging.current();
     this.executor = new Executor({ ...parts, ...own, binding, settingsNow, policy: options.policy }, options);
-    this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
+    this.tracker = new Tracker(
+      { ...parts, ...own, executor: this.executor, policy: options.policy },
+      options,
+    );
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
     const { store } = options;
     this.stopLookup = new StopLookup({ ...parts, store, binding, owner: this.executor.instanceId }, options);

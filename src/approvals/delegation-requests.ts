@@ -2,14 +2,15 @@
 // through the engine like any request, and executed by writing it to the store instead of calling the
 // service. The delegation is in effect while its request is completed, not revoked, and before its end;
 // every check reads the store, so a revocation holds at once on every replica and survives restarts.
-// Where the bot holds the audit signing key, a revocation also holds from the signed audit chain (its
-// step's entry), which a store writer cannot rewrite unnoticed; while the chain does not verify, a
+// Where the bot holds the audit signing key, the store's word is not enough: the grant must be on the
+// signed audit chain (the entry of its request's completion), and a revocation holds from the chain too
+// (its step's entry), which a store writer cannot rewrite unnoticed; while the chain does not verify, a
 // delegation filed before what its signed head vouches for counts for none (audit/verified-read.ts).
 // This file is the requests' side: filing them, the store's index of the granting requests, ending
 // them. The grant itself (Delegation, isLive) and who may use it for which request live in the access
 // room (access/delegations.ts, access/policy.ts: the one place eligibility lives).
 import { type Delegation, isLive, LONGEST_DELEGATION_MS } from '../access/index.js';
-import { type ChainRevocations, DELEGATION_REVOKED } from '../audit/index.js';
+import { type ChainDelegations, DELEGATION_REVOKED } from '../audit/index.js';
 import { Money } from '../format/money.js';
 import type { Store } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
@@ -140,7 +141,7 @@ export class DelegationBook {
     /** Whether a granting request stands: its filing seal holds where the bot checks it (request-seal.ts). */
     private readonly stands: (request: ApprovalRequest) => boolean = () => true,
     /** What the signed audit chain says of delegations; absent without the audit signing key. */
-    private readonly chain?: () => Promise<ChainRevocations>,
+    private readonly chain?: () => Promise<ChainDelegations>,
   ) {}
 
   /** The execution of a delegation request: idempotent, so a repeat writes nothing new. */
@@ -163,7 +164,7 @@ export class DelegationBook {
     for (const [index, id] of ids.entries()) {
       const request = requests[index];
       const delegation = request && this.grantOf(request, chain);
-      if (!delegation) continue; // its outcome is still being settled, or its request was changed
+      if (!delegation) continue; // still being settled, changed outside the bot, or not on the chain
       const endedAt = Date.parse(delegation.revoked?.at ?? delegation.until);
       if (now.getTime() - endedAt > KEEP_ENDED_MS) {
         await this.store.removeFromSet(indexKey(this.environment), id);
@@ -192,16 +193,19 @@ export class DelegationBook {
   }
 
   /**
-   * The delegation a request granted, unless it was changed outside the bot or filed before what the
-   * signed chain vouches for: then none. Revoked when its history or the chain says so.
+   * The delegation a request granted, unless it was changed outside the bot, or the signed chain does
+   * not hold its grant, or it was filed before what the chain vouches for: then none. It runs from its
+   * grant on the chain; revoked when its history or the chain says so.
    */
-  private grantOf(request: ApprovalRequest, chain: ChainRevocations | undefined): Delegation | undefined {
-    const delegation = delegationOf(request);
-    if (!delegation || !this.stands(request)) return undefined;
-    if (!chain || delegation.revoked) return delegation;
-    if (!(Date.parse(request.createdAt) > chain.filedAfter)) return undefined;
+  private grantOf(request: ApprovalRequest, chain: ChainDelegations | undefined): Delegation | undefined {
+    const stored = delegationOf(request);
+    if (!stored || !this.stands(request)) return undefined;
+    if (!chain) return stored;
+    const granted = chain.granted.get(request.id);
+    if (!granted || !(Date.parse(request.createdAt) > chain.filedAfter)) return undefined;
+    const delegation = { ...stored, from: granted.at };
     const revoked = chain.revoked.get(request.id);
-    if (!revoked) return delegation;
+    if (delegation.revoked || !revoked) return delegation;
     const { at, actor, note } = revoked;
     return { ...delegation, revoked: { at, by: actor ?? '', ...(note ? { note } : {}) } };
   }

@@ -1,18 +1,22 @@
 // Settling a request whose execution is a write to the bot's own store (a delegation, an unfreeze, a
 // passkey registration) when that write went unanswered: the store says whether it was made. One that
 // could still land later is barred there before its request is called failed, so "failed" stays true
-// (docs/decisions/unanswered-writes-fenced.md).
+// (docs/decisions/unanswered-writes-fenced.md). A delegation or unfreeze found there is completed only
+// if its approvals pass the executor's last check (send-checks.ts) again.
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import type { PasskeyWrite } from './passkey-requests.js';
 import type { TrackingSteps } from './reconciler.js';
-import type { ApprovalRequest } from './types.js';
+import type { ApprovalRequest, EngineLog } from './types.js';
 
 export interface OwnWriteDeps {
   delegations: Pick<DelegationBook, 'isRecorded'>;
   freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce'>;
   passkeys: PasskeyWrite;
   now: () => Date;
+  /** The executor's check just before the write (send-checks.ts): undefined when the approvals hold. */
+  approvalsProblem: (request: ApprovalRequest) => Promise<string | undefined>;
+  log?: EngineLog | undefined;
   /** Moves the request, still outcome-unknown, to its final state once (the tracker's, as the reconciler's). */
   finish: TrackingSteps['finish'];
 }
@@ -25,10 +29,23 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
   const failed = (action: string, reason: string) =>
     deps.finish(request.id, 'failed', action, { status: 'failed', reason });
   const completed = (action: string) => deps.finish(request.id, 'completed', action, { status: 'completed' });
+  // Found counts only if the approvals hold as they did at the write: one a store writer marked
+  // outcome-unknown was never checked, and its completion is the bot's own entry on the signed chain.
+  const completedIfApproved = async (action: string) => {
+    const problem = await deps.approvalsProblem(request);
+    if (!problem) return completed(action);
+    deps.log?.error?.('NOT COMPLETED: an interrupted write whose approvals do not hold; it is failed', {
+      requestId: request.id,
+      kind: request.kind,
+      problem,
+    });
+    await deps.finish(request.id, 'failed', problem, { status: 'failed' });
+    return undefined;
+  };
   switch (request.kind) {
     case 'delegation':
       // Only a completed request's delegation is in effect: an index entry landing late grants nothing.
-      if (await deps.delegations.isRecorded(request.id)) await completed(FOUND);
+      if (await deps.delegations.isRecorded(request.id)) await completedIfApproved(FOUND);
       else
         await failed(
           NOT_FOUND,
@@ -42,7 +59,7 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
           NOT_FOUND,
           'lifting the freeze was not confirmed, and it is now barred from landing later; sends are still frozen. File /cngn unfreeze again.',
         );
-      } else if ((await completed(FOUND)) && settled.change) {
+      } else if ((await completedIfApproved(FOUND)) && settled.change) {
         // Told as when the lift is answered: the channel hears it, and what was held goes out.
         deps.freeze.announce(settled.change);
       }

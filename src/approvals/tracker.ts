@@ -2,6 +2,7 @@
 // fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
 // nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
 // expiry) and the start-up resume.
+import type { ApprovalPolicy } from '../access/index.js';
 import { checkedExplorerUrl } from '../format/explorer.js';
 import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
@@ -15,7 +16,9 @@ import { answeredOf, outcomeFromTransaction, Reconciler, type ReconcilerOptions 
 import { markMissingHolders } from './reference-conflicts.js';
 import { type ReportRefusal, requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
+import { approvalsProblem } from './send-checks.js';
 import { OWN_STORE_KINDS } from './service-call.js';
+import type { SendChecks } from './signed-approvals.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
 import { type ApprovalRequest, type EngineLog, type ExecutionOutcome, MONEY_KINDS } from './types.js';
 
@@ -44,6 +47,9 @@ export interface TrackerDeps {
   freeze: OwnWriteDeps['freeze'];
   /** Where an interrupted passkey registration is settled: the book says whether it was written, or bars it. */
   passkeys: OwnWriteDeps['passkeys'];
+  /** An interrupted own write found made is completed only if these pass again (send-checks.ts). */
+  signed: SendChecks;
+  policy: Pick<ApprovalPolicy, 'requiredFor'>;
   /** Sends what is approved but was never started. */
   executor: Pick<Executor, 'execute'>;
   now: () => Date;
@@ -67,8 +73,16 @@ export class Tracker {
     this.core = deps.core;
     this.repo = deps.repo;
     this.custody = deps.custody;
-    const { delegations, freeze, passkeys, now } = deps;
-    this.ownWrites = { delegations, freeze, passkeys, now, finish: (...args) => this.finish(...args) };
+    const { delegations, freeze, passkeys, now, signed, policy, log } = deps;
+    this.ownWrites = {
+      delegations,
+      freeze,
+      passkeys,
+      now,
+      log,
+      approvalsProblem: (request) => approvalsProblem(signed, policy, request),
+      finish: (...args) => this.finish(...args),
+    };
     this.executor = deps.executor;
     this.now = deps.now;
     this.log = deps.log;
@@ -126,7 +140,8 @@ export class Tracker {
     outcome: ExecutionOutcome,
   ): Promise<ApprovalRequest | undefined> {
     const done = await this.core.locked(id, async (request) => {
-      if (!request) return undefined;
+      // Written to the bot's own store, never sent (service-call.ts): no service report settles one.
+      if (!request || OWN_STORE_KINDS.has(request.kind)) return undefined;
       const note = conflictNote(request, report);
       if (note) {
         if (request.conflicts?.some((conflict) => conflict.key === report.key)) return undefined;

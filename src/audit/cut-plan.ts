@@ -2,13 +2,14 @@
 
 import { isCutMarker, sealOf } from './chain.js';
 import type { AuditEntry } from './types.js';
-import { revokesLiveDelegation } from './verified-read.js';
+import { holdsLiveDelegation } from './verified-read.js';
 
 /**
  * Where a cut of `entries` from `start` ends: past every entry older than `olderThan` that `archived`
- * holds, in a row, up to the first that revokes a delegation not yet ended at `now` (the chain is
- * where that revocation holds, verified-read.ts: it stays until the delegation ends). Undefined when it would split the entries of an older version, which are sealed
- * together: they go all at once or not at all.
+ * holds, in a row, up to the first that grants or revokes a delegation not yet ended at `now` (the
+ * chain is where that grant and that revocation hold, verified-read.ts: they stay until the delegation
+ * ends). Undefined when it would split the entries of an older version, which are sealed together:
+ * they go all at once or not at all.
  */
 function cutEnd(
   entries: AuditEntry[],
@@ -21,7 +22,7 @@ function cutEnd(
   while (end < entries.length) {
     const entry = entries[end] as AuditEntry;
     if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
-    if (revokesLiveDelegation(entry, now)) break;
+    if (holdsLiveDelegation(entry, now)) break;
     end += 1;
   }
   const unchained = entries.slice(start).findIndex((e) => e.hash);

@@ -34,7 +34,7 @@ export type {
   ServiceEnvironment,
 } from './types.js';
 export {
-  type ChainRevocations,
+  type ChainDelegations,
   DELEGATION_REVOKED,
-  VerifiedRevocations,
+  VerifiedDelegations,
 } from './verified-read.js';

@@ -264,13 +264,20 @@ export function headProblem(
       text: `the head at seq ${head.seq} (hash ${short(head.hash)}) does not match its signature: it was written without the key`,
     };
   }
-  if (mark && head.seq < mark.seq) {
+  return markProblem(head, mark);
+}
+
+/** Whether a head whose signature holds is behind the mark, or at the mark's seq with another hash. */
+export function markProblem(head: ChainHead, mark: HeadMark | undefined): HeadProblem | undefined {
+  if (!mark) return undefined;
+  const marked = `seq ${mark.seq} (signed or checked ${lagosTime(mark.at)})`;
+  if (head.seq < mark.seq) {
     return {
       kind: 'head-rolled-back',
       text: `the head is at seq ${head.seq}, but this bot signed or checked ${marked}: the newest entries were removed and an older head put back`,
     };
   }
-  if (mark && head.seq === mark.seq && head.hash !== mark.hash) {
+  if (head.seq === mark.seq && head.hash !== mark.hash) {
     return {
       kind: 'head-replaced',
       text: `the head at seq ${head.seq} has hash ${short(head.hash)}, but this bot signed or checked hash ${short(mark.hash)} there`,

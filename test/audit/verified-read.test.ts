@@ -1,25 +1,25 @@
-// The revocations of delegations as the signed chain records them: read from entries that verify up to
-// the signed head, and kept by a retention cut until the delegation they end has ended by its own date.
+// The grants and revocations of delegations as the signed chain records them: read from entries that
+// verify up to the signed head, and kept by a retention cut until the delegation has ended by its own date.
 import { expect } from 'vitest';
 import { chainEntry } from '../../src/audit/chain.js';
 import type { AuditDraft, AuditEntry } from '../../src/audit/index.js';
 import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
-import { revokesLiveDelegation, VerifiedRevocations } from '../../src/audit/verified-read.js';
+import { holdsLiveDelegation, VerifiedDelegations } from '../../src/audit/verified-read.js';
 import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 
 const SECOND = 1000;
 const DAY = 86_400_000;
 
-/** The entry of a delegation's revocation step, its delegation ending at `until`. */
-const revocation = (requestId: string, at: Date, until: Date): AuditDraft => ({
+/** The entry of a delegation request's step `action` (in state completed), its delegation ending at `until`. */
+const delegationStep = (action: string, requestId: string, at: Date, until: Date): AuditDraft => ({
   at: at.toISOString(),
   requestId,
   kind: 'delegation',
-  action: 'delegation-revoked',
+  action,
   state: 'completed',
-  actor: 'U_CHIDI',
+  ...(action === 'delegation-revoked' ? { actor: 'U_CHIDI' } : {}),
   figures: {
     payload: { delegator: 'U_CHIDI', delegate: 'U_BOLA', until: until.toISOString() },
     display: {},
@@ -28,13 +28,20 @@ const revocation = (requestId: string, at: Date, until: Date): AuditDraft => ({
   },
 });
 
+/** The entry of a delegation's revocation step. */
+const revocation = (requestId: string, at: Date, until: Date) =>
+  delegationStep('delegation-revoked', requestId, at, until);
+
+/** The entry of a delegation request's completion: its grant. */
+const grant = (requestId: string, at: Date, until: Date) => delegationStep('completed', requestId, at, until);
+
 auditTest(
   'a retention cut keeps the revocation of a delegation not yet ended, and lets it go once it ended',
   async ({ replicas, auditReplica }) => {
     const { a } = await replicas('audit-revocation-kept');
     let now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
-    const onChain = new VerifiedRevocations(replica.log, 'sandbox', replica.seal);
+    const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
     await replica.log.append('sandbox', auditDraft(0, now));
     await replica.log.append('sandbox', revocation('AR-DELEGATED', now, new Date(now.getTime() + 3 * DAY)));
     await replica.log.append('sandbox', auditDraft(1, now));
@@ -64,7 +71,7 @@ auditTest(
     const { a } = await replicas('audit-revocation-forged-head');
     const now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { now: () => now });
-    const onChain = new VerifiedRevocations(replica.log, 'sandbox', replica.seal);
+    const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
     await replica.log.append('sandbox', revocation('AR-DELEGATED', now, new Date(now.getTime() + DAY)));
     expect((await onChain.read()).revoked.has('AR-DELEGATED')).toBe(true);
 
@@ -98,7 +105,7 @@ auditTest(
 
     const agrees = new HeadMarks();
     agrees.raise('sandbox', { seq: first.seq, hash: first.hash }, now);
-    const read = await new VerifiedRevocations(replica.log, 'sandbox', {
+    const read = await new VerifiedDelegations(replica.log, 'sandbox', {
       ...replica.seal,
       marks: agrees,
     }).read();
@@ -107,7 +114,7 @@ auditTest(
 
     const other = new HeadMarks();
     other.raise('sandbox', { seq: first.seq, hash: 'f'.repeat(64) }, now);
-    const forked = await new VerifiedRevocations(replica.log, 'sandbox', {
+    const forked = await new VerifiedDelegations(replica.log, 'sandbox', {
       ...replica.seal,
       marks: other,
     }).read();
@@ -138,7 +145,7 @@ auditTest(
     }
     const head = { seq: last.seq ?? 0, hash: last.hash ?? '' };
     await a.set(auditHeadKey('sandbox'), replica.seal.signer.signHead('sandbox', head));
-    const read = await new VerifiedRevocations(replica.log, 'sandbox', {
+    const read = await new VerifiedDelegations(replica.log, 'sandbox', {
       ...replica.seal,
       marks: new HeadMarks(),
     }).read();
@@ -153,12 +160,101 @@ auditTest(
     const at = new Date('2026-11-01T09:00:00.000Z');
     const { figures: _figures, ...unreadable } = revocation('AR-OLD', at, at);
     const entry = { ...unreadable, environment: 'sandbox' as const };
-    expect(revokesLiveDelegation(entry, new Date(at.getTime() + 89 * DAY))).toBe(true);
-    expect(revokesLiveDelegation(entry, new Date(at.getTime() + 91 * DAY))).toBe(false);
+    expect(holdsLiveDelegation(entry, new Date(at.getTime() + 89 * DAY))).toBe(true);
+    expect(holdsLiveDelegation(entry, new Date(at.getTime() + 91 * DAY))).toBe(false);
     const ended = {
       ...revocation('AR-ENDED', at, new Date(at.getTime() + DAY)),
       environment: 'sandbox' as const,
     };
-    expect(revokesLiveDelegation(ended, new Date(at.getTime() + 2 * DAY))).toBe(false);
+    expect(holdsLiveDelegation(ended, new Date(at.getTime() + 2 * DAY))).toBe(false);
+  },
+);
+
+auditTest(
+  'a retention cut keeps the grant of a delegation not yet ended, and lets it go once it ended',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-grant-kept');
+    let now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
+    const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
+    await replica.log.append('sandbox', auditDraft(0, now));
+    await replica.log.append('sandbox', grant('AR-GRANTED', now, new Date(now.getTime() + 3 * DAY)));
+    await replica.log.append('sandbox', auditDraft(1, now));
+    now = new Date(now.getTime() + 10 * SECOND);
+
+    expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
+    const kept = await replica.log.entries('sandbox');
+    expect(kept.map((e) => e.requestId)).toContain('AR-GRANTED');
+    expect(kept.map((e) => e.requestId)).not.toContain(auditDraft(0).requestId);
+    const read = await onChain.read();
+    expect(read.granted.get('AR-GRANTED')).toEqual({ at: '2026-11-01T09:00:00.000Z' });
+    expect(read.revoked.size).toBe(0);
+
+    now = new Date(now.getTime() + 4 * DAY);
+    await replica.log.append('sandbox', auditDraft(2, now));
+    now = new Date(now.getTime() + 10 * SECOND);
+    expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
+    expect((await replica.log.entries('sandbox')).map((e) => e.requestId)).not.toContain('AR-GRANTED');
+    expect((await onChain.read()).granted.has('AR-GRANTED')).toBe(false);
+  },
+);
+
+auditTest(
+  'a grant appended after the head was read is read on from the cached head, not from the whole list',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-grant-read-on');
+    const now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { now: () => now });
+    let wholeReads = 0;
+    const reader = {
+      head: (environment: 'sandbox') => replica.log.head(environment),
+      latest: (environment: 'sandbox', count: number) => replica.log.latest(environment, count),
+      entries: (environment: 'sandbox') => {
+        wholeReads += 1;
+        return replica.log.entries(environment);
+      },
+    };
+    const onChain = new VerifiedDelegations(reader, 'sandbox', replica.seal);
+    await replica.log.append('sandbox', auditDraft(0, now));
+    expect((await onChain.read()).granted.size).toBe(0);
+
+    await replica.log.append('sandbox', grant('AR-GRANTED', now, new Date(now.getTime() + DAY)));
+    await replica.log.append('sandbox', auditDraft(1, now));
+    const read = await onChain.read();
+    expect(read.granted.has('AR-GRANTED')).toBe(true);
+    expect(read.filedAfter).toBe(Number.NEGATIVE_INFINITY);
+    expect(wholeReads).toBe(1);
+  },
+);
+
+auditTest(
+  'an entry of a delegation request that is not its completion grants nothing',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-grant-other-steps');
+    const now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { now: () => now });
+    const until = new Date(now.getTime() + DAY);
+    await replica.log.append('sandbox', delegationStep('approved', 'AR-APPROVED', now, until));
+    await replica.log.append('sandbox', { ...grant('AR-REJECTED', now, until), state: 'rejected' });
+    await replica.log.append('sandbox', { ...grant('AR-A-WITHDRAWAL', now, until), kind: 'withdraw' });
+    await replica.log.append('sandbox', grant('AR-GRANTED', now, until));
+    const read = await new VerifiedDelegations(replica.log, 'sandbox', replica.seal).read();
+    expect([...read.granted.keys()]).toEqual(['AR-GRANTED']);
+  },
+);
+
+auditTest(
+  'the cached head, put back after the bot signed past it, vouches for nothing: the mark is checked on every read',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-cached-head-rolled-back');
+    const now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { now: () => now });
+    const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
+    await replica.log.append('sandbox', grant('AR-GRANTED', now, new Date(now.getTime() + 3 * DAY)));
+    expect((await onChain.read()).granted.has('AR-GRANTED')).toBe(true);
+    const cached = await a.get(auditHeadKey('sandbox'));
+    await replica.log.append('sandbox', auditDraft(1, now));
+    await a.set(auditHeadKey('sandbox'), cached);
+    expect((await onChain.read()).granted.size).toBe(0);
   },
 );
