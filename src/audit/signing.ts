@@ -4,11 +4,12 @@
 // earlier head put back) still verifies, so each process also keeps, outside the store, the newest head
 // it signed or checked: its mark. A head behind the mark is a rollback.
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { lagosTime } from '../format/display.js';
 import type { ChainHead } from './chain.js';
 import { headText, publicKeyHex, short, signatureHolds } from './crypto.js';
+import { MARKS_FILE_LOCK, type MarksFileLock, removeLeftovers, updateMarksFile } from './marks-file.js';
 
 /** The key as CNGN_AUDIT_SIGNING_KEY holds it: PKCS#8 PEM (`openssl genpkey -algorithm ed25519`). */
 export function parseSigningKey(pem: string): KeyObject {
@@ -88,19 +89,24 @@ export interface HeadMark {
 
 /**
  * The marks, in a small file outside the store (or in memory when there is no file: a memory store,
- * gone with the process anyway). Several processes sharing the file only ever raise a mark. A file
- * that cannot be read at start stops the start; one that cannot be written later never fails an
- * append (the mark is kept in memory, and `warn` is told).
+ * gone with the process anyway). Several processes sharing the file only ever raise a mark, each write
+ * under the file's lock (marks-file.ts), so none is lost to another written at once. A file that cannot
+ * be read at start stops the start; one that cannot be written later (or whose lock stays held) never
+ * fails an append (the mark is kept in memory, and `warn` is told).
  */
 export class HeadMarks {
   private readonly marks = new Map<string, HeadMark>();
   /** The file's modification time and size when last read or written (another process changes them). */
   private seen = '';
+  private readonly lock: MarksFileLock;
 
   constructor(
     private readonly file?: string,
     private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
+    lock: Partial<MarksFileLock> = {},
   ) {
+    this.lock = { ...MARKS_FILE_LOCK, ...lock };
+    if (file) removeLeftovers(file);
     this.seen = this.stamp();
     for (const [environment, mark] of Object.entries(this.readFile())) this.marks.set(environment, mark);
   }
@@ -132,16 +138,18 @@ export class HeadMarks {
     this.marks.set(environment, mark);
     if (!this.file) return;
     try {
-      // Another process sharing the file may have raised it meanwhile: keep the higher mark.
-      const stored = this.readFile();
-      const theirs = stored[environment];
-      const mine = !lower && theirs && theirs.seq > mark.seq ? theirs : mark;
-      this.marks.set(environment, mine);
-      const next = { ...stored, [environment]: mine };
-      mkdirSync(dirname(this.file), { recursive: true });
-      const part = `${this.file}.${process.pid}.part`;
-      writeFileSync(part, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-      renameSync(part, this.file);
+      updateMarksFile(
+        this.file,
+        (current) => {
+          // Another process sharing the file may have raised it meanwhile: keep the higher mark.
+          const stored = this.parse(current);
+          const theirs = stored[environment];
+          const mine = !lower && theirs && theirs.seq > mark.seq ? theirs : mark;
+          this.marks.set(environment, mine);
+          return `${JSON.stringify({ ...stored, [environment]: mine }, null, 2)}\n`;
+        },
+        this.lock,
+      );
       this.seen = this.stamp();
     } catch (error) {
       this.warn?.('the audit head mark could not be written; kept in memory', {
@@ -182,12 +190,18 @@ export class HeadMarks {
   private readFile(): Record<string, HeadMark> {
     if (!this.file) return {};
     try {
-      const parsed: unknown = JSON.parse(readFileSync(this.file, 'utf8'));
-      return parsed && typeof parsed === 'object' ? (parsed as Record<string, HeadMark>) : {};
+      return this.parse(readFileSync(this.file, 'utf8'));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw new Error(`the audit head marks in ${this.file} cannot be read: ${String(error)}`);
     }
+  }
+
+  /** The marks in the file's text (undefined: no file yet). */
+  private parse(text: string | undefined): Record<string, HeadMark> {
+    if (text === undefined) return {};
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, HeadMark>) : {};
   }
 }
 

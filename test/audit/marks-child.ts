@@ -1,0 +1,25 @@
+// One writer of a shared marks file in a process of its own, for the test of writers at once: it opens
+// MARKS_FILE, says `ready`, waits for a line on stdin (so two start together), raises MARKS_COUNT marks
+// of environments named after MARKS_WRITER, one write each, and says `done`. A warning goes to stderr.
+import { createInterface } from 'node:readline';
+import { HeadMarks } from '../../src/audit/signing.js';
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value;
+};
+
+const marks = new HeadMarks(env('MARKS_FILE'), (message, fields) => {
+  process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`);
+});
+const writer = env('MARKS_WRITER');
+const lines = createInterface({ input: process.stdin });
+process.stdout.write('ready\n');
+await new Promise((resolve) => lines.once('line', resolve));
+lines.close();
+const at = new Date();
+for (let n = 1; n <= Number(env('MARKS_COUNT')); n++) {
+  marks.raise(`${writer}-${n}`, { seq: n, hash: writer.padEnd(64, '0') }, at);
+}
+process.stdout.write('done\n');
