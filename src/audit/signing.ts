@@ -4,12 +4,12 @@
 // earlier head put back) still verifies, so each process also keeps, outside the store, the newest head
 // it signed or checked: its mark. A head behind the mark is a rollback.
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { lagosTime } from '../format/display.js';
 import type { ChainHead } from './chain.js';
 import { headText, publicKeyHex, short, signatureHolds } from './crypto.js';
-import { MARKS_FILE_LOCK, type MarksFileLock, removeLeftovers, updateMarksFile } from './marks-file.js';
+import { removeLeftovers, updateMarksFile } from './marks-file.js';
 
 /** The key as CNGN_AUDIT_SIGNING_KEY holds it: PKCS#8 PEM (`openssl genpkey -algorithm ed25519`). */
 export function parseSigningKey(pem: string): KeyObject {
@@ -87,25 +87,34 @@ export interface HeadMark {
   at: string;
 }
 
+/** The first retry of marks the file did not take; each one after waits twice as long, up to the cap. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
+/** A lock held this long is more than another replica's write: `warn` is told. */
+const LOCK_HELD_WARN_MS = 5_000;
+
 /**
  * The marks, in a small file outside the store (or in memory when there is no file: a memory store,
  * gone with the process anyway). Several processes sharing the file only ever raise a mark, each write
  * under the file's lock (marks-file.ts), so none is lost to another written at once. A file that cannot
- * be read at start stops the start; one that cannot be written later (or whose lock stays held) never
- * fails an append (the mark is kept in memory, and `warn` is told).
+ * be read at start stops the start. A write never waits and never fails an append: when the lock is
+ * held or the file cannot be written, the marks stay in memory as dirty, and all of them are written at
+ * the next mark, or by a retry later (backing off to every few seconds); `warn` is told once per outage.
  */
 export class HeadMarks {
   private readonly marks = new Map<string, HeadMark>();
+  /** Environments whose mark in memory the file does not hold yet: true for a reset (it may lower it). */
+  private readonly dirty = new Map<string, boolean>();
   /** The file's modification time and size when last read or written (another process changes them). */
   private seen = '';
-  private readonly lock: MarksFileLock;
+  /** Since when the file has not taken the dirty marks, how many tries failed, whether `warn` was told. */
+  private outage: { since: number; failures: number; warned: boolean } | undefined;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly file?: string,
     private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
-    lock: Partial<MarksFileLock> = {},
   ) {
-    this.lock = { ...MARKS_FILE_LOCK, ...lock };
     if (file) removeLeftovers(file);
     this.seen = this.stamp();
     for (const [environment, mark] of Object.entries(this.readFile())) this.marks.set(environment, mark);
@@ -134,29 +143,87 @@ export class HeadMarks {
     this.put(environment, { seq: head.seq, hash: head.hash, at: at.toISOString() }, true);
   }
 
+  /** Tries once, now, to write the marks the file does not hold yet (at a stop, say); true when none is left. */
+  writeNow(): boolean {
+    if (this.file) this.flush(this.file);
+    return this.dirty.size === 0;
+  }
+
   private put(environment: string, mark: HeadMark, lower: boolean): void {
     this.marks.set(environment, mark);
     if (!this.file) return;
+    this.dirty.set(environment, lower || this.dirty.get(environment) === true);
+    this.flush(this.file);
+  }
+
+  /** Writes every dirty mark if the file's lock is free now; otherwise leaves them for a retry. */
+  private flush(file: string): void {
+    if (this.dirty.size === 0) return;
     try {
-      updateMarksFile(
-        this.file,
-        (current) => {
-          // Another process sharing the file may have raised it meanwhile: keep the higher mark.
-          const stored = this.parse(current);
-          const theirs = stored[environment];
-          const mine = !lower && theirs && theirs.seq > mark.seq ? theirs : mark;
-          this.marks.set(environment, mine);
-          return `${JSON.stringify({ ...stored, [environment]: mine }, null, 2)}\n`;
-        },
-        this.lock,
-      );
-      this.seen = this.stamp();
+      const written = updateMarksFile(file, (current) => this.merged(this.parse(current)));
+      if (!written) {
+        this.failed(
+          'the audit head marks file stays locked by another writer; marks kept in memory until it is free',
+        );
+        return;
+      }
+      this.dirty.clear();
+      this.seen = stampOf(written);
+      this.outage = undefined;
+      clearTimeout(this.retry);
+      this.retry = undefined;
     } catch (error) {
-      this.warn?.('the audit head mark could not be written; kept in memory', {
-        file: this.file,
-        error: String(error),
-      });
+      this.failed('the audit head mark could not be written; kept in memory and tried again', error);
     }
+  }
+
+  /**
+   * The file's marks with every dirty one in: the higher of the two, but a reset's own. Memory takes the
+   * file's higher marks too, as the file written is then the one last seen.
+   */
+  private merged(stored: Record<string, HeadMark>): string {
+    this.takeHigher(stored);
+    for (const environment of this.dirty.keys()) {
+      const mark = this.marks.get(environment);
+      if (mark) stored[environment] = mark;
+    }
+    return `${JSON.stringify(stored, null, 2)}\n`;
+  }
+
+  /** Each mark of `stored` higher than the one in memory, but none a reset not written yet would lower. */
+  private takeHigher(stored: Record<string, HeadMark>): void {
+    for (const [environment, theirs] of Object.entries(stored)) {
+      if (this.dirty.get(environment)) continue;
+      const mine = this.marks.get(environment);
+      if (!mine || theirs.seq > mine.seq) this.marks.set(environment, theirs);
+    }
+  }
+
+  /**
+   * Has the dirty marks tried again, backing off, and warns once per outage: at once for an error, for a
+   * held lock only once it has been held a while (two writes at once hold each other up for milliseconds).
+   */
+  private failed(message: string, error?: unknown): void {
+    const now = Date.now();
+    const outage = this.outage ?? { since: now, failures: 0, warned: false };
+    this.outage = outage;
+    outage.failures += 1;
+    if (!outage.warned && (error !== undefined || now - outage.since >= LOCK_HELD_WARN_MS)) {
+      outage.warned = true;
+      this.warn?.(message, { file: this.file, ...(error === undefined ? {} : { error: String(error) }) });
+    }
+    if (this.retry || !this.file) return;
+    const file = this.file;
+    const cap = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (outage.failures - 1));
+    this.retry = setTimeout(
+      () => {
+        this.retry = undefined;
+        this.flush(file);
+      },
+      cap / 2 + Math.random() * (cap / 2),
+    );
+    // A retry never keeps the process up: marks left dirty at exit are what an unwritable file loses too.
+    this.retry.unref();
   }
 
   /** Read the file again when it changed since (a stat per call): keep the higher mark of each. */
@@ -165,10 +232,7 @@ export class HeadMarks {
     if (stamp === this.seen) return;
     this.seen = stamp;
     try {
-      for (const [environment, theirs] of Object.entries(this.readFile())) {
-        const mine = this.marks.get(environment);
-        if (!mine || theirs.seq > mine.seq) this.marks.set(environment, theirs);
-      }
+      this.takeHigher(this.readFile());
     } catch (error) {
       this.warn?.('the audit head marks could not be read again; the marks in memory hold', {
         file: this.file,
@@ -180,8 +244,7 @@ export class HeadMarks {
   private stamp(): string {
     if (!this.file) return '';
     try {
-      const { mtimeMs, size, ino } = statSync(this.file);
-      return `${mtimeMs}:${size}:${ino}`;
+      return stampOf(statSync(this.file));
     } catch {
       return '';
     }
@@ -204,6 +267,9 @@ export class HeadMarks {
     return parsed && typeof parsed === 'object' ? (parsed as Record<string, HeadMark>) : {};
   }
 }
+
+/** What tells one version of the marks file from another. */
+const stampOf = ({ mtimeMs, size, ino }: Stats) => `${mtimeMs}:${size}:${ino}`;
 
 /** What a chain's head may be found to be, other than signed by this key and at or past the mark. */
 export type HeadProblemKind =
