@@ -103,8 +103,13 @@ const LOCK_HELD_WARN_MS = 5_000;
  */
 export class HeadMarks {
   private readonly marks = new Map<string, HeadMark>();
-  /** Environments whose mark in memory the file does not hold yet: true for a reset (it may lower it). */
-  private readonly dirty = new Map<string, boolean>();
+  /** The file's marks when last read or written. */
+  private fileMarks: Record<string, HeadMark> = {};
+  /**
+   * Environments whose mark in memory the file does not hold yet: whether it is a reset (it may lower
+   * it), and the file's mark when it was put (`base`): a file mark other than that was written since.
+   */
+  private readonly dirty = new Map<string, { lower: boolean; base: HeadMark | undefined }>();
   /** The file's modification time and size when last read or written (another process changes them). */
   private seen = '';
   /** Since when the file has not taken the dirty marks, how many tries failed, whether `warn` was told. */
@@ -117,7 +122,8 @@ export class HeadMarks {
   ) {
     if (file) removeLeftovers(file);
     this.seen = this.stamp();
-    for (const [environment, mark] of Object.entries(this.readFile())) this.marks.set(environment, mark);
+    this.fileMarks = this.readFile();
+    for (const [environment, mark] of Object.entries(this.fileMarks)) this.marks.set(environment, mark);
   }
 
   /** Where the marks are kept, for the log and the docs' "where" (undefined: in memory). */
@@ -150,9 +156,12 @@ export class HeadMarks {
   }
 
   private put(environment: string, mark: HeadMark, lower: boolean): void {
+    // The file's mark as of now, so that one written after this put is told from one written before.
+    this.catchUp();
     this.marks.set(environment, mark);
     if (!this.file) return;
-    this.dirty.set(environment, lower || this.dirty.get(environment) === true);
+    const kept = this.dirty.get(environment)?.lower === true;
+    this.dirty.set(environment, { lower: lower || kept, base: this.fileMarks[environment] });
     this.flush(this.file);
   }
 
@@ -160,7 +169,11 @@ export class HeadMarks {
   private flush(file: string): void {
     if (this.dirty.size === 0) return;
     try {
-      const written = updateMarksFile(file, (current) => this.merged(this.parse(current)));
+      let next: Record<string, HeadMark> = {};
+      const written = updateMarksFile(file, (current) => {
+        next = this.merged(this.parse(current));
+        return `${JSON.stringify(next, null, 2)}\n`;
+      });
       if (!written) {
         this.failed(
           'the audit head marks file stays locked by another writer; marks kept in memory until it is free',
@@ -168,6 +181,7 @@ export class HeadMarks {
         return;
       }
       this.dirty.clear();
+      this.fileMarks = next;
       this.seen = stampOf(written);
       this.outage = undefined;
       clearTimeout(this.retry);
@@ -178,24 +192,26 @@ export class HeadMarks {
   }
 
   /**
-   * The file's marks with every dirty one in: the higher of the two, but a reset's own. Memory takes the
-   * file's higher marks too, as the file written is then the one last seen.
+   * The file's marks with every dirty one in, as `settled` has it. Memory takes the file's marks the same
+   * way, as the file written is then the one last seen.
    */
-  private merged(stored: Record<string, HeadMark>): string {
+  private merged(stored: Record<string, HeadMark>): Record<string, HeadMark> {
     this.takeHigher(stored);
     for (const environment of this.dirty.keys()) {
       const mark = this.marks.get(environment);
       if (mark) stored[environment] = mark;
     }
-    return `${JSON.stringify(stored, null, 2)}\n`;
+    return stored;
   }
 
-  /** Each mark of `stored` higher than the one in memory, but none a reset not written yet would lower. */
+  /** Each mark of `stored` higher than the one in memory; for a mark not written yet, as `settled` has it. */
   private takeHigher(stored: Record<string, HeadMark>): void {
+    this.fileMarks = { ...stored };
     for (const [environment, theirs] of Object.entries(stored)) {
-      if (this.dirty.get(environment)) continue;
       const mine = this.marks.get(environment);
-      if (!mine || theirs.seq > mine.seq) this.marks.set(environment, theirs);
+      const pending = this.dirty.get(environment);
+      const mark = mine && pending ? settled(mine, theirs, pending) : higher(mine, theirs);
+      if (mark !== mine) this.marks.set(environment, mark);
     }
   }
 
@@ -260,12 +276,44 @@ export class HeadMarks {
     }
   }
 
-  /** The marks in the file's text (undefined: no file yet). */
+  /** The marks in the file's text (undefined: no file yet): only entries that are marks, in an object of its own. */
   private parse(text: string | undefined): Record<string, HeadMark> {
-    if (text === undefined) return {};
+    const marks: Record<string, HeadMark> = {};
+    if (text === undefined) return marks;
     const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' ? (parsed as Record<string, HeadMark>) : {};
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return marks;
+    for (const [environment, value] of Object.entries(parsed)) {
+      if (isMark(value)) marks[environment] = { seq: value.seq, hash: value.hash, at: value.at };
+    }
+    return marks;
   }
+}
+
+function isMark(value: unknown): value is HeadMark {
+  if (!value || typeof value !== 'object') return false;
+  const { seq, hash, at } = value as Record<string, unknown>;
+  return Number.isSafeInteger(seq) && typeof hash === 'string' && typeof at === 'string';
+}
+
+/** The higher of two marks (the first when they are level). */
+function higher(mine: HeadMark | undefined, theirs: HeadMark): HeadMark {
+  return !mine || theirs.seq > mine.seq ? theirs : mine;
+}
+
+/**
+ * A mark not written yet against the file's. The file still holding the mark it held at the put: this
+ * one. Changed since (another replica wrote after the put): the higher of the two; but a reset is kept
+ * over a file mark lower than that of the put, and a raise gives way to a file mark that went down since
+ * (a reset written after it).
+ */
+function settled(
+  mine: HeadMark,
+  theirs: HeadMark,
+  { lower, base }: { lower: boolean; base?: HeadMark },
+): HeadMark {
+  if (base && theirs.seq === base.seq && theirs.hash === base.hash) return mine;
+  if (base && theirs.seq < base.seq) return lower ? mine : theirs;
+  return higher(mine, theirs);
 }
 
 /** What tells one version of the marks file from another. */

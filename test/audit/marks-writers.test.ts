@@ -248,3 +248,60 @@ test('temporary files a stopped writer left are removed at start, and one being 
   expect(existsSync(left)).toBe(false);
   expect(existsSync(writing)).toBe(true);
 });
+
+test('a reset kept back by the lock neither hides nor overwrites a higher mark another replica wrote after it', async ({
+  marksFile,
+}) => {
+  const a = new HeadMarks(marksFile);
+  const b = new HeadMarks(marksFile);
+  a.raise('sandbox', { seq: 105, hash: HASH }, AT);
+  expect(b.get('sandbox')).toMatchObject({ seq: 105 });
+  writeFileSync(`${marksFile}.lock`, 'another writer at work');
+
+  a.reset('sandbox', { seq: 100, hash: 'c'.repeat(64) }, AT);
+  b.raise('sandbox', { seq: 106, hash: 'b'.repeat(64) }, AT);
+  unlinkSync(`${marksFile}.lock`);
+  expect(b.writeNow()).toBe(true);
+
+  expect(a.get('sandbox')).toMatchObject({ seq: 106, hash: 'b'.repeat(64) });
+  expect(a.writeNow()).toBe(true);
+  expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 106 } });
+  expect(b.get('sandbox')).toMatchObject({ seq: 106 });
+});
+
+test('a reset kept back by the lock is written when no other replica wrote since, and a kept-back raise does not undo it', ({
+  marksFile,
+}) => {
+  const a = new HeadMarks(marksFile);
+  const b = new HeadMarks(marksFile);
+  a.raise('sandbox', { seq: 105, hash: HASH }, AT);
+  expect(b.get('sandbox')).toMatchObject({ seq: 105 });
+  writeFileSync(`${marksFile}.lock`, 'another writer at work');
+
+  a.reset('sandbox', { seq: 100, hash: 'c'.repeat(64) }, AT);
+  b.raise('sandbox', { seq: 106, hash: 'b'.repeat(64) }, AT);
+  unlinkSync(`${marksFile}.lock`);
+  expect(a.writeNow()).toBe(true);
+  expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 100 } });
+  expect(b.writeNow()).toBe(true);
+
+  expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 100 } });
+  expect(a.get('sandbox')).toMatchObject({ seq: 100 });
+  expect(b.get('sandbox')).toMatchObject({ seq: 100 });
+});
+
+test.for([
+  { what: 'an array', text: '[]' },
+  { what: 'a null mark', text: '{"sandbox": null, "live": {"seq": "9", "hash": "h", "at": "t"}}' },
+])('a marks file holding $what loses no write', ({ text }, { marksFile }) => {
+  writeFileSync(marksFile, text);
+  const warnings: string[] = [];
+  const marks = new HeadMarks(marksFile, (message) => warnings.push(message));
+
+  marks.raise('sandbox', { seq: 3, hash: HASH }, AT);
+  marks.raise('live', { seq: 2, hash: HASH }, AT);
+
+  expect(warnings).toEqual([]);
+  expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 3 }, live: { seq: 2 } });
+  expect(new HeadMarks(marksFile).get('sandbox')).toMatchObject({ seq: 3 });
+});
