@@ -155,6 +155,13 @@ export class HeadMarks {
     return this.dirty.size === 0;
   }
 
+  /** At a stop: one last try to write the dirty marks, then no retry left to run. */
+  close(): void {
+    this.writeNow();
+    clearTimeout(this.retry);
+    this.retry = undefined;
+  }
+
   private put(environment: string, mark: HeadMark, lower: boolean): void {
     // The file's mark as of now, so that one written after this put is told from one written before.
     this.catchUp();
@@ -226,7 +233,7 @@ export class HeadMarks {
     outage.failures += 1;
     if (!outage.warned && (error !== undefined || now - outage.since >= LOCK_HELD_WARN_MS)) {
       outage.warned = true;
-      this.warn?.(message, { file: this.file, ...(error === undefined ? {} : { error: String(error) }) });
+      this.tell(message, { file: this.file, ...(error === undefined ? {} : { error: String(error) }) });
     }
     if (this.retry || !this.file) return;
     const file = this.file;
@@ -250,10 +257,19 @@ export class HeadMarks {
     try {
       this.takeHigher(this.readFile());
     } catch (error) {
-      this.warn?.('the audit head marks could not be read again; the marks in memory hold', {
+      this.tell('the audit head marks could not be read again; the marks in memory hold', {
         file: this.file,
         error: String(error),
       });
+    }
+  }
+
+  /** Tells `warn`; a log that fails must not fail the append the mark came with. */
+  private tell(message: string, fields: Record<string, unknown>): void {
+    try {
+      this.warn?.(message, fields);
+    } catch {
+      // Nothing else to tell it with: the marks in memory hold, and a retry still runs.
     }
   }
 

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -304,4 +305,28 @@ test.for([
   expect(warnings).toEqual([]);
   expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 3 }, live: { seq: 2 } });
   expect(new HeadMarks(marksFile).get('sandbox')).toMatchObject({ seq: 3 });
+});
+
+test('closing the marks writes the ones the lock kept back', ({ marksFile }) => {
+  const marks = new HeadMarks(marksFile);
+  writeFileSync(`${marksFile}.lock`, 'another writer at work');
+  marks.raise('sandbox', { seq: 4, hash: HASH }, AT);
+  expect(existsSync(marksFile)).toBe(false);
+  unlinkSync(`${marksFile}.lock`);
+
+  marks.close();
+
+  expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 4 } });
+});
+
+test('a warning that cannot be logged does not fail the mark', ({ marksFile }) => {
+  const marks = new HeadMarks(marksFile, () => {
+    throw new Error('the log is gone');
+  });
+  // A folder at the file's name: every write fails.
+  mkdirSync(marksFile);
+
+  expect(() => marks.raise('sandbox', { seq: 4, hash: HASH }, AT)).not.toThrow();
+  expect(marks.get('sandbox')).toMatchObject({ seq: 4 });
+  marks.close();
 });
