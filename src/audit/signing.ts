@@ -217,6 +217,12 @@ export class HeadMarks {
     for (const [environment, theirs] of Object.entries(stored)) {
       const mine = this.marks.get(environment);
       const pending = this.dirty.get(environment);
+      // A raise not written yet meets a reset written after it: the reset stands in the file, and memory
+      // keeps this process's own mark (only its own reset lowers it, never what the file says).
+      if (pending && !pending.lower && pending.base && theirs.seq < pending.base.seq) {
+        this.dirty.delete(environment);
+        continue;
+      }
       const mark = mine && pending ? settled(mine, theirs, pending) : higher(mine, theirs);
       if (mark !== mine) this.marks.set(environment, mark);
     }
@@ -318,17 +324,13 @@ function higher(mine: HeadMark | undefined, theirs: HeadMark): HeadMark {
 
 /**
  * A mark not written yet against the file's. The file still holding the mark it held at the put: this
- * one. Changed since (another replica wrote after the put): the higher of the two; but a reset is kept
- * over a file mark lower than that of the put, and a raise gives way to a file mark that went down since
- * (a reset written after it).
+ * one. Changed since (another replica wrote after the put): the higher of the two; but a mark is kept
+ * over a file mark lower than that of the put (a raise not written yet then leaves the file alone:
+ * `takeHigher`). Memory never goes below this process's own mark but by its own reset.
  */
-function settled(
-  mine: HeadMark,
-  theirs: HeadMark,
-  { lower, base }: { lower: boolean; base?: HeadMark },
-): HeadMark {
+function settled(mine: HeadMark, theirs: HeadMark, { base }: { base?: HeadMark }): HeadMark {
   if (base && theirs.seq === base.seq && theirs.hash === base.hash) return mine;
-  if (base && theirs.seq < base.seq) return lower ? mine : theirs;
+  if (base && theirs.seq < base.seq) return mine;
   return higher(mine, theirs);
 }
 

@@ -270,7 +270,7 @@ test('a reset kept back by the lock neither hides nor overwrites a higher mark a
   expect(b.get('sandbox')).toMatchObject({ seq: 106 });
 });
 
-test('a reset kept back by the lock is written when no other replica wrote since, and a kept-back raise does not undo it', ({
+test('a reset kept back by the lock is written when no other replica wrote since; a kept-back raise leaves it in the file and keeps its own mark', ({
   marksFile,
 }) => {
   const a = new HeadMarks(marksFile);
@@ -288,7 +288,23 @@ test('a reset kept back by the lock is written when no other replica wrote since
 
   expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 100 } });
   expect(a.get('sandbox')).toMatchObject({ seq: 100 });
-  expect(b.get('sandbox')).toMatchObject({ seq: 100 });
+  expect(b.get('sandbox')).toMatchObject({ seq: 106 });
+});
+
+test('a raise kept back by the lock is never lowered by a lower mark written into the file', ({
+  marksFile,
+}) => {
+  const marks = new HeadMarks(marksFile);
+  marks.raise('sandbox', { seq: 100, hash: HASH }, AT);
+  writeFileSync(`${marksFile}.lock`, 'someone holding the lock');
+
+  marks.raise('sandbox', { seq: 120, hash: 'b'.repeat(64) }, AT);
+  writeFileSync(
+    marksFile,
+    JSON.stringify({ sandbox: { seq: 90, hash: 'c'.repeat(64), at: AT.toISOString() } }),
+  );
+
+  expect(marks.get('sandbox')).toMatchObject({ seq: 120 });
 });
 
 test.for([
