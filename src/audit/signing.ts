@@ -4,11 +4,12 @@
 // earlier head put back) still verifies, so each process also keeps, outside the store, the newest head
 // it signed or checked: its mark. A head behind the mark is a rollback.
 import { createPrivateKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, type Stats, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { lagosTime } from '../format/display.js';
 import type { ChainHead } from './chain.js';
 import { headText, publicKeyHex, short, signatureHolds } from './crypto.js';
+import { removeLeftovers, updateMarksFile } from './marks-file.js';
 
 /** The key as CNGN_AUDIT_SIGNING_KEY holds it: PKCS#8 PEM (`openssl genpkey -algorithm ed25519`). */
 export function parseSigningKey(pem: string): KeyObject {
@@ -86,23 +87,43 @@ export interface HeadMark {
   at: string;
 }
 
+/** The first retry of marks the file did not take; each one after waits twice as long, up to the cap. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 5_000;
+/** A lock held this long is more than another replica's write: `warn` is told. */
+const LOCK_HELD_WARN_MS = 5_000;
+
 /**
  * The marks, in a small file outside the store (or in memory when there is no file: a memory store,
- * gone with the process anyway). Several processes sharing the file only ever raise a mark. A file
- * that cannot be read at start stops the start; one that cannot be written later never fails an
- * append (the mark is kept in memory, and `warn` is told).
+ * gone with the process anyway). Several processes sharing the file only ever raise a mark, each write
+ * under the file's lock (marks-file.ts), so none is lost to another written at once. A file that cannot
+ * be read at start stops the start. A write never waits and never fails an append: when the lock is
+ * held or the file cannot be written, the marks stay in memory as dirty, and all of them are written at
+ * the next mark, or by a retry later (backing off to every few seconds); `warn` is told once per outage.
  */
 export class HeadMarks {
   private readonly marks = new Map<string, HeadMark>();
+  /** The file's marks when last read or written. */
+  private fileMarks: Record<string, HeadMark> = {};
+  /**
+   * Environments whose mark in memory the file does not hold yet: whether it is a reset (it may lower
+   * it), and the file's mark when it was put (`base`): a file mark other than that was written since.
+   */
+  private readonly dirty = new Map<string, { lower: boolean; base: HeadMark | undefined }>();
   /** The file's modification time and size when last read or written (another process changes them). */
   private seen = '';
+  /** Since when the file has not taken the dirty marks, how many tries failed, whether `warn` was told. */
+  private outage: { since: number; failures: number; warned: boolean } | undefined;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly file?: string,
     private readonly warn?: (message: string, fields: Record<string, unknown>) => void,
   ) {
+    if (file) removeLeftovers(file);
     this.seen = this.stamp();
-    for (const [environment, mark] of Object.entries(this.readFile())) this.marks.set(environment, mark);
+    this.fileMarks = this.readFile();
+    for (const [environment, mark] of Object.entries(this.fileMarks)) this.marks.set(environment, mark);
   }
 
   /** Where the marks are kept, for the log and the docs' "where" (undefined: in memory). */
@@ -128,27 +149,110 @@ export class HeadMarks {
     this.put(environment, { seq: head.seq, hash: head.hash, at: at.toISOString() }, true);
   }
 
+  /** Tries once, now, to write the marks the file does not hold yet (at a stop, say); true when none is left. */
+  writeNow(): boolean {
+    if (this.file) this.flush(this.file);
+    return this.dirty.size === 0;
+  }
+
+  /** At a stop: one last try to write the dirty marks, then no retry left to run. */
+  close(): void {
+    this.writeNow();
+    clearTimeout(this.retry);
+    this.retry = undefined;
+  }
+
   private put(environment: string, mark: HeadMark, lower: boolean): void {
+    // The file's mark as of now, so that one written after this put is told from one written before.
+    this.catchUp();
     this.marks.set(environment, mark);
     if (!this.file) return;
+    const kept = this.dirty.get(environment)?.lower === true;
+    this.dirty.set(environment, { lower: lower || kept, base: this.fileMarks[environment] });
+    this.flush(this.file);
+  }
+
+  /** Writes every dirty mark if the file's lock is free now; otherwise leaves them for a retry. */
+  private flush(file: string): void {
+    if (this.dirty.size === 0) return;
     try {
-      // Another process sharing the file may have raised it meanwhile: keep the higher mark.
-      const stored = this.readFile();
-      const theirs = stored[environment];
-      const mine = !lower && theirs && theirs.seq > mark.seq ? theirs : mark;
-      this.marks.set(environment, mine);
-      const next = { ...stored, [environment]: mine };
-      mkdirSync(dirname(this.file), { recursive: true });
-      const part = `${this.file}.${process.pid}.part`;
-      writeFileSync(part, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-      renameSync(part, this.file);
-      this.seen = this.stamp();
-    } catch (error) {
-      this.warn?.('the audit head mark could not be written; kept in memory', {
-        file: this.file,
-        error: String(error),
+      let next: Record<string, HeadMark> = {};
+      const written = updateMarksFile(file, (current) => {
+        next = this.merged(this.parse(current));
+        return `${JSON.stringify(next, null, 2)}\n`;
       });
+      if (!written) {
+        this.failed(
+          'the audit head marks file stays locked by another writer; marks kept in memory until it is free',
+        );
+        return;
+      }
+      this.dirty.clear();
+      this.fileMarks = next;
+      this.seen = stampOf(written);
+      this.outage = undefined;
+      clearTimeout(this.retry);
+      this.retry = undefined;
+    } catch (error) {
+      this.failed('the audit head mark could not be written; kept in memory and tried again', error);
     }
+  }
+
+  /**
+   * The file's marks with every dirty one in, as `settled` has it. Memory takes the file's marks the same
+   * way, as the file written is then the one last seen.
+   */
+  private merged(stored: Record<string, HeadMark>): Record<string, HeadMark> {
+    this.takeHigher(stored);
+    for (const environment of this.dirty.keys()) {
+      const mark = this.marks.get(environment);
+      if (mark) stored[environment] = mark;
+    }
+    return stored;
+  }
+
+  /** Each mark of `stored` higher than the one in memory; for a mark not written yet, as `settled` has it. */
+  private takeHigher(stored: Record<string, HeadMark>): void {
+    this.fileMarks = { ...stored };
+    for (const [environment, theirs] of Object.entries(stored)) {
+      const mine = this.marks.get(environment);
+      const pending = this.dirty.get(environment);
+      // A raise not written yet meets a reset written after it: the reset stands in the file, and memory
+      // keeps this process's own mark (only its own reset lowers it, never what the file says).
+      if (pending && !pending.lower && pending.base && theirs.seq < pending.base.seq) {
+        this.dirty.delete(environment);
+        continue;
+      }
+      const mark = mine && pending ? settled(mine, theirs, pending) : higher(mine, theirs);
+      if (mark !== mine) this.marks.set(environment, mark);
+    }
+  }
+
+  /**
+   * Has the dirty marks tried again, backing off, and warns once per outage: at once for an error, for a
+   * held lock only once it has been held a while (two writes at once hold each other up for milliseconds).
+   */
+  private failed(message: string, error?: unknown): void {
+    const now = Date.now();
+    const outage = this.outage ?? { since: now, failures: 0, warned: false };
+    this.outage = outage;
+    outage.failures += 1;
+    if (!outage.warned && (error !== undefined || now - outage.since >= LOCK_HELD_WARN_MS)) {
+      outage.warned = true;
+      this.tell(message, { file: this.file, ...(error === undefined ? {} : { error: String(error) }) });
+    }
+    if (this.retry || !this.file) return;
+    const file = this.file;
+    const cap = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (outage.failures - 1));
+    this.retry = setTimeout(
+      () => {
+        this.retry = undefined;
+        this.flush(file);
+      },
+      cap / 2 + Math.random() * (cap / 2),
+    );
+    // A retry never keeps the process up: marks left dirty at exit are what an unwritable file loses too.
+    this.retry.unref();
   }
 
   /** Read the file again when it changed since (a stat per call): keep the higher mark of each. */
@@ -157,23 +261,28 @@ export class HeadMarks {
     if (stamp === this.seen) return;
     this.seen = stamp;
     try {
-      for (const [environment, theirs] of Object.entries(this.readFile())) {
-        const mine = this.marks.get(environment);
-        if (!mine || theirs.seq > mine.seq) this.marks.set(environment, theirs);
-      }
+      this.takeHigher(this.readFile());
     } catch (error) {
-      this.warn?.('the audit head marks could not be read again; the marks in memory hold', {
+      this.tell('the audit head marks could not be read again; the marks in memory hold', {
         file: this.file,
         error: String(error),
       });
     }
   }
 
+  /** Tells `warn`; a log that fails must not fail the append the mark came with. */
+  private tell(message: string, fields: Record<string, unknown>): void {
+    try {
+      this.warn?.(message, fields);
+    } catch {
+      // Nothing else to tell it with: the marks in memory hold, and a retry still runs.
+    }
+  }
+
   private stamp(): string {
     if (!this.file) return '';
     try {
-      const { mtimeMs, size, ino } = statSync(this.file);
-      return `${mtimeMs}:${size}:${ino}`;
+      return stampOf(statSync(this.file));
     } catch {
       return '';
     }
@@ -182,14 +291,51 @@ export class HeadMarks {
   private readFile(): Record<string, HeadMark> {
     if (!this.file) return {};
     try {
-      const parsed: unknown = JSON.parse(readFileSync(this.file, 'utf8'));
-      return parsed && typeof parsed === 'object' ? (parsed as Record<string, HeadMark>) : {};
+      return this.parse(readFileSync(this.file, 'utf8'));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw new Error(`the audit head marks in ${this.file} cannot be read: ${String(error)}`);
     }
   }
+
+  /** The marks in the file's text (undefined: no file yet): only entries that are marks, in an object of its own. */
+  private parse(text: string | undefined): Record<string, HeadMark> {
+    const marks: Record<string, HeadMark> = {};
+    if (text === undefined) return marks;
+    const parsed: unknown = JSON.parse(text);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return marks;
+    for (const [environment, value] of Object.entries(parsed)) {
+      if (isMark(value)) marks[environment] = { seq: value.seq, hash: value.hash, at: value.at };
+    }
+    return marks;
+  }
 }
+
+function isMark(value: unknown): value is HeadMark {
+  if (!value || typeof value !== 'object') return false;
+  const { seq, hash, at } = value as Record<string, unknown>;
+  return Number.isSafeInteger(seq) && typeof hash === 'string' && typeof at === 'string';
+}
+
+/** The higher of two marks (the first when they are level). */
+function higher(mine: HeadMark | undefined, theirs: HeadMark): HeadMark {
+  return !mine || theirs.seq > mine.seq ? theirs : mine;
+}
+
+/**
+ * A mark not written yet against the file's. The file still holding the mark it held at the put: this
+ * one. Changed since (another replica wrote after the put): the higher of the two; but a mark is kept
+ * over a file mark lower than that of the put (a raise not written yet then leaves the file alone:
+ * `takeHigher`). Memory never goes below this process's own mark but by its own reset.
+ */
+function settled(mine: HeadMark, theirs: HeadMark, { base }: { base?: HeadMark }): HeadMark {
+  if (base && theirs.seq === base.seq && theirs.hash === base.hash) return mine;
+  if (base && theirs.seq < base.seq) return mine;
+  return higher(mine, theirs);
+}
+
+/** What tells one version of the marks file from another. */
+const stampOf = ({ mtimeMs, size, ino }: Stats) => `${mtimeMs}:${size}:${ino}`;
 
 /** What a chain's head may be found to be, other than signed by this key and at or past the mark. */
 export type HeadProblemKind =

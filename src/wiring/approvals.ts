@@ -103,6 +103,8 @@ export interface Approvals {
   people: People | undefined;
   /** Delegates vetted at filing, and their delegations ended once they may no longer act; set by the plugin. */
   vetting: DelegateVetting | undefined;
+  /** The audit signing key and this process's marks, when the audit is signed (closed at a stop). */
+  auditSeal: AuditSeal | undefined;
   /** For the webhook pipeline. */
   subscriber: (event: WebhookEvent, unreadable: readonly string[], delivery: string) => Promise<void>;
 }
@@ -151,6 +153,7 @@ export function createApprovals(setup: ApprovalsSetup): Approvals {
   };
   const approvals: Approvals = {
     engine,
+    auditSeal: setup.auditSeal,
     roles: setup.roles,
     policy,
     deps,

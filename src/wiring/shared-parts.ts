@@ -201,11 +201,15 @@ function webhooksOf(parts: Base & Pick<Parts, 'approvals'>, privateKey: string |
   return webhooks;
 }
 
-/** The client, the sandbox started here and the store opened here, last of all; each even when one failed. */
+/**
+ * The client, the sandbox started here and the store opened here, last of all, the audit marks' last
+ * write before them; each even when one failed.
+ */
 export function closeSharedParts(parts: Parts): Promise<void> {
   return stopInReverse([
     { stop: () => (parts.options.store ? undefined : parts.store.close()) },
     { stop: () => (parts.ownSandbox ? parts.sandbox?.stop() : undefined) },
     { stop: () => parts.client.close() },
+    { stop: () => parts.approvals?.auditSeal?.marks.close() },
   ]);
 }
