@@ -21,7 +21,7 @@ import {
   delegate,
   delegateApproves,
   test as delegationTest,
-  signedTest as test,
+  auditKeyTest as test,
   withdrawCalls,
 } from './delegation-support.js';
 import { rewrite } from './signed-support.js';

@@ -24,7 +24,7 @@ import {
   delegateApproves,
   test as delegationTest,
   policy,
-  signedTest as test,
+  auditKeyTest as test,
   withdrawal,
   withdrawCalls,
 } from './delegation-support.js';

@@ -31,7 +31,7 @@ export const test = engineTest
   .extend('engine', async ({ fx }) => fx.engine);
 
 /** `test` with the engine holding an audit signing key, so a delegation counts from the signed chain. */
-export const signedTest = test.extend('engineOptions', () => ({
+export const auditKeyTest = test.extend('engineOptions', () => ({
   engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
 }));
 

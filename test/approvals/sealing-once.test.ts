@@ -7,7 +7,7 @@ import { REQUESTS_SEALED, sealingBegun } from '../../src/approvals/sealing-once.
 import type { AuditEntry } from '../../src/audit/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { fileDraft } from '../support/filing.js';
-import { DAYO, signedTest as test, withdrawal, withdrawCalls } from './delegation-support.js';
+import { DAYO, auditKeyTest as test, withdrawal, withdrawCalls } from './delegation-support.js';
 import { rewrite, unsealed } from './signed-support.js';
 
 /** The `requests-sealed` entries of the engine's audit chain. */

@@ -16,7 +16,7 @@ import {
   DAYO,
   delegate,
   delegateApproves,
-  signedTest as test,
+  auditKeyTest as test,
   withdrawal,
   withdrawCalls,
 } from './delegation-support.js';
