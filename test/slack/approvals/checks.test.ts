@@ -7,11 +7,10 @@ import { describe, expect } from 'vitest';
 import type { RequestDraft } from '../../../src/approvals/index.js';
 import { toChecksumAddress } from '../../../src/format/evm-address.js';
 import { approveAsSeen } from '../../support/approve-as-seen.js';
-import { GTB } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import { fileDraft } from '../../support/filing.js';
 import { refusedInModal, submitReview } from '../../support/review.js';
-import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
+import { redeemValues, selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 import {
   channelMessageOf,
   filedIdIn,
@@ -109,12 +108,7 @@ describe('the balance before filing', () => {
     await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('1300000') },
-        'redeem.bank': { 'redeem.bank': GTB },
-        'redeem.account': { 'redeem.account': textValue('0123456789') },
-        'redeem.purpose': { 'redeem.purpose': textValue('Supplier payout INV-2231') },
-      },
+      values: redeemValues({ amount: '1300000', purpose: 'Supplier payout INV-2231' }),
     });
     const form = await nextViewUpdate(app, updates, (v) => v.callback_id === 'redeem.submit');
     expect(JSON.stringify(form.blocks)).toContain(

@@ -4,9 +4,9 @@
 // DM copies, the review and the thread say "Same amount and destination as AR-… (pending, filed 35
 // seconds ago)"; its first-payment mark names the earlier request instead of claiming to be first.
 import { describe, expect } from 'vitest';
-import { fileRedeem, GTB } from '../../support/approving.js';
+import { fileRedeem } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
-import { textValue, viewSubmission } from '../../support/slack-requests.js';
+import { redeemValues, viewSubmission } from '../../support/slack-requests.js';
 import {
   channelMessageOf,
   filedIdIn,
@@ -103,10 +103,7 @@ describe('the same payment filed twice', () => {
         userId: REQUESTER,
         ...(metadata ? { privateMetadata: metadata } : {}),
         values: {
-          'redeem.amount': { 'redeem.amount': textValue('5000') },
-          'redeem.bank': { 'redeem.bank': GTB },
-          'redeem.account': { 'redeem.account': textValue('0123456789') },
-          'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
+          ...redeemValues({ amount: '5000' }),
           ...(again
             ? {
                 'redeem.again': {
