@@ -7,6 +7,7 @@ import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import type { PasskeyWrite } from './passkey-requests.js';
 import type { TrackingSteps } from './reconciler.js';
+import type { ApprovalsCheck } from './send-checks.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 export interface OwnWriteDeps {
@@ -14,8 +15,8 @@ export interface OwnWriteDeps {
   freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce'>;
   passkeys: PasskeyWrite;
   now: () => Date;
-  /** The executor's check just before the write (send-checks.ts): undefined when the approvals hold. */
-  approvalsProblem: (request: ApprovalRequest) => Promise<string | undefined>;
+  /** The executor's own check just before the write (send-checks.ts): undefined when the approvals hold. */
+  approvalsProblem: ApprovalsCheck;
   log?: EngineLog | undefined;
   /** Moves the request, still outcome-unknown, to its final state once (the tracker's, as the reconciler's). */
   finish: TrackingSteps['finish'];

@@ -2,7 +2,6 @@
 // fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
 // nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
 // expiry) and the start-up resume.
-import type { ApprovalPolicy } from '../access/index.js';
 import { checkedExplorerUrl } from '../format/explorer.js';
 import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
@@ -16,9 +15,7 @@ import { answeredOf, outcomeFromTransaction, Reconciler, type ReconcilerOptions 
 import { markMissingHolders } from './reference-conflicts.js';
 import { type ReportRefusal, requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
-import { approvalsProblem } from './send-checks.js';
 import { OWN_STORE_KINDS } from './service-call.js';
-import type { SendChecks } from './signed-approvals.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
 import { type ApprovalRequest, type EngineLog, type ExecutionOutcome, MONEY_KINDS } from './types.js';
 
@@ -47,9 +44,8 @@ export interface TrackerDeps {
   freeze: OwnWriteDeps['freeze'];
   /** Where an interrupted passkey registration is settled: the book says whether it was written, or bars it. */
   passkeys: OwnWriteDeps['passkeys'];
-  /** An interrupted own write found made is completed only if these pass again (send-checks.ts). */
-  signed: SendChecks;
-  policy: Pick<ApprovalPolicy, 'requiredFor'>;
+  /** An interrupted own write found made is completed only if this passes again: the executor's own check. */
+  approvalsProblem: OwnWriteDeps['approvalsProblem'];
   /** Sends what is approved but was never started. */
   executor: Pick<Executor, 'execute'>;
   now: () => Date;
@@ -73,14 +69,14 @@ export class Tracker {
     this.core = deps.core;
     this.repo = deps.repo;
     this.custody = deps.custody;
-    const { delegations, freeze, passkeys, now, signed, policy, log } = deps;
+    const { delegations, freeze, passkeys, now, approvalsProblem, log } = deps;
     this.ownWrites = {
       delegations,
       freeze,
       passkeys,
       now,
       log,
-      approvalsProblem: (request) => approvalsProblem(signed, policy, request),
+      approvalsProblem,
       finish: (...args) => this.finish(...args),
     };
     this.executor = deps.executor;
