@@ -24,6 +24,8 @@ export interface OwnWriteDeps {
 
 const FOUND = "found in the bot's store";
 const NOT_FOUND = "not found in the bot's store";
+/** How a write found but not completed was settled; the check's note is the request's reason. */
+export const FOUND_NOT_APPROVED = "found in the bot's store, but its approvals do not hold";
 
 /** Settle an outcome-unknown delegation, unfreeze or passkey registration from the store. */
 export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalRequest): Promise<void> {
@@ -40,7 +42,7 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
       kind: request.kind,
       problem,
     });
-    await deps.finish(request.id, 'failed', problem, { status: 'failed' });
+    await failed(FOUND_NOT_APPROVED, problem);
     return undefined;
   };
   switch (request.kind) {
