@@ -1,8 +1,9 @@
 // Settling a request whose execution is a write to the bot's own store (a delegation, an unfreeze, a
 // passkey registration) when that write went unanswered: the store says whether it was made. One that
 // could still land later is barred there before its request is called failed, so "failed" stays true
-// (docs/decisions/unanswered-writes-fenced.md). A delegation or unfreeze found there is completed only
-// if its approvals pass the executor's last check (send-checks.ts) again.
+// (docs/decisions/unanswered-writes-fenced.md). A write found there is completed only if its approvals
+// pass the executor's last check (send-checks.ts) again; else it is failed, and a lift found made is
+// undone by freezing sends again.
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import type { PasskeyWrite } from './passkey-requests.js';
@@ -12,7 +13,7 @@ import type { ApprovalRequest, EngineLog } from './types.js';
 
 export interface OwnWriteDeps {
   delegations: Pick<DelegationBook, 'isRecorded'>;
-  freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce'>;
+  freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce' | 'freeze'>;
   passkeys: PasskeyWrite;
   now: () => Date;
   /** The executor's own check just before the write (send-checks.ts): undefined when the approvals hold. */
@@ -34,7 +35,8 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
   const completed = (action: string) => deps.finish(request.id, 'completed', action, { status: 'completed' });
   // Found counts only if the approvals hold as they did at the write: one a store writer marked
   // outcome-unknown was never checked, and its completion is the bot's own entry on the signed chain.
-  const completedIfApproved = async (action: string) => {
+  // `undo`: what makes the write found take no effect, done before the request is called failed.
+  const completedIfApproved = async (action: string, undo?: () => Promise<unknown>) => {
     const problem = await deps.approvalsProblem(request);
     if (!problem) return completed(action);
     deps.log?.error?.('NOT COMPLETED: an interrupted write whose approvals do not hold; it is failed', {
@@ -42,6 +44,7 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
       kind: request.kind,
       problem,
     });
+    await undo?.();
     await failed(FOUND_NOT_APPROVED, problem);
     return undefined;
   };
@@ -62,7 +65,7 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
           NOT_FOUND,
           'lifting the freeze was not confirmed, and it is now barred from landing later; sends are still frozen. File /cngn unfreeze again.',
         );
-      } else if ((await completedIfApproved(FOUND)) && settled.change) {
+      } else if ((await completedIfApproved(FOUND, () => freezeAgain(deps, request))) && settled.change) {
         // Told as when the lift is answered: the channel hears it, and what was held goes out.
         deps.freeze.announce(settled.change);
       }
@@ -83,4 +86,18 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
     default:
       return;
   }
+}
+
+/** Who freezes sends again when a lift found in the store does not hold: no person, so any approver may lift it. */
+export const FROZEN_AGAIN_BY = 'the bot';
+
+/**
+ * A lift that landed but whose approvals do not hold: sends are frozen again (told to the channel as any
+ * freeze), so the request's "failed" and the state of sends agree. Already frozen: nothing changes.
+ */
+function freezeAgain(deps: OwnWriteDeps, request: ApprovalRequest): Promise<unknown> {
+  return deps.freeze.freeze(
+    FROZEN_AGAIN_BY,
+    `${request.id} lifted the freeze, but its approvals do not hold, so it failed; sends are frozen again until another unfreeze is approved`,
+  );
 }

@@ -267,7 +267,9 @@ export class Tracker {
   async tick(): Promise<void> {
     // Approved and not executing means never sent (executing is saved before any call): a crash
     // between claim and save, a claimant that stopped before its write-ahead mark, or a background
-    // start that failed. The claim makes it one call.
+    // start that failed. The claim makes it one call. Own writes are settled first: a lift found made
+    // but not approved freezes sends again before this pass sends what the freeze held.
+    await this.settleOwnWrites(await this.repo.openRequests());
     for (const request of await this.repo.openRequests()) await this.startOrTakeOver(request);
     await this.followUp();
   }
@@ -326,13 +328,19 @@ export class Tracker {
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
       await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request), true);
     }
-    for (const request of unknown.filter((r) => OWN_STORE_KINDS.has(r.kind))) {
-      await this.checkOrRetryLater([request], () => settleOwnWrite(this.ownWrites, request));
-    }
+    await this.settleOwnWrites(unknown);
     for (const request of unknown.filter((r) => r.kind === 'settlement')) {
       if (!hasNotice(request, 'needs-manual-check')) {
         await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
       }
+    }
+  }
+
+  /** Settle each outcome-unknown write to the bot's own store from the store (own-writes.ts). */
+  private async settleOwnWrites(open: ApprovalRequest[]): Promise<void> {
+    const unknown = open.filter((r) => r.state === 'outcome-unknown' && OWN_STORE_KINDS.has(r.kind));
+    for (const request of unknown) {
+      await this.checkOrRetryLater([request], () => settleOwnWrite(this.ownWrites, request));
     }
   }
 
