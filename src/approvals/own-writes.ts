@@ -4,8 +4,11 @@
 // (docs/decisions/unanswered-writes-fenced.md). A write found there is completed only if its approvals
 // pass the executor's last check (send-checks.ts) again; else it is failed, and a lift found made is
 // undone by freezing sends again.
+
+import type { Passkey } from '../access/index.js';
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
+import type { PasskeyBook } from './passkey-book.js';
 import type { PasskeyWrite } from './passkey-requests.js';
 import type { TrackingSteps } from './reconciler.js';
 import type { ApprovalsCheck } from './send-checks.js';
@@ -14,7 +17,7 @@ import type { ApprovalRequest, EngineLog } from './types.js';
 export interface OwnWriteDeps {
   delegations: Pick<DelegationBook, 'isRecorded'>;
   freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce' | 'freeze'>;
-  passkeys: PasskeyWrite;
+  passkeys: PasskeyWrite & Pick<PasskeyBook, 'revoke'>;
   now: () => Date;
   /** The executor's own check just before the write (send-checks.ts): undefined when the approvals hold. */
   approvalsProblem: ApprovalsCheck;
@@ -35,9 +38,10 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
   const completed = (action: string) => deps.finish(request.id, 'completed', action, { status: 'completed' });
   // Found counts only if the approvals hold as they did at the write: one a store writer marked
   // outcome-unknown was never checked, and its completion is the bot's own entry on the signed chain.
-  // `undo`: what makes the write found take no effect, done before the request is called failed.
-  const completedIfApproved = async (action: string, undo?: () => Promise<unknown>) => {
-    const problem = await deps.approvalsProblem(request);
+  // `undo`: what makes the write found take no effect, done before the request is called failed;
+  // `written`: a registration's passkey found written, so its check reads the book as before it.
+  const completedIfApproved = async (action: string, undo?: () => Promise<unknown>, written?: Passkey) => {
+    const problem = await deps.approvalsProblem(request, written);
     if (!problem) return completed(action);
     deps.log?.error?.('NOT COMPLETED: an interrupted write whose approvals do not hold; it is failed', {
       requestId: request.id,
@@ -74,7 +78,10 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
     case 'passkey': {
       const { credentialId } = request.payload;
       if ((await deps.passkeys.barRegistration(request.id, credentialId, deps.now())) === 'written') {
-        await completed('found in the passkey book');
+        const written = await deps.passkeys.byCredential(credentialId);
+        // Its passkey counts from the write: one whose approvals do not hold is revoked before it fails.
+        const revoke = () => deps.passkeys.revoke(credentialId, BY_THE_BOT, deps.now(), REVOKED_NOTE);
+        await completedIfApproved('found in the passkey book', revoke, written);
       } else {
         await failed(
           'not found in the passkey book',
@@ -88,8 +95,14 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
   }
 }
 
-/** Who freezes sends again when a lift found in the store does not hold: no person, so any approver may lift it. */
-export const FROZEN_AGAIN_BY = 'the bot';
+/**
+ * Who undoes a write found in the store that does not hold: no person. A freeze by it may be lifted by
+ * any approver.
+ */
+export const BY_THE_BOT = 'the bot';
+
+/** Why a registration's passkey, found written, was revoked. */
+const REVOKED_NOTE = 'revoked by the bot: its registration was found written, but its approvals do not hold';
 
 /**
  * A lift that landed but whose approvals do not hold: sends are frozen again (told to the channel as any
@@ -97,7 +110,7 @@ export const FROZEN_AGAIN_BY = 'the bot';
  */
 function freezeAgain(deps: OwnWriteDeps, request: ApprovalRequest): Promise<unknown> {
   return deps.freeze.freeze(
-    FROZEN_AGAIN_BY,
+    BY_THE_BOT,
     `${request.id} lifted the freeze, but its approvals do not hold, so it failed; sends are frozen again until another unfreeze is approved`,
   );
 }

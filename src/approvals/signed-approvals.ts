@@ -8,6 +8,7 @@ import {
   type ApprovalEvidence,
   heldAt,
   needsSignature,
+  type Passkey,
   type SignatureRefusal,
   type SigningPlace,
   type SigningRule,
@@ -16,6 +17,7 @@ import {
 import type { Store } from '../store/index.js';
 import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
+import { type BookRead, bookBeforeWrite } from './book-before-write.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
@@ -68,7 +70,7 @@ export type CountsTowardsTwo = (user: string) => Promise<boolean>;
 const anyone: CountsTowardsTwo = async () => true;
 
 /** How many who count had held a sealed passkey by `at` (any time when absent), revoked since or not. */
-async function approversWhoHeld(book: PasskeyBook, counts: CountsTowardsTwo, at?: Date): Promise<number> {
+async function approversWhoHeld(book: BookRead, counts: CountsTowardsTwo, at?: Date): Promise<number> {
   const by = at?.getTime() ?? Number.POSITIVE_INFINITY;
   const users = new Set((await book.sealed()).filter((p) => Date.parse(p.addedAt) <= by).map((p) => p.user));
   let held = 0;
@@ -102,7 +104,7 @@ export async function mayApproveUnsigned(
  */
 async function firstPasskeysAt(
   request: Pick<ApprovalRequest, 'kind' | 'createdAt'>,
-  book: PasskeyBook,
+  book: BookRead,
   at: Date,
   counts: CountsTowardsTwo,
 ): Promise<boolean> {
@@ -117,7 +119,7 @@ async function firstPasskeysAt(
  * click closed, nor while two approvers hold sealed, unrevoked passkeys now (a deleted marker does not
  * reopen it). Only a store rolled back to a new install (book and marker gone) does: docs/passkeys.md.
  */
-async function clickStillOpen(book: PasskeyBook, counts: CountsTowardsTwo): Promise<boolean> {
+async function clickStillOpen(book: BookRead, counts: CountsTowardsTwo): Promise<boolean> {
   if (await book.clickClosedAt()) return false;
   const holding = new Set((await book.sealed()).filter((p) => !p.revoked).map((p) => p.user));
   let held = 0;
@@ -126,7 +128,7 @@ async function clickStillOpen(book: PasskeyBook, counts: CountsTowardsTwo): Prom
 }
 
 /** Did `user` hold a sealed passkey at `at`? (Then their approval of a registration had to be signed.) */
-async function heldOneAt(book: PasskeyBook, user: string, at: Date): Promise<boolean> {
+async function heldOneAt(book: BookRead, user: string, at: Date): Promise<boolean> {
   return (await book.sealed()).some((p) => p.user === user && heldAt(p, at));
 }
 
@@ -335,11 +337,13 @@ export class SignedApprovals {
    * counted approval has evidence that still verifies, against a passkey held when the approval was made
    * and not revoked since, and the request's bytes as they stand now (counters are not checked again:
    * they were recorded). Undefined when it may be sent; else the note it fails with (EVIDENCE_FAILED, or
-   * FIRST_PASSKEYS_CLOSED for a registration whose click no longer counts).
+   * FIRST_PASSKEYS_CLOSED for a registration whose click no longer counts). `written`: a registration's
+   * own passkey, found written after its write went unanswered: judged on the book as it stood before it.
    */
-  async problemAtSend(request: ApprovalRequest): Promise<string | undefined> {
+  async problemAtSend(request: ApprovalRequest, written?: Passkey): Promise<string | undefined> {
+    const book = written ? bookBeforeWrite(this.book, written) : this.book;
     // The amount signed for is the amount the call sends (the executor checks this for every request too).
-    const problem = amountsAgree(request) ? await this.allVerify(request) : EVIDENCE_FAILED;
+    const problem = amountsAgree(request) ? await this.allVerify(request, book) : EVIDENCE_FAILED;
     if (problem) this.tell({ evidenceFailed: request.id });
     return problem;
   }
@@ -390,11 +394,12 @@ export class SignedApprovals {
   private async clickCounted(
     request: ApprovalRequest,
     approval: { user: string; at: string },
+    book: BookRead,
   ): Promise<'counts' | 'closed' | false> {
     const at = new Date(approval.at);
-    if (!(await firstPasskeysAt(request, this.book, at, this.counts))) return false;
-    if (await heldOneAt(this.book, approval.user, at)) return false;
-    return (await clickStillOpen(this.book, this.counts)) ? 'counts' : 'closed';
+    if (!(await firstPasskeysAt(request, book, at, this.counts))) return false;
+    if (await heldOneAt(book, approval.user, at)) return false;
+    return (await clickStillOpen(book, this.counts)) ? 'counts' : 'closed';
   }
 
   /** As many approvals as the request needs, distinct (distinctnessProblem); logged when not. */
@@ -405,7 +410,7 @@ export class SignedApprovals {
   }
 
   /** Undefined when every counted approval verifies; else the note the request fails with. */
-  private async allVerify(request: ApprovalRequest): Promise<string | undefined> {
+  private async allVerify(request: ApprovalRequest, book: BookRead): Promise<string | undefined> {
     const { options } = this;
     if (!options) return undefined;
     const kind = request.kind as Parameters<typeof needsSignature>[1];
@@ -413,7 +418,7 @@ export class SignedApprovals {
     if (!this.distinct(request)) return EVIDENCE_FAILED;
     const bytes = approvalBytes(request);
     for (const approval of request.approvals) {
-      const problem = await this.approvalProblem(request, approval, bytes, options);
+      const problem = await this.approvalProblem(request, approval, bytes, { ...place(options), book });
       if (problem) return problem;
     }
     return undefined;
@@ -424,17 +429,17 @@ export class SignedApprovals {
     request: ApprovalRequest,
     approval: ApprovalRequest['approvals'][number],
     bytes: Buffer,
-    options: SigningPlace,
+    { book, ...options }: SigningPlace & { book: BookRead },
   ): Promise<string | undefined> {
     const { evidence } = approval;
     if (!evidence) {
       // A click counts only where it counted when made (a registration among the first passkeys),
       // and only while the click is still open.
-      const click = await this.clickCounted(request, approval);
+      const click = await this.clickCounted(request, approval, book);
       if (click === 'counts') return undefined;
       return click === 'closed' ? FIRST_PASSKEYS_CLOSED : EVIDENCE_FAILED;
     }
-    const passkey = await this.book.byCredential(evidence.credentialId);
+    const passkey = await book.byCredential(evidence.credentialId);
     // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.
     if (passkey && (!heldAt(passkey, new Date(approval.at)) || passkey.revoked)) return EVIDENCE_FAILED;
     const checked = await verifyEvidence(evidence, {

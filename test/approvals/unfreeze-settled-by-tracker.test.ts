@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { TOO_FEW_APPROVALS } from '../../src/approvals/approvals-needed.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
-import { FROZEN_AGAIN_BY } from '../../src/approvals/own-writes.js';
+import { BY_THE_BOT } from '../../src/approvals/own-writes.js';
 import { APPROVALS_CHANNEL, APPROVER_A, APPROVER_B, fileWithdrawal } from '../slack/approvals/support.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { botTest as test } from '../support/bot.js';
@@ -51,7 +51,7 @@ test('a lift found made but never approved is failed, and sends are frozen again
 
   expect(await app.engine.get(id)).toMatchObject({ state: 'failed', outcome: { reason: TOO_FEW_APPROVALS } });
   expect(await app.engine.currentFreeze()).toMatchObject({
-    by: FROZEN_AGAIN_BY,
+    by: BY_THE_BOT,
     reason: expect.stringContaining(`${id} lifted the freeze, but its approvals do not hold`),
   });
   const told = await app.slack.waitFor(
@@ -61,7 +61,7 @@ test('a lift found made but never approved is failed, and sends are frozen again
       !c.body.thread_ts &&
       String(c.body.text).includes('Sends are frozen'),
   );
-  expect(String(told.body.text)).toContain(`Frozen by ${FROZEN_AGAIN_BY}: ${id} lifted the freeze`);
+  expect(String(told.body.text)).toContain(`Frozen by ${BY_THE_BOT}: ${id} lifted the freeze`);
   expect((await app.engine.get(held))?.state).toBe('approved');
   expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
   // The requester hears it failed, with its reason, and that sends stay frozen: as they are.
