@@ -8,7 +8,6 @@ import {
   type ApprovalEvidence,
   heldAt,
   needsSignature,
-  type Passkey,
   type SignatureRefusal,
   type SigningPlace,
   type SigningRule,
@@ -17,7 +16,13 @@ import {
 import type { Store } from '../store/index.js';
 import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
-import { type BookRead, bookBeforeWrite } from './book-before-write.js';
+import {
+  approversWhoHeld,
+  type CountsTowardsTwo,
+  clickStillOpen,
+  firstPasskeysAt,
+  heldOneAt,
+} from './first-passkeys.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
@@ -64,19 +69,9 @@ export const EVIDENCE_FAILED = 'approval evidence does not verify';
 export const FIRST_PASSKEYS_CLOSED =
   'approved with a click among the first passkeys, but the click has closed since (two approvers have held passkeys): no passkey was written; register again, and it is approved with a signature';
 
-/** Who counts towards the two holders that close the first-passkeys click: approvers, never delegates. */
-export type CountsTowardsTwo = (user: string) => Promise<boolean>;
+export type { CountsTowardsTwo };
 
 const anyone: CountsTowardsTwo = async () => true;
-
-/** How many who count had held a sealed passkey by `at` (any time when absent), revoked since or not. */
-async function approversWhoHeld(book: BookRead, counts: CountsTowardsTwo, at?: Date): Promise<number> {
-  const by = at?.getTime() ?? Number.POSITIVE_INFINITY;
-  const users = new Set((await book.sealed()).filter((p) => Date.parse(p.addedAt) <= by).map((p) => p.user));
-  let held = 0;
-  for (const user of users) if (await counts(user)) held += 1;
-  return held;
-}
 
 /**
  * A passkey registration (part of this kind's work is elsewhere) may be approved with a click until two
@@ -94,42 +89,6 @@ export async function mayApproveUnsigned(
   if ((await approversWhoHeld(book, counts)) < 2) return true;
   await book.closeClick(now);
   return false;
-}
-
-/**
- * Was a click on this registration, made at `at`, one of the first passkeys' (fewer than two approvers
- * had held a passkey just before it, and the click was not closed by then)? Judged from the book's
- * sealed records and the click's date. That date, and the request's, are the store's word: whether
- * such a click still counts at the send is clickStillOpen's to say. Never another kind.
- */
-async function firstPasskeysAt(
-  request: Pick<ApprovalRequest, 'kind' | 'createdAt'>,
-  book: BookRead,
-  at: Date,
-  counts: CountsTowardsTwo,
-): Promise<boolean> {
-  if ((request.kind as string) !== 'passkey' || at.getTime() < Date.parse(request.createdAt)) return false;
-  const closed = await book.clickClosedAt();
-  if (closed && closed.getTime() <= at.getTime()) return false;
-  return (await approversWhoHeld(book, counts, new Date(at.getTime() - 1))) < 2;
-}
-
-/**
- * May a first-passkeys click count at the send, whatever its date? Not once the sealed marker says the
- * click closed, nor while two approvers hold sealed, unrevoked passkeys now (a deleted marker does not
- * reopen it). Only a store rolled back to a new install (book and marker gone) does: docs/passkeys.md.
- */
-async function clickStillOpen(book: BookRead, counts: CountsTowardsTwo): Promise<boolean> {
-  if (await book.clickClosedAt()) return false;
-  const holding = new Set((await book.sealed()).filter((p) => !p.revoked).map((p) => p.user));
-  let held = 0;
-  for (const user of holding) if (await counts(user)) held += 1;
-  return held < 2;
-}
-
-/** Did `user` hold a sealed passkey at `at`? (Then their approval of a registration had to be signed.) */
-async function heldOneAt(book: BookRead, user: string, at: Date): Promise<boolean> {
-  return (await book.sealed()).some((p) => p.user === user && heldAt(p, at));
 }
 
 /** A nonce taken (once) for an approval being recorded, with the assertion it came with. */
@@ -337,13 +296,11 @@ export class SignedApprovals {
    * counted approval has evidence that still verifies, against a passkey held when the approval was made
    * and not revoked since, and the request's bytes as they stand now (counters are not checked again:
    * they were recorded). Undefined when it may be sent; else the note it fails with (EVIDENCE_FAILED, or
-   * FIRST_PASSKEYS_CLOSED for a registration whose click no longer counts). `written`: a registration's
-   * own passkey, found written after its write went unanswered: judged on the book as it stood before it.
+   * FIRST_PASSKEYS_CLOSED for a registration whose click no longer counts).
    */
-  async problemAtSend(request: ApprovalRequest, written?: Passkey): Promise<string | undefined> {
-    const book = written ? bookBeforeWrite(this.book, written) : this.book;
+  async problemAtSend(request: ApprovalRequest): Promise<string | undefined> {
     // The amount signed for is the amount the call sends (the executor checks this for every request too).
-    const problem = amountsAgree(request) ? await this.allVerify(request, book) : EVIDENCE_FAILED;
+    const problem = amountsAgree(request) ? await this.allVerify(request) : EVIDENCE_FAILED;
     if (problem) this.tell({ evidenceFailed: request.id });
     return problem;
   }
@@ -394,12 +351,11 @@ export class SignedApprovals {
   private async clickCounted(
     request: ApprovalRequest,
     approval: { user: string; at: string },
-    book: BookRead,
   ): Promise<'counts' | 'closed' | false> {
     const at = new Date(approval.at);
-    if (!(await firstPasskeysAt(request, book, at, this.counts))) return false;
-    if (await heldOneAt(book, approval.user, at)) return false;
-    return (await clickStillOpen(book, this.counts)) ? 'counts' : 'closed';
+    if (!(await firstPasskeysAt(request, this.book, at, this.counts))) return false;
+    if (await heldOneAt(this.book, approval.user, at)) return false;
+    return (await clickStillOpen(this.book, this.counts)) ? 'counts' : 'closed';
   }
 
   /** As many approvals as the request needs, distinct (distinctnessProblem); logged when not. */
@@ -410,7 +366,7 @@ export class SignedApprovals {
   }
 
   /** Undefined when every counted approval verifies; else the note the request fails with. */
-  private async allVerify(request: ApprovalRequest, book: BookRead): Promise<string | undefined> {
+  private async allVerify(request: ApprovalRequest): Promise<string | undefined> {
     const { options } = this;
     if (!options) return undefined;
     const kind = request.kind as Parameters<typeof needsSignature>[1];
@@ -418,7 +374,7 @@ export class SignedApprovals {
     if (!this.distinct(request)) return EVIDENCE_FAILED;
     const bytes = approvalBytes(request);
     for (const approval of request.approvals) {
-      const problem = await this.approvalProblem(request, approval, bytes, { ...place(options), book });
+      const problem = await this.approvalProblem(request, approval, bytes, options);
       if (problem) return problem;
     }
     return undefined;
@@ -429,17 +385,17 @@ export class SignedApprovals {
     request: ApprovalRequest,
     approval: ApprovalRequest['approvals'][number],
     bytes: Buffer,
-    { book, ...options }: SigningPlace & { book: BookRead },
+    options: SigningPlace,
   ): Promise<string | undefined> {
     const { evidence } = approval;
     if (!evidence) {
       // A click counts only where it counted when made (a registration among the first passkeys),
       // and only while the click is still open.
-      const click = await this.clickCounted(request, approval, book);
+      const click = await this.clickCounted(request, approval);
       if (click === 'counts') return undefined;
       return click === 'closed' ? FIRST_PASSKEYS_CLOSED : EVIDENCE_FAILED;
     }
-    const passkey = await book.byCredential(evidence.credentialId);
+    const passkey = await this.book.byCredential(evidence.credentialId);
     // Held when the approval was made, and not revoked since: a lost device's approvals go nowhere.
     if (passkey && (!heldAt(passkey, new Date(approval.at)) || passkey.revoked)) return EVIDENCE_FAILED;
     const checked = await verifyEvidence(evidence, {
