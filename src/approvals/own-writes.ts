@@ -1,23 +1,25 @@
 // Settling a request whose execution is a write to the bot's own store (a delegation, an unfreeze, a
 // passkey registration) when that write went unanswered: the store says whether it was made. One that
 // could still land later is barred there before its request is called failed, so "failed" stays true
-// (docs/decisions/unanswered-writes-fenced.md). A write found there is completed only if its approvals
-// pass the executor's last check (send-checks.ts) again; else it is failed, and a lift found made is
-// undone by freezing sends again.
-
-import type { Passkey } from '../access/index.js';
+// (docs/decisions/unanswered-writes-fenced.md). A delegation or lift found there is completed only if
+// its approvals pass the executor's last check (send-checks.ts) again; else it is failed, and a lift
+// found made is undone by freezing sends again. A registration found written: written-registration.ts.
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
 import type { PasskeyBook } from './passkey-book.js';
 import type { PasskeyWrite } from './passkey-requests.js';
 import type { TrackingSteps } from './reconciler.js';
 import type { ApprovalsCheck } from './send-checks.js';
-import type { ApprovalRequest, EngineLog } from './types.js';
+import type { ApprovalRequest, EngineLog, RequestOf } from './types.js';
+import { revokeWritten, type WrittenRegistrationDeps, writtenProblem } from './written-registration.js';
 
 export interface OwnWriteDeps {
   delegations: Pick<DelegationBook, 'isRecorded'>;
   freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce' | 'freeze'>;
   passkeys: PasskeyWrite & Pick<PasskeyBook, 'revoke'>;
+  core: WrittenRegistrationDeps['core'];
+  /** A registration found written counts only if it still reads as filed (its filing seal). */
+  signed: WrittenRegistrationDeps['signed'];
   now: () => Date;
   /** The executor's own check just before the write (send-checks.ts): undefined when the approvals hold. */
   approvalsProblem: ApprovalsCheck;
@@ -30,6 +32,8 @@ const FOUND = "found in the bot's store";
 const NOT_FOUND = "not found in the bot's store";
 /** How a write found but not completed was settled; the check's note is the request's reason. */
 export const FOUND_NOT_APPROVED = "found in the bot's store, but its approvals do not hold";
+/** How a registration found written, but not as it was filed, was settled. */
+const WRITTEN_NOT_FILED = 'found in the passkey book, but not as it was filed';
 
 /** Settle an outcome-unknown delegation, unfreeze or passkey registration from the store. */
 export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalRequest): Promise<void> {
@@ -38,10 +42,9 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
   const completed = (action: string) => deps.finish(request.id, 'completed', action, { status: 'completed' });
   // Found counts only if the approvals hold as they did at the write: one a store writer marked
   // outcome-unknown was never checked, and its completion is the bot's own entry on the signed chain.
-  // `undo`: what makes the write found take no effect, done before the request is called failed;
-  // `written`: a registration's passkey found written, so its check reads the book as before it.
-  const completedIfApproved = async (action: string, undo?: () => Promise<unknown>, written?: Passkey) => {
-    const problem = await deps.approvalsProblem(request, written);
+  // `undo`: what makes the write found take no effect, done before the request is called failed.
+  const completedIfApproved = async (action: string, undo?: () => Promise<unknown>) => {
+    const problem = await deps.approvalsProblem(request);
     if (!problem) return completed(action);
     deps.log?.error?.('NOT COMPLETED: an interrupted write whose approvals do not hold; it is failed', {
       requestId: request.id,
@@ -78,10 +81,8 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
     case 'passkey': {
       const { credentialId } = request.payload;
       if ((await deps.passkeys.barRegistration(request.id, credentialId, deps.now())) === 'written') {
-        const written = await deps.passkeys.byCredential(credentialId);
-        // Its passkey counts from the write: one whose approvals do not hold is revoked before it fails.
-        const revoke = () => deps.passkeys.revoke(credentialId, BY_THE_BOT, deps.now(), REVOKED_NOTE);
-        await completedIfApproved('found in the passkey book', revoke, written);
+        // The sealed record is the executor's, written just after its check passed: it is the proof.
+        await settleWritten(deps, request, failed, () => completed('found in the passkey book'));
       } else {
         await failed(
           'not found in the passkey book',
@@ -101,9 +102,6 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
  */
 export const BY_THE_BOT = 'the bot';
 
-/** Why a registration's passkey, found written, was revoked. */
-const REVOKED_NOTE = 'revoked by the bot: its registration was found written, but its approvals do not hold';
-
 /**
  * A lift that landed but whose approvals do not hold: sends are frozen again (told to the channel as any
  * freeze), so the request's "failed" and the state of sends agree. Already frozen: nothing changes.
@@ -113,4 +111,24 @@ function freezeAgain(deps: OwnWriteDeps, request: ApprovalRequest): Promise<unkn
     BY_THE_BOT,
     `${request.id} lifted the freeze, but its approvals do not hold, so it failed; sends are frozen again until another unfreeze is approved`,
   );
+}
+
+/** A registration found written: completed if written as filed; else its passkey revoked, then failed. */
+async function settleWritten(
+  deps: OwnWriteDeps,
+  request: RequestOf<'passkey'>,
+  failed: (action: string, reason: string) => Promise<unknown>,
+  completed: () => Promise<unknown>,
+): Promise<void> {
+  const problem = await writtenProblem(deps, request);
+  if (!problem) {
+    await completed();
+    return;
+  }
+  deps.log?.error?.('NOT COMPLETED: a registration found written was changed outside the bot; it is failed', {
+    requestId: request.id,
+    problem,
+  });
+  await revokeWritten(deps, request, BY_THE_BOT);
+  await failed(WRITTEN_NOT_FILED, problem);
 }

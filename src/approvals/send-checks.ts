@@ -5,7 +5,7 @@
 // above are the ones filed. Undefined: it may be sent.
 // Before those, the write-ahead mark itself is refused unless the approvals are the claimed ones
 // (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
-import type { ApprovalPolicy, Passkey } from '../access/index.js';
+import type { ApprovalPolicy } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
 import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from './request-seal.js';
@@ -18,27 +18,23 @@ async function approvalsProblem(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
   request: ApprovalRequest,
-  written?: Passkey,
 ): Promise<string | undefined> {
-  const problem = await signed.problemAtSend(request, written);
+  const problem = await signed.problemAtSend(request);
   if (problem) return problem;
   const short = approvalsShort(request, tiers);
   if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
   return short ?? signed.filingSealProblem(request);
 }
 
-/**
- * The approvals' last check (approvalsProblem) as one function: the executor and the tracker share it.
- * `written`: a registration's own passkey, found written by the tracker, judged as before its write.
- */
-export type ApprovalsCheck = (request: ApprovalRequest, written?: Passkey) => Promise<string | undefined>;
+/** The approvals' last check (approvalsProblem) as one function: the executor and the tracker share it. */
+export type ApprovalsCheck = (request: ApprovalRequest) => Promise<string | undefined>;
 
 /** The one check both the executor (before its write or call) and the tracker (settling an own write) run. */
 export function approvalsCheck(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
 ): ApprovalsCheck {
-  return (request, written) => approvalsProblem(signed, tiers, request, written);
+  return (request) => approvalsProblem(signed, tiers, request);
 }
 
 /** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */

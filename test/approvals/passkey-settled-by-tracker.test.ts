@@ -1,13 +1,15 @@
 // A passkey registration whose write to the book went unanswered, and landed, is completed by the
-// tracker only if its approvals pass the executor's own check again, judged on the book as it stood
-// before the write. The completion is the bot's own entry on the signed chain, whose payload the
-// auditor's verifier takes as the passkey's key and owner: a store writer who swaps the key of such a
-// request gets it failed, with no completion on the chain, and its passkey revoked. A first-passkeys
-// click that counted at the write still counts, though the passkey written closed the click.
+// tracker if the sealed record found is the passkey the request filed and the request still reads as
+// filed: only the executor writes that record, just after its own check of the approvals passed. The
+// completion is the bot's own entry on the signed chain, whose payload the auditor's verifier takes as
+// the passkey's key and owner: a store writer who swaps the key of such a request gets it failed, with
+// no completion on the chain, and its passkey revoked, the revocation on the chain too. A click that
+// counted at the write still counts, whatever was written to the book since (nothing is judged again).
 import { expect } from 'vitest';
 import { ApprovalPolicy, parseSigningRule, parseTiers } from '../../src/access/index.js';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
-import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { type ApprovalRequest, PASSKEY_REVOKED_ACTION } from '../../src/approvals/index.js';
+import { BY_THE_BOT } from '../../src/approvals/own-writes.js';
 import { FILING_SEAL_BROKEN } from '../../src/approvals/request-seal.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import { createStore } from '../../src/store/index.js';
@@ -89,6 +91,9 @@ test('a registration whose key a store writer swapped after its write landed is 
   expect(settled?.history.map((h) => h.action)).not.toContain('completed');
   const chain = await fx.engine.audit(100);
   expect(chain.filter((e) => e.requestId === filed.id && e.state === 'completed')).toEqual([]);
+  // Its revocation is on the chain: the verifier stops trusting the passkey from there.
+  const revoked = chain.find((e) => e.action === PASSKEY_REVOKED_ACTION);
+  expect(revoked).toMatchObject({ requestId: filed.id, actor: BY_THE_BOT });
   expect(await fx.engine.passkeys.passkeysOf(ADE)).toEqual([]);
 });
 
@@ -108,4 +113,23 @@ test('a first-passkeys click that counted at the write completes the registratio
   await fx.engine.idle();
   expect((await fx.engine.get(filed.id))?.state).toBe('completed');
   expect((await fx.engine.passkeys.passkeysOf(CHIDI)).map((p) => p.name)).toEqual(['MacBook']);
+});
+
+test('a first-passkeys click completes though another first registration, marked before it, landed after it', async ({
+  lateEngine,
+}) => {
+  const { fx, controls } = await lateEngine('all');
+  const marked = fx.clock.now().toISOString();
+  fx.clock.advance(1_000);
+  // Chidi registers and Dayo clicks, as nobody holds a passkey: the click counts at the write.
+  const filed = await landedUnanswered(fx.engine, controls, CHIDI, DAYO);
+  // Dayo's own registration, marked before Dayo's click, whose write lands only now.
+  const dayos = new SoftwareAuthenticator({ user: DAYO, rpId: TEST_RP_ID, origin: TEST_SIGNING.origin });
+  await fx.engine.passkeys.signatures().book.add({ ...dayos.passkey(), addedAt: marked });
+
+  await fx.engine.tick();
+  await fx.engine.idle();
+  expect((await fx.engine.get(filed.id))?.state).toBe('completed');
+  const book = await fx.engine.passkeys.signatures().book.all();
+  expect(book.filter((p) => p.revoked)).toEqual([]);
 });
