@@ -1064,6 +1064,7 @@ function unknownStanding(who, person, answer) {
   return `cannot tell whether ${who} was an approver then: ${why}`;
 }
 var SENT_STATES = /* @__PURE__ */ new Set(["sent", "completed", "outcome-unknown"]);
+var COMPLETED = "completed";
 var APPROVAL_STEPS = /* @__PURE__ */ new Set(["approval-added", "approved"]);
 var SENT_BACK = "sent-back";
 var JUDGING_STEPS = /* @__PURE__ */ new Set([...APPROVAL_STEPS, "tiers-raised"]);
@@ -1098,15 +1099,24 @@ var EvidenceWalk = class {
    */
   raised = /* @__PURE__ */ new Map();
   checked = /* @__PURE__ */ new Set();
+  /**
+   * When passkeys not yet registered on the chain were revoked, by credential: one whose write went
+   * unanswered is in the book, and may be revoked, before the tracker completes its registration.
+   */
+  revokedEarly = /* @__PURE__ */ new Map();
   read({ entry, segment }) {
     if (entry.kind === "policy" && entry.policy?.settings) this.readPolicy(entry, segment);
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
     this.readStep(entry.requestId, entry, at);
-    if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
-    this.checked.add(entry.requestId);
-    this.checkSent(entry, segment);
-    if (entry.kind === "passkey" && entry.state === "completed") this.register(entry, at);
+    if (!entry.state || !SENT_STATES.has(entry.state)) return;
+    if (!this.checked.has(entry.requestId)) {
+      this.checked.add(entry.requestId);
+      this.checkSent(entry, segment);
+    }
+    if (entry.kind === "passkey" && entry.action === COMPLETED && entry.state === COMPLETED) {
+      this.register(entry, at);
+    }
   }
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
   readStep(requestId, entry, at) {
@@ -1162,7 +1172,8 @@ var EvidenceWalk = class {
   }
   /**
    * A registration's `completed` step at `at`: its passkey counts from the request's `executing` step,
-   * when the book was written (a crash may leave approvals signed with it before `completed`).
+   * when the book was written (a crash may leave approvals signed with it before `completed`), until a
+   * revocation, even one recorded before this step.
    */
   register(entry, at) {
     const payload = entry.figures?.payload ?? {};
@@ -1171,12 +1182,22 @@ var EvidenceWalk = class {
     if (this.passkeys.has(credentialId)) return;
     const requestId = entry.requestId ?? "";
     const addedAt = this.executingAt.get(requestId) ?? at;
-    this.passkeys.set(credentialId, { user, publicKey, addedAt, requestId });
+    const revokedAt = this.revokedEarly.get(credentialId);
+    this.passkeys.set(credentialId, {
+      user,
+      publicKey,
+      addedAt,
+      requestId,
+      ...revokedAt ? { revokedAt } : {}
+    });
   }
   revoke(entry, at) {
     const credentialId = entry.figures?.payload?.credentialId;
-    const passkey = typeof credentialId === "string" ? this.passkeys.get(credentialId) : void 0;
-    if (passkey && passkey.revokedAt === void 0) passkey.revokedAt = at;
+    if (typeof credentialId !== "string") return;
+    const passkey = this.passkeys.get(credentialId);
+    if (!passkey) {
+      if (!this.revokedEarly.has(credentialId)) this.revokedEarly.set(credentialId, at);
+    } else if (passkey.revokedAt === void 0) passkey.revokedAt = at;
   }
   /**
    * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers

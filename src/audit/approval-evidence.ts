@@ -11,8 +11,9 @@
 // assertion the chain
 // holds is checked the same way, needed or not, and no two of a request's assertions share a nonce or a
 // passkey. What is in force is read as the chain goes: the policy entries (`signed approvals`: `all at
-// <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step, counting
-// from their `executing` one) and revocations (`passkey-revoked` steps), each approval's time (its
+// <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step, whatever came
+// before it: an outcome-unknown one, its write unanswered, registers nothing; counting from their
+// `executing` one) and revocations (`passkey-revoked` steps, even before that completion), each approval's time (its
 // `approval-added` or `approved` step, the earliest of an approver's) and, for a delegate's, whose
 // place it took (forgotten when the request is sent back, its approvals cleared). A passkey
 // registration's approval may be a click (a new install's first passkeys) only while fewer than two
@@ -97,6 +98,8 @@ function unknownStanding(who: string, person: string, answer: PoolAnswer): strin
 type DoubtSink = (user: string, why: string) => void;
 
 const SENT_STATES = new Set(['sent', 'completed', 'outcome-unknown']);
+/** The action and state of the step that completes a request, whether its answer came or the tracker found it written. */
+const COMPLETED = 'completed';
 /** The steps that add an approval (the last one needed is `approved`), and the one that clears them. */
 const APPROVAL_STEPS = new Set(['approval-added', 'approved']);
 const SENT_BACK = 'sent-back';
@@ -134,6 +137,11 @@ class EvidenceWalk {
    */
   private readonly raised = new Map<string, number>();
   private readonly checked = new Set<string>();
+  /**
+   * When passkeys not yet registered on the chain were revoked, by credential: one whose write went
+   * unanswered is in the book, and may be revoked, before the tracker completes its registration.
+   */
+  private readonly revokedEarly = new Map<string, number>();
 
   /** `pools`: who the policy let approve, read from the whole chain first (a later record may settle one). */
   constructor(private readonly pools: RecordedPools) {}
@@ -143,10 +151,16 @@ class EvidenceWalk {
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
     this.readStep(entry.requestId, entry, at);
-    if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
-    this.checked.add(entry.requestId);
-    this.checkSent(entry, segment);
-    if (entry.kind === 'passkey' && entry.state === 'completed') this.register(entry, at);
+    if (!entry.state || !SENT_STATES.has(entry.state)) return;
+    if (!this.checked.has(entry.requestId)) {
+      this.checked.add(entry.requestId);
+      this.checkSent(entry, segment);
+    }
+    // Its approvals are checked at the first entry saying it went out; the passkey counts only from its
+    // completion, which for a write that went unanswered is the tracker's later entry.
+    if (entry.kind === 'passkey' && entry.action === COMPLETED && entry.state === COMPLETED) {
+      this.register(entry, at);
+    }
   }
 
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
@@ -209,7 +223,8 @@ class EvidenceWalk {
 
   /**
    * A registration's `completed` step at `at`: its passkey counts from the request's `executing` step,
-   * when the book was written (a crash may leave approvals signed with it before `completed`).
+   * when the book was written (a crash may leave approvals signed with it before `completed`), until a
+   * revocation, even one recorded before this step.
    */
   private register(entry: AuditEntry, at: number): void {
     const payload = entry.figures?.payload ?? {};
@@ -218,13 +233,23 @@ class EvidenceWalk {
     if (this.passkeys.has(credentialId)) return;
     const requestId = entry.requestId ?? '';
     const addedAt = this.executingAt.get(requestId) ?? at;
-    this.passkeys.set(credentialId, { user, publicKey, addedAt, requestId });
+    const revokedAt = this.revokedEarly.get(credentialId);
+    this.passkeys.set(credentialId, {
+      user,
+      publicKey,
+      addedAt,
+      requestId,
+      ...(revokedAt ? { revokedAt } : {}),
+    });
   }
 
   private revoke(entry: AuditEntry, at: number): void {
     const credentialId = entry.figures?.payload?.credentialId;
-    const passkey = typeof credentialId === 'string' ? this.passkeys.get(credentialId) : undefined;
-    if (passkey && passkey.revokedAt === undefined) passkey.revokedAt = at;
+    if (typeof credentialId !== 'string') return;
+    const passkey = this.passkeys.get(credentialId);
+    if (!passkey) {
+      if (!this.revokedEarly.has(credentialId)) this.revokedEarly.set(credentialId, at);
+    } else if (passkey.revokedAt === undefined) passkey.revokedAt = at;
   }
 
   /**
