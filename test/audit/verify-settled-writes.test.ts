@@ -4,7 +4,9 @@
 // (barred from landing) never counts, though it was outcome-unknown first; one revoked before the
 // tracker settled it counts as revoked. A delegation settled so verifies like any other. Each chain is
 // made by the engine on a store that leaves the write unanswered; the first is also run through the
-// bundled script, as an auditor runs it.
+// bundled script, as an auditor runs it. A completion naming another owner or key than the entry whose
+// approvals were checked is an edit (re-signed with the test's audit key): reported, its passkey not
+// counted.
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
@@ -12,11 +14,14 @@ import { createStore } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import {
   approverArchiveTest,
+  flagged,
   recordedPolicy,
   registerPasskey,
   signAndApprove,
   signedApproval,
+  verify,
 } from '../support/approver-archive.js';
+import { rewriteSegment } from '../support/audit-archive.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import {
   APPROVER_A,
@@ -101,6 +106,49 @@ test('a passkey whose registration the tracker completed counts for the approval
   await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
   expect((await fx.engine.get(request.id))?.state).toBe('sent');
   verifiesCleanly(await archived(fx, auditDir), signer.publicKey, { standalone: true });
+});
+
+test('a completion naming another owner and key than the approved registration is reported, its passkey not counted', async ({
+  rig: { fx, networkId },
+  controls,
+  auditDir,
+  signer,
+}) => {
+  const a = { user: APPROVER_A, approver: APPROVER_B, landed: true };
+  const { device: deviceA, id } = await interruptedRegistration(fx, controls, a);
+  await settled(fx, id, 'completed');
+  const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+  await signAndApprove(fx.engine, request.id, APPROVER_A, deviceA);
+  const folder = await archived(fx, auditDir);
+  // The completion now names the outsider and a key of their own under A's passkey.
+  const rogue = new SoftwareAuthenticator({ user: OUTSIDER, name: 'rogue', ...place });
+  let completionSeq = 0;
+  rewriteSegment(folder, signer, (entries) =>
+    entries.map((entry) => {
+      if (entry.requestId !== id || entry.action !== 'completed' || !entry.figures) return entry;
+      completionSeq = entry.seq ?? 0;
+      const payload = {
+        ...entry.figures.payload,
+        user: OUTSIDER,
+        publicKey: Buffer.from(rogue.coseKey()).toString('base64url'),
+      };
+      return { ...entry, figures: { ...entry.figures, payload } };
+    }),
+  );
+  const { status, lines } = verify(folder, signer.publicKey, { standalone: true });
+  expect(flagged(lines)).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining(
+        `request ${id} (passkey): its completion at seq ${completionSeq} names another owner and public key than the entry whose approvals were checked`,
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `request ${request.id} .*${APPROVER_A}'s signature is by passkey \\S+, which no registration`,
+        ),
+      ),
+    ]),
+  );
+  expect(status).toBe(1);
 });
 
 test('a passkey whose interrupted registration failed never counted: its owner still held none after', async ({
