@@ -2,12 +2,15 @@
 // signature where one is needed (signed-approvals.ts), as many approvals as the tiers ask for
 // (approvals-needed.ts), and, where the bot holds the audit signing key or signatures are needed, the
 // request's filing seal (request-seal.ts), so that what is sent, the requester and the count judged
-// above are the ones filed. Undefined: it may be sent.
+// above are the ones filed; last, where the bot holds the audit signing key, that the signed audit chain
+// does not record the request as closed (closed-on-chain.ts): approvals and seal a closed request keeps.
+// Undefined: it may be sent.
 // Before those, the write-ahead mark itself is refused unless the approvals are the claimed ones
 // (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
 import type { ApprovalPolicy } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
+import { closedOnChainNote, NOT_SHOWN_OPEN } from './closed-on-chain.js';
 import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from './request-seal.js';
 import type { CallFailure } from './service-call.js';
 import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signed-approvals.js';
@@ -23,7 +26,7 @@ export async function approvalsProblem(
   if (problem) return problem;
   const short = approvalsShort(request, tiers);
   if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
-  return short ?? signed.filingSealProblem(request);
+  return short ?? signed.filingSealProblem(request) ?? (await signed.closedProblem(request));
 }
 
 /** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */
@@ -59,4 +62,10 @@ export const NEEDS_A_PERSON_NOTES: ReadonlySet<string> = new Set([
   FILING_SEAL_BROKEN,
   FILING_SEAL_MISSING,
   APPROVALS_CHANGED,
+  NOT_SHOWN_OPEN,
 ]);
+
+/** A note of NEEDS_A_PERSON_NOTES, or one saying the request was closed on the signed audit chain. */
+export function needsAPerson(note: string): boolean {
+  return NEEDS_A_PERSON_NOTES.has(note) || closedOnChainNote(note);
+}

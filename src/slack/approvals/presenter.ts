@@ -12,7 +12,7 @@ import {
   type ApprovalRequest,
   FINAL_STATES,
   type Freeze,
-  NEEDS_A_PERSON_NOTES,
+  needsAPerson,
 } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
 import type { Logger } from '../../log.js';
@@ -351,7 +351,7 @@ export class ApprovalPresenter {
 function alertFor(request: ApprovalRequest) {
   const step = request.history.at(-1);
   if (step && NEEDS_A_PERSON_NOTICES.has(step.action)) return conflictAlert(request);
-  if (step?.action === 'failed' && step.note && NEEDS_A_PERSON_NOTES.has(step.note)) {
+  if (step?.action === 'failed' && step.note && needsAPerson(step.note)) {
     return evidenceAlert(request, step.note);
   }
   return undefined;
