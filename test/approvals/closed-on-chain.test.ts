@@ -4,10 +4,11 @@
 // its closing is on the signed audit chain, read just before the call (closed-on-chain.ts). The request
 // fails, nothing sent, and the note is one the alerts channel hears. Without the key nothing changes.
 import { describe, expect } from 'vitest';
-import { CLOSED_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import { CLOSED_ON_CHAIN, NOT_SHOWN_OPEN } from '../../src/approvals/closed-on-chain.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { type ApprovalEngine, type ApprovalRequest, needsAPerson } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
+import { AuditLog } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import type { Store } from '../../src/store/index.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
@@ -168,6 +169,60 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     expect((await engine.get(second.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(2);
     expect(wholeReads).toBe(0);
+  });
+});
+
+describe('with the audit signing key, what the chain holds but the store does not', () => {
+  test('a closing entry whose request write never landed: not sent, and the note says the write may be lost', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    // The bot appended the step's entry, then stopped before writing the request (entry first).
+    const stored = await engine.get(request.id);
+    await partsOf(engine).core.repo.auditLog.append('sandbox', {
+      at: fx.clock.now().toISOString(),
+      requestId: request.id,
+      kind: 'withdraw',
+      action: 'cancelled',
+      state: 'cancelled',
+      actor: REQUESTER,
+      step: stored?.history.length ?? 0,
+    });
+    const failed = await execute(engine, request.id);
+    failedAsClosed(failed, 'cancelled');
+    expect(failed?.history.at(-1)?.note).toContain("the bot's own write of that step never landed");
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('filed before a break the bot signed on from: it cannot be shown open, and is not sent', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    // A store writer appends an entry of their own: the head is no longer one the bot signed, and the
+    // bot's next append records that it signs on from there (a head-unverified finding).
+    await new AuditLog(fx.store).append('sandbox', {
+      at: fx.clock.now().toISOString(),
+      kind: 'audit',
+      action: 'note',
+    });
+    const failed = await execute(engine, request.id);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.history.at(-1)?.note).toBe(NOT_SHOWN_OPEN);
+    expect(needsAPerson(NOT_SHOWN_OPEN)).toBe(true);
+    expect(withdrawCalls(fx)).toBe(0);
+
+    // What is filed after the finding goes out as usual.
+    const next = await fileDraft(engine, withdrawal(networkId, '1600'));
+    await approveAsSeen(engine, next.id, DAYO);
+    await engine.idle();
+    expect((await engine.get(next.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
   });
 });
 
