@@ -3,14 +3,14 @@
 // (approvals-needed.ts), and, where the bot holds the audit signing key or signatures are needed, the
 // request's filing seal (request-seal.ts), so that what is sent, the requester and the count judged
 // above are the ones filed; last, where the bot holds the audit signing key, that the signed audit chain
-// does not record the request as closed (closed-on-chain.ts): approvals and seal a closed request keeps.
+// does not record the request as closed, or, before a send, as sent already (closed-on-chain.ts): approvals and seal a closed request keeps.
 // Undefined: it may be sent.
 // Before those, the write-ahead mark itself is refused unless the approvals are the claimed ones
 // (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
 import type { ApprovalPolicy } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
-import { closedOnChainNote, NOT_SHOWN_OPEN } from './closed-on-chain.js';
+import { type ClosedCheckFor, closedOnChainNote, NOT_SHOWN_OPEN } from './closed-on-chain.js';
 import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from './request-seal.js';
 import type { CallFailure } from './service-call.js';
 import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signed-approvals.js';
@@ -21,12 +21,15 @@ export async function approvalsProblem(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
   request: ApprovalRequest,
+  checkFor: ClosedCheckFor = 'send',
 ): Promise<string | undefined> {
   const problem = await signed.problemAtSend(request);
   if (problem) return problem;
   const short = approvalsShort(request, tiers);
   if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
-  return short ?? signed.filingSealProblem(request) ?? (await signed.closedProblem(request));
+  return (
+    short ?? signed.filingSealProblem(request) ?? (await signed.closedOnChain.problem(request, checkFor))
+  );
 }
 
 /** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */

@@ -16,7 +16,7 @@ import {
 import type { Store } from '../store/index.js';
 import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
-import { type ClosingsReader, closedProblem } from './closed-on-chain.js';
+import { ClosedOnChain, type ClosingsReader } from './closed-on-chain.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
@@ -144,12 +144,13 @@ export interface TakenEvidence {
 export type SigningEvent =
   | { signed: ApprovalRequest['kind'] }
   | { refused: SigningRefusal; requestId: string; user: string }
-  | { evidenceFailed: string };
+  | { evidenceFailed: string }
+  | { closedOnChain: string };
 
 /** What the executor checks just before the call with it (send-checks.ts). */
 export type SendChecks = Pick<
   SignedApprovals,
-  'problemAtSend' | 'filingSealProblem' | 'filingSeal' | 'failedAtSend' | 'closedProblem'
+  'problemAtSend' | 'filingSealProblem' | 'filingSeal' | 'failedAtSend' | 'closedOnChain'
 >;
 
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
@@ -171,7 +172,8 @@ export class SignedApprovals {
   private readonly log: EngineLog | undefined;
   private readonly counts: CountsTowardsTwo;
   private readonly now: () => Date;
-  private readonly closings: ClosingsReader | undefined;
+  /** Where the bot holds the audit signing key: the signed chain's word before a send (closed-on-chain.ts). */
+  readonly closedOnChain: ClosedOnChain;
 
   /**
    * On the engine's store, for its environment, with the engine's options (`signing` absent: off). The
@@ -204,7 +206,7 @@ export class SignedApprovals {
     const { policy } = from;
     this.counts = policy ? (user) => policy.isApprover(user) : anyone;
     this.now = from.now ?? (() => new Date());
-    this.closings = from.closings;
+    this.closedOnChain = new ClosedOnChain(from.closings, from.log, (id) => this.tell({ closedOnChain: id }));
   }
 
   /** The rule and where approvers sign; undefined when signing is off altogether. */
@@ -346,23 +348,6 @@ export class SignedApprovals {
     // The amount signed for is the amount the call sends (the executor checks this for every request too).
     const problem = amountsAgree(request) ? await this.allVerify(request) : EVIDENCE_FAILED;
     if (problem) this.tell({ evidenceFailed: request.id });
-    return problem;
-  }
-
-  /**
-   * Just before the call (and before an unanswered write of the bot's own is completed), where the bot
-   * holds the audit signing key: the note when the signed chain records the request as closed, or cannot
-   * show it open (closed-on-chain.ts). Logged as an error: the store was changed, or a write was lost.
-   */
-  async closedProblem(request: ApprovalRequest): Promise<string | undefined> {
-    const problem = await closedProblem(this.closings, request);
-    if (problem) {
-      this.log?.error?.('NOT SENT: closed on the signed audit chain, or not shown open there', {
-        requestId: request.id,
-        problem,
-      });
-      this.tell({ evidenceFailed: request.id });
-    }
     return problem;
   }
 

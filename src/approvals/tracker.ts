@@ -80,7 +80,7 @@ export class Tracker {
       passkeys,
       now,
       log,
-      approvalsProblem: (request) => approvalsProblem(signed, policy, request),
+      approvalsProblem: (request) => approvalsProblem(signed, policy, request, 'settle'),
       finish: (...args) => this.finish(...args),
     };
     this.executor = deps.executor;

@@ -33,21 +33,26 @@ const CLOSING_STATES: ReadonlySet<RequestState> = new Set([
   'expired',
 ]);
 
-/** A request's first closing step as its entry records it. */
+/** The states showing the service call was made (and not yet closed). */
+const CALLED_STATES: ReadonlySet<RequestState> = new Set(['sent', 'outcome-unknown']);
+
+/** A request's first closing (or called) step as its entry records it. */
 interface ChainClosing {
   state: RequestState;
   at: string;
 }
 
 /**
- * What the chain says of one request: closed (by its first closing entry), open (its filing is in the
- * trusted part, and no closing), or unknown (its filing is not: it cannot be shown open).
+ * What the chain says of one request: closed (by its first closing entry), called (no closing, but an
+ * entry showing its service call was made: sent, or sent with no answer), open (its filing is in the
+ * trusted part, and neither), or unknown (its filing is not: it cannot be shown open).
  */
-export type ChainWord = { closed: ChainClosing } | 'open' | 'unknown';
+export type ChainWord = { closed: ChainClosing } | { called: ChainClosing } | 'open' | 'unknown';
 
 /** What a read found: closings anywhere in what verifies; filings only in the trusted part. */
 interface Closings {
   closed: Map<string, ChainClosing>;
+  called: Map<string, ChainClosing>;
   filed: Set<string>;
 }
 
@@ -66,6 +71,8 @@ export class VerifiedClosings {
     const read = await this.read();
     const closed = read?.closed.get(requestId);
     if (closed) return { closed };
+    const called = read?.called.get(requestId);
+    if (called) return { called };
     return read?.filed.has(requestId) ? 'open' : 'unknown';
   }
 
@@ -144,7 +151,7 @@ function closingsOf(
     first = end;
     while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
   }
-  const read: Closings = { closed: new Map(), filed: new Set() };
+  const read: Closings = { closed: new Map(), called: new Map(), filed: new Set() };
   addSteps(read, chain.slice(first));
   return read;
 }
@@ -152,7 +159,8 @@ function closingsOf(
 /**
  * Adds the closings and filings of `entries` (in chain order) to `read`. A `head-unverified` finding
  * forgets the filings before it: what came before may have been rewritten. Closings are never
- * forgotten: a closing entry, even one whose request write never landed, keeps its request closed.
+ * forgotten: a closing entry, even one whose request write never landed, keeps its request closed; nor
+ * are the entries showing a request's call was made.
  */
 function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
   for (const entry of entries) {
@@ -161,8 +169,14 @@ function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
     if (!id) continue;
     // The filing is the request's first step (step 0): every later step's entry comes after it.
     if (entry.step === 0) read.filed.add(id);
-    if (entry.state && CLOSING_STATES.has(entry.state) && !read.closed.has(id)) {
-      read.closed.set(id, { state: entry.state, at: entry.at });
-    }
+    const seen = stepsOf(read, entry.state);
+    if (entry.state && seen && !seen.has(id)) seen.set(id, { state: entry.state, at: entry.at });
   }
+}
+
+/** Where a step in `state` is kept: closings, calls made, or nowhere. */
+function stepsOf(read: Closings, state: RequestState | undefined): Map<string, ChainClosing> | undefined {
+  if (!state) return undefined;
+  if (CLOSING_STATES.has(state)) return read.closed;
+  return CALLED_STATES.has(state) ? read.called : undefined;
 }

@@ -4,7 +4,7 @@
 // its closing is on the signed audit chain, read just before the call (closed-on-chain.ts). The request
 // fails, nothing sent, and the note is one the alerts channel hears. Without the key nothing changes.
 import { describe, expect } from 'vitest';
-import { CLOSED_ON_CHAIN, NOT_SHOWN_OPEN } from '../../src/approvals/closed-on-chain.js';
+import { CLOSED_ON_CHAIN, NOT_SHOWN_OPEN, SENT_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { type ApprovalEngine, type ApprovalRequest, needsAPerson } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
@@ -89,6 +89,22 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     const failed = await execute(engine, request.id);
     failedAsClosed(failed, 'completed');
     expect(failed?.outcome).toMatchObject({ nothingSent: true });
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('sent, its answer not yet in: not sent again', async ({ fx, engine, networkId }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect((await engine.get(request.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+
+    await revive(fx.store, request.id);
+    const failed = await execute(engine, request.id);
+    expect(failed?.state).toBe('failed');
+    const note = failed?.history.at(-1)?.note ?? '';
+    expect(note).toContain(`${SENT_ON_CHAIN} (sent,`);
+    expect(needsAPerson(note)).toBe(true);
     expect(withdrawCalls(fx)).toBe(1);
   });
 
