@@ -242,6 +242,34 @@ describe('with the audit signing key, what the chain holds but the store does no
   });
 });
 
+describe('with the audit signing key, an entry edited in place', () => {
+  test('a request filed before the edit cannot be shown open: not sent; read from the head back', async ({
+    startEngine,
+    networkId,
+  }) => {
+    const auditSeal = { signer: newSigner(), marks: new HeadMarks() };
+    const fx = await startEngine({ engine: { policy: policy(), auditSeal } });
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(fx.engine, request.id);
+    const later = await fileDraft(fx.engine, withdrawal(networkId, '1600'));
+    // A store writer edits the later request's filing entry: the chain breaks there, after the first
+    // request's filing, so only what links back from the head to the edit is trusted.
+    const key = 'approvals:audit:sandbox';
+    const entries = await fx.store.readList<Record<string, unknown>>(key, 0, -1);
+    await fx.store.deleteList(key);
+    for (const entry of entries) {
+      const edited = entry.requestId === later.id && entry.step === 0;
+      await fx.store.appendToList(key, edited ? { ...entry, note: 'edited' } : entry);
+    }
+    // The bot after a restart: nothing of the chain read before the edit.
+    const { engine } = await fx.another({ engine: { policy: policy(), auditSeal } });
+    const failed = await execute(engine, request.id);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.history.at(-1)?.note).toBe(NOT_SHOWN_OPEN);
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+});
+
 describe('with the audit signing key, a delegation closed after approval', () => {
   test('marked interrupted in the store and listed: the tracker fails it and grants nothing', async ({
     fx,
