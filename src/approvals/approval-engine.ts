@@ -50,6 +50,7 @@ import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import type { ReportRefusal } from './report-requests.js';
 import { resolveByHand } from './resolve-by-hand.js';
+import { approvalsCheck } from './send-checks.js';
 import { StopLookup } from './stop-lookup.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
@@ -99,12 +100,16 @@ export class ApprovalEngine {
       freeze: core.freeze,
       signed: core.signed,
       passkeys: core.signed.book,
+      // One function for the executor's check before a write and the tracker's settling of one.
+      approvalsProblem: approvalsCheck(core.signed, options.policy),
     };
     const binding = () => core.binding;
     const settingsNow = () => core.judging.current();
     this.executor = new Executor({ ...parts, ...own, binding, settingsNow, policy: options.policy }, options);
+    // The tracker settles the bot's own unanswered write: the chain's outcome-unknown entry is its own.
+    const settle = approvalsCheck(core.signed, options.policy, 'settle');
     this.tracker = new Tracker(
-      { ...parts, ...own, executor: this.executor, policy: options.policy },
+      { ...parts, ...own, approvalsProblem: settle, executor: this.executor },
       options,
     );
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);

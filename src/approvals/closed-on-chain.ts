@@ -47,9 +47,12 @@ async function closedProblem(
   return `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot, or the bot's own write of that step never landed; nothing was sent`;
 }
 
-/** A note that says the request was closed or sent on the chain, or could not be shown open. */
+/**
+ * A note that says the request was closed or sent on the chain, or could not be shown open (anywhere in
+ * it: the tracker's failure words may put their own before it).
+ */
 export function closedOnChainNote(note: string): boolean {
-  return note === NOT_SHOWN_OPEN || note.startsWith(CLOSED_ON_CHAIN) || note.startsWith(SENT_ON_CHAIN);
+  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN].some((words) => note.includes(words));
 }
 
 /** The check as the engine runs it: logged as an error and counted when it refuses. */

@@ -2,13 +2,15 @@
 // what the webhooks did announce. The sandbox's own deliveries flow end to end into the channel.
 import { describe, expect, vi } from 'vitest';
 import type { Priority } from '../../src/cngn/api.js';
-import { createCngnClient } from '../../src/cngn/client.js';
+import type { createCngnClient } from '../../src/cngn/client.js';
 import { keyId } from '../../src/cngn/credentials.js';
 import type { Transaction } from '../../src/cngn/schemas.js';
 import { Money } from '../../src/format/money.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
+import { clientFor } from '../support/cngn-client.js';
+import { inMemoryDir } from '../support/fixtures.js';
 import { postsMentioning, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest } from '../support/webhooks.js';
 
@@ -60,15 +62,7 @@ function meetingStore(inner: Store): Store {
 }
 
 async function sandboxClient(sb: Sandbox) {
-  return createCngnClient({
-    baseUrl: sb.baseUrl,
-    apiKey: sb.apiKey,
-    encryptionKey: sb.encryptionKey,
-    privateKey: sb.privateKey,
-    environment: 'sandbox',
-    store: await createStore('memory://', { prefix: `rc-${Math.random()}` }),
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  });
+  return (await clientFor(sb, { environment: 'sandbox' })).client;
 }
 
 /**
@@ -206,10 +200,9 @@ describe('reconciler', () => {
   });
 
   test('remembers across a restart what it already posted', async ({ setUp, startRig, defer }) => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { rmSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-'));
+    const dir = inMemoryDir(); // the restart closes the file: no commit needs a disk's sync
     defer(() => rmSync(dir, { recursive: true, force: true }));
     const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
     const { sandbox: sb, client, rig: memoryRig } = await setUp({ webhooks: false });
@@ -330,11 +323,10 @@ describe('reconciler', () => {
     startRig,
     defer,
   }) => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { RateBudgetError } = await import('../../src/cngn/errors.js');
-    const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-switch-'));
+    const dir = inMemoryDir(); // the restart closes the file: no commit needs a disk's sync
     defer(() => rmSync(dir, { recursive: true, force: true }));
     const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
     // The sandbox run leaves its start mark and a walk cut short at page 2 in the store.
@@ -354,14 +346,7 @@ describe('reconciler', () => {
 
     // Live credentials: another service and key; a deposit from before this bot's first live start.
     const live = await newSandbox({ apiKey: 'cngn_live_switch' });
-    const liveClient = createCngnClient({
-      baseUrl: live.baseUrl,
-      apiKey: live.apiKey,
-      encryptionKey: live.encryptionKey,
-      privateKey: live.privateKey,
-      store: await createStore('memory://', { prefix: `rc-live-${Math.random()}` }),
-      rateLimit: { limit: 1000, windowSeconds: 60 },
-    });
+    const { client: liveClient } = await clientFor(live);
     expect(liveClient.environment).toBe('live');
     const earlier = await live.simulateCryptoDeposit({ amount: '450', network: 'bsc' });
     const asked: number[] = [];
