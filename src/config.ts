@@ -368,6 +368,26 @@ function serviceKeyProblems(
   return problems;
 }
 
+/** What a retention cut must leave after a request's longest life unsent (its lookups and settling). */
+const RETENTION_MARGIN_MS = 7 * 86_400_000;
+
+/**
+ * A retention shorter than a request's life would cut its filing from the signed audit chain while it
+ * may still be sent, and the send would refuse it as not shown open (closed-on-the-signed-chain.md). A
+ * request lives unsent at most CNGN_APPROVAL_TTL (a freeze holds it no longer), so the cut must leave
+ * that and a week more.
+ */
+function retentionProblems(
+  e: { CNGN_AUDIT_RETENTION?: number | undefined; CNGN_APPROVAL_TTL: number },
+  source: (name: string) => string,
+): string[] {
+  const retention = e.CNGN_AUDIT_RETENTION;
+  if (retention === undefined || retention >= e.CNGN_APPROVAL_TTL + RETENTION_MARGIN_MS) return [];
+  return [
+    `${source('CNGN_AUDIT_RETENTION')}: must be at least CNGN_APPROVAL_TTL and 7 days more (${Math.ceil((e.CNGN_APPROVAL_TTL + RETENTION_MARGIN_MS) / 86_400_000)}d here), or requests still waiting would be cut from the audit log and never sent`,
+  ];
+}
+
 /** Parse the environment; throws ConfigError listing every problem (field: reason). */
 export function loadConfig(raw: Record<string, string | undefined> = process.env): Config {
   const { env, fromFile, unread, problems } = readSecretFiles(raw);
@@ -385,6 +405,7 @@ export function loadConfig(raw: Record<string, string | undefined> = process.env
     ? `CNGN_PRIVATE_KEY_FILE (${raw.CNGN_PRIVATE_KEY_FILE?.trim()})`
     : 'CNGN_PRIVATE_KEY';
   problems.push(...crossProblems(env, keyOrigin, unread));
+  if (parsed.success) problems.push(...retentionProblems(parsed.data, source));
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const mode = e.SLACK_APP_TOKEN ? 'socket' : 'http';

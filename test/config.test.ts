@@ -265,6 +265,13 @@ describe('configuration', () => {
     );
   });
 
+  it('refuses a retention that would cut a request still waiting to be sent from the audit log', () => {
+    expect(problemsOf({ ...slack, CNGN_AUDIT_RETENTION: '7d' }).join('\n')).toMatch(
+      /CNGN_AUDIT_RETENTION: must be at least CNGN_APPROVAL_TTL and 7 days more \(8d here\)/,
+    );
+    expect(loadConfig({ ...slack, CNGN_AUDIT_RETENTION: '8d' }).auditRetentionMs).toBe(8 * 86_400_000);
+  });
+
   it('counts limits over 24 h with no daily limit unless told otherwise, and names a bad window or limit', () => {
     expect(loadConfig(slack)).toMatchObject({ limitWindowMs: 24 * 3_600_000, dailyLimit: undefined });
     const set = loadConfig({ ...slack, CNGN_LIMIT_WINDOW: '7d', CNGN_DAILY_LIMIT: '₦5,000,000.5' });

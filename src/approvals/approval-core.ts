@@ -3,7 +3,7 @@
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
-import { type AuditSeal, VerifiedDelegations } from '../audit/index.js';
+import { type AuditSeal, VerifiedClosings, VerifiedDelegations } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -115,8 +115,11 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     this.now = options.now ?? (() => new Date());
     this.keyId = options.keyId;
     this.judging = new JudgingPolicy(options.policySnapshot !== undefined);
-    this.signed = new SignedApprovals(options);
     const { auditSeal } = options;
+    // Where the bot holds the audit signing key, a request closed on the signed chain is never sent again.
+    const closings =
+      auditSeal && new VerifiedClosings(this.repo.auditLog, options.custody.environment, auditSeal);
+    this.signed = new SignedApprovals({ ...options, closings });
     const onChain = auditSeal
       ? new VerifiedDelegations(this.repo.auditLog, options.custody.environment, auditSeal)
       : undefined;

@@ -106,7 +106,12 @@ export class ApprovalEngine {
     const binding = () => core.binding;
     const settingsNow = () => core.judging.current();
     this.executor = new Executor({ ...parts, ...own, binding, settingsNow, policy: options.policy }, options);
-    this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
+    // The tracker settles the bot's own unanswered write: the chain's outcome-unknown entry is its own.
+    const settle = approvalsCheck(core.signed, options.policy, 'settle');
+    this.tracker = new Tracker(
+      { ...parts, ...own, approvalsProblem: settle, executor: this.executor },
+      options,
+    );
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
     const { store } = options;
     this.stopLookup = new StopLookup({ ...parts, store, binding, owner: this.executor.instanceId }, options);

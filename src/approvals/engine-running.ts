@@ -106,6 +106,10 @@ export class EngineRunning {
     // The audit trail first: opened, then what it held told and interrupted exports (EngineAudit.start).
     await this.openTrail();
     await trail.start();
+    // The signed chain read once now, so the first send after a restart reads only what is new.
+    await core.signed.closedOnChain.warm().catch((error: unknown) => {
+      this.options.log?.warn('the signed audit chain could not be read at start', { error: String(error) });
+    });
     await core.repo.migrateLegacyOpenSet();
     await closeOtherEnvironments(core);
     await tracker.resume();

@@ -33,7 +33,7 @@ export { STOP_DRAIN_MS } from './recording.js';
 export { DEFAULT_REMINDERS, isLastReminder, parseReminderPoints, type ReminderPoint } from './reminders.js';
 export { ApprovalRepository } from './repository.js';
 export { StaleRoundError } from './round.js';
-export { NEEDS_A_PERSON_NOTES } from './send-checks.js';
+export { NEEDS_A_PERSON_NOTES, needsAPerson } from './send-checks.js';
 export { EVIDENCE_FAILED, type SigningEvent, type SigningRefusal } from './signed-approvals.js';
 export {
   CONFLICT_RESOLVED,

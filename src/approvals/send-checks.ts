@@ -2,12 +2,15 @@
 // signature where one is needed (signed-approvals.ts), as many approvals as the tiers ask for
 // (approvals-needed.ts), and, where the bot holds the audit signing key or signatures are needed, the
 // request's filing seal (request-seal.ts), so that what is sent, the requester and the count judged
-// above are the ones filed. Undefined: it may be sent.
+// above are the ones filed; last, where the bot holds the audit signing key, that the signed audit chain
+// does not record the request as closed, or, before a send, as sent already (closed-on-chain.ts): approvals and seal a closed request keeps.
+// Undefined: it may be sent.
 // Before those, the write-ahead mark itself is refused unless the approvals are the claimed ones
 // (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
 import type { ApprovalPolicy } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
+import { type ClosedCheckFor, closedOnChainNote, NOT_SHOWN_OPEN } from './closed-on-chain.js';
 import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from './request-seal.js';
 import type { CallFailure } from './service-call.js';
 import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signed-approvals.js';
@@ -18,12 +21,15 @@ async function approvalsProblem(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
   request: ApprovalRequest,
+  checkFor: ClosedCheckFor = 'send',
 ): Promise<string | undefined> {
   const problem = await signed.problemAtSend(request);
   if (problem) return problem;
   const short = approvalsShort(request, tiers);
   if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
-  return short ?? signed.filingSealProblem(request);
+  return (
+    short ?? signed.filingSealProblem(request) ?? (await signed.closedOnChain.problem(request, checkFor))
+  );
 }
 
 /** The approvals' last check (approvalsProblem) as one function: the executor and the tracker share it. */
@@ -33,8 +39,9 @@ export type ApprovalsCheck = (request: ApprovalRequest) => Promise<string | unde
 export function approvalsCheck(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
+  checkFor: ClosedCheckFor = 'send',
 ): ApprovalsCheck {
-  return (request) => approvalsProblem(signed, tiers, request);
+  return (request) => approvalsProblem(signed, tiers, request, checkFor);
 }
 
 /** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */
@@ -70,4 +77,10 @@ export const NEEDS_A_PERSON_NOTES: ReadonlySet<string> = new Set([
   FILING_SEAL_BROKEN,
   FILING_SEAL_MISSING,
   APPROVALS_CHANGED,
+  NOT_SHOWN_OPEN,
 ]);
+
+/** A note of NEEDS_A_PERSON_NOTES, or one saying the request was closed on the signed audit chain. */
+export function needsAPerson(note: string): boolean {
+  return NEEDS_A_PERSON_NOTES.has(note) || closedOnChainNote(note);
+}

@@ -16,6 +16,7 @@ import {
 import type { Store } from '../store/index.js';
 import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
+import { ClosedOnChain, type ClosingsReader } from './closed-on-chain.js';
 import {
   approversWhoHeld,
   type CountsTowardsTwo,
@@ -104,12 +105,13 @@ export interface TakenEvidence {
 export type SigningEvent =
   | { signed: ApprovalRequest['kind'] }
   | { refused: SigningRefusal; requestId: string; user: string }
-  | { evidenceFailed: string };
+  | { evidenceFailed: string }
+  | { closedOnChain: string };
 
 /** What the executor checks just before the call with it (send-checks.ts). */
 export type SendChecks = Pick<
   SignedApprovals,
-  'problemAtSend' | 'filingSealProblem' | 'filingSeal' | 'failedAtSend'
+  'problemAtSend' | 'filingSealProblem' | 'filingSeal' | 'failedAtSend' | 'closedOnChain'
 >;
 
 /** What the engine offers of it to the rest of the bot (the checks themselves run only inside the engine). */
@@ -131,6 +133,8 @@ export class SignedApprovals {
   private readonly log: EngineLog | undefined;
   private readonly counts: CountsTowardsTwo;
   private readonly now: () => Date;
+  /** Where the bot holds the audit signing key: the signed chain's word before a send (closed-on-chain.ts). */
+  readonly closedOnChain: ClosedOnChain;
 
   /**
    * On the engine's store, for its environment, with the engine's options (`signing` absent: off). The
@@ -145,6 +149,8 @@ export class SignedApprovals {
     policy?: { isApprover(user: string): Promise<boolean> } | undefined;
     now?: (() => Date) | undefined;
     log?: EngineLog | undefined;
+    /** Where the bot holds the audit signing key: which requests the signed chain records as closed. */
+    closings?: ClosingsReader | undefined;
   }) {
     const sealer = from.auditSeal?.signer ?? processSealer();
     if (!from.auditSeal && from.signing && from.signing.rule.mode !== 'off') {
@@ -161,6 +167,7 @@ export class SignedApprovals {
     const { policy } = from;
     this.counts = policy ? (user) => policy.isApprover(user) : anyone;
     this.now = from.now ?? (() => new Date());
+    this.closedOnChain = new ClosedOnChain(from.closings, from.log, (id) => this.tell({ closedOnChain: id }));
   }
 
   /** The rule and where approvers sign; undefined when signing is off altogether. */

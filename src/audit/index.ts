@@ -33,6 +33,7 @@ export type {
   RequestState,
   ServiceEnvironment,
 } from './types.js';
+export { type ChainWord, VerifiedClosings } from './verified-closings.js';
 export {
   type ChainDelegations,
   DELEGATION_REVOKED,

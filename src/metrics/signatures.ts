@@ -1,7 +1,7 @@
 // Passkey-signed approvals in counts: each approval recorded with a signature, by the request's kind,
 // and each signature refused, by why (a click where one is needed, a spent challenge, what the
 // assertion check found), or a request whose approvals' evidence no longer verified just before its
-// service call. The engine tells its signing observer (approvals/signed-approvals.ts); the label values
+// service call, or that the signed audit chain records as closed or sent already. The engine tells its signing observer (approvals/signed-approvals.ts); the label values
 // are the fixed words below (the table lists every SigningRefusal: a new one does not compile until it
 // is here), never a request, person or credential. The passkey pages count what they refuse before
 // the engine sees a signature: a link (expired, used, unknown, made in another workspace) or a
@@ -13,7 +13,10 @@ import type { PasskeyPageRefusal, SigningEvent, SigningRefusal } from '../approv
 /** The reason counted for a request that failed its evidence check before sending. */
 const EVIDENCE_DOES_NOT_VERIFY = 'evidence-does-not-verify';
 
-type RefusalReason = SigningRefusal | typeof EVIDENCE_DOES_NOT_VERIFY;
+/** The reason counted for a request not sent because the signed audit chain records it closed or sent. */
+const CLOSED_ON_CHAIN = 'closed-on-signed-chain';
+
+type RefusalReason = SigningRefusal | typeof EVIDENCE_DOES_NOT_VERIFY | typeof CLOSED_ON_CHAIN;
 
 const REFUSAL_REASONS: Record<RefusalReason, true> = {
   'signature-required': true,
@@ -29,6 +32,7 @@ const REFUSAL_REASONS: Record<RefusalReason, true> = {
   'wrong-challenge': true,
   'bad-signature': true,
   [EVIDENCE_DOES_NOT_VERIFY]: true,
+  [CLOSED_ON_CHAIN]: true,
 };
 
 /** The two counters, each series made at zero, and the observer that feeds them. */
@@ -45,7 +49,7 @@ export function signingCounters(
   });
   const refused = new Counter({
     name: 'cngn_approval_signature_refusals_total',
-    help: 'Approvals refused for their signature, by reason, and requests that failed just before sending because their approvals no longer held (evidence-does-not-verify).',
+    help: 'Approvals refused for their signature, by reason, and requests that failed just before sending because their approvals no longer held (evidence-does-not-verify) or the signed audit chain records them closed or sent already (closed-on-signed-chain).',
     labelNames: ['reason'] as const,
     registers,
   });
@@ -56,6 +60,8 @@ export function signingCounters(
       signed.inc({ kind: event.signed });
     } else if ('refused' in event) {
       refused.inc({ reason: event.refused });
+    } else if ('closedOnChain' in event) {
+      refused.inc({ reason: CLOSED_ON_CHAIN });
     } else {
       refused.inc({ reason: EVIDENCE_DOES_NOT_VERIFY });
     }

@@ -12,7 +12,7 @@ import {
   type ApprovalRequest,
   FINAL_STATES,
   type Freeze,
-  NEEDS_A_PERSON_NOTES,
+  needsAPerson as isNeedsAPersonNote,
 } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
 import type { Logger } from '../../log.js';
@@ -362,9 +362,9 @@ function alertFor(request: ApprovalRequest) {
  * are never settled by the service, so the reason is the bot's own words).
  */
 function needsAPerson(request: ApprovalRequest, note: string | undefined): string | undefined {
-  if (note && NEEDS_A_PERSON_NOTES.has(note)) return note;
+  if (note && isNeedsAPersonNote(note)) return note;
   const reason = request.outcome?.reason;
-  return reason && IN_THE_BOT.has(request.kind) && NEEDS_A_PERSON_NOTES.has(reason) ? reason : undefined;
+  return reason && IN_THE_BOT.has(request.kind) && isNeedsAPersonNote(reason) ? reason : undefined;
 }
 
 /**

@@ -1,0 +1,182 @@
+// Which requests the signed audit chain records as closed (completed, failed, rejected, cancelled,
+// expired), read only from entries that verify up to the signed head. Every step of a request is
+// appended to the chain before the request is written, so a request the bot closed is closed on the
+// chain, whatever the store says of it since: a store writer without the audit signing key can set a
+// completed withdrawal back to approved, but cannot take its closing entry out of the chain unnoticed.
+// A request counts as still open only when the trusted part of the chain holds its filing (then it holds
+// every later step of it too): the part the signed head vouches for (all of it when the chain verifies
+// whole; else the entries linked back from the head), after its newest `head-unverified` finding (the
+// bot signed on from a head it could not verify: entries before it may have been rewritten, links and
+// all). A request filed before that (cut by retention, before a break or a finding) cannot be shown
+// open. Read-only; cached by the head, a head that moved on read from where the cache ended; reads one
+// at a time, so two never apply the same new entries over each other.
+// docs/decisions/closed-on-the-signed-chain.md.
+import { type ChainHead, entryHash, verifyChain } from './chain.js';
+import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
+import { type AuditSeal, type HeadMark, headProblem, markProblem } from './signing.js';
+import type { AuditEntry, RequestState, ServiceEnvironment } from './types.js';
+import {
+  type ChainReader,
+  holdsMark,
+  links,
+  MOST_READ_ON,
+  sameHead,
+  withHeadEntry,
+} from './verified-read.js';
+
+/** The states a request never leaves. */
+const CLOSING_STATES: ReadonlySet<RequestState> = new Set([
+  'completed',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+]);
+
+/** The states showing the service call was made (and not yet closed). */
+const CALLED_STATES: ReadonlySet<RequestState> = new Set(['sent', 'outcome-unknown']);
+
+/** A request's first closing (or called) step as its entry records it. */
+interface ChainClosing {
+  state: RequestState;
+  at: string;
+}
+
+/**
+ * What the chain says of one request: closed (by its first closing entry), called (no closing, but an
+ * entry showing its service call was made: sent, or sent with no answer), open (its filing is in the
+ * trusted part, and neither), or unknown (its filing is not: it cannot be shown open).
+ */
+export type ChainWord = { closed: ChainClosing } | { called: ChainClosing } | 'open' | 'unknown';
+
+/** What a read found: closings anywhere in what verifies; filings only in the trusted part. */
+interface Closings {
+  closed: Map<string, ChainClosing>;
+  called: Map<string, ChainClosing>;
+  filed: Set<string>;
+}
+
+export class VerifiedClosings {
+  #cached: { head: ChainHead; read: Closings } | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly log: ChainReader,
+    private readonly environment: ServiceEnvironment,
+    private readonly seal: AuditSeal,
+  ) {}
+
+  /** What the chain as it stands now says of `requestId` (see the file's comment). */
+  async wordOn(requestId: string): Promise<ChainWord> {
+    const read = await this.read();
+    const closed = read?.closed.get(requestId);
+    if (closed) return { closed };
+    const called = read?.called.get(requestId);
+    if (called) return { called };
+    return read?.filed.has(requestId) ? 'open' : 'unknown';
+  }
+
+  /** The closings read, one read at a time; undefined when nothing verifies (no request is shown open). */
+  private read(): Promise<Closings | undefined> {
+    const next = this.#queue.then(
+      () => this.readNow(),
+      () => this.readNow(),
+    );
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async readNow(): Promise<Closings | undefined> {
+    // The mark as it was before the head was read: an append here may raise it past that head meanwhile.
+    const mark = this.seal.marks.get(this.environment);
+    const head = await this.log.head(this.environment);
+    if (!head?.signature) return undefined;
+    const cached = this.#cached;
+    const unchanged = cached !== undefined && sameHead(cached.head, head);
+    const problem = unchanged
+      ? markProblem(head, mark)
+      : headProblem(this.seal, this.environment, head, mark);
+    if (problem || foreignEntryProblem(head)) return undefined;
+    if (cached && unchanged) return cached.read;
+    const read =
+      (cached && (await this.readOn(cached.head, cached.read, head))) ??
+      closingsOf(await this.log.entries(this.environment), head, mark);
+    if (!read) return undefined;
+    this.#cached = { head, read };
+    this.seal.marks.raise(this.environment, head, new Date());
+    return read;
+  }
+
+  /**
+   * The entries from the cached head to `head`, added to what was read, when they link on from it in the
+   * same generation (what was read before verified then). Undefined: read everything again.
+   */
+  private async readOn(from: ChainHead, known: Closings, head: ChainHead): Promise<Closings | undefined> {
+    const count = head.seq - from.seq;
+    if (count <= 0 || count > MOST_READ_ON || (from.generation ?? 0) !== (head.generation ?? 0)) {
+      return undefined;
+    }
+    const latest = withHeadEntry(await this.log.latest(this.environment, count + 16), head);
+    const start = latest.findLastIndex((e) => e.seq === from.seq && e.hash === from.hash);
+    const end = latest.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
+    if (start < 0 || end - start !== count) return undefined;
+    const fresh = latest.slice(start, end + 1);
+    // The newest entry must be the one the signed head names, not another under its seq and hash.
+    if (entryHash(fresh.at(-1) as AuditEntry) !== head.hash) return undefined;
+    if (!fresh.every((entry, i) => i === 0 || links(fresh[i - 1] as AuditEntry, entry))) return undefined;
+    // Only this process's cache holds `known`, and reads run one at a time: added to in place.
+    addSteps(known, fresh.slice(1));
+    return known;
+  }
+}
+
+/**
+ * The closings and filings in `listed` up to the signed `head`: of all of it when the chain verifies
+ * whole, else of the entries linked back from the head. Undefined when the head's entry is not there,
+ * or the chain does not hold the mark's entry (a rollback or a fork).
+ */
+function closingsOf(
+  listed: readonly AuditEntry[],
+  head: ChainHead,
+  mark: HeadMark | undefined,
+): Closings | undefined {
+  const entries = withHeadEntry(listed, head);
+  const end = entries.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
+  const last = entries[end];
+  if (!last || entryHash(last) !== last.hash) return undefined;
+  const chain = entries.slice(0, end + 1);
+  if (mark && !holdsMark(chain, mark)) return undefined;
+  let first = 0;
+  if (!verifyChain(chain, head).ok) {
+    first = end;
+    while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
+  }
+  const read: Closings = { closed: new Map(), called: new Map(), filed: new Set() };
+  addSteps(read, chain.slice(first));
+  return read;
+}
+
+/**
+ * Adds the closings and filings of `entries` (in chain order) to `read`. A `head-unverified` finding
+ * forgets the filings before it: what came before may have been rewritten. Closings are never
+ * forgotten: a closing entry, even one whose request write never landed, keeps its request closed; nor
+ * are the entries showing a request's call was made.
+ */
+function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
+  for (const entry of entries) {
+    if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) read.filed.clear();
+    const id = entry.requestId;
+    if (!id) continue;
+    // The filing is the request's first step (step 0): every later step's entry comes after it.
+    if (entry.step === 0) read.filed.add(id);
+    const seen = stepsOf(read, entry.state);
+    if (entry.state && seen && !seen.has(id)) seen.set(id, { state: entry.state, at: entry.at });
+  }
+}
+
+/** Where a step in `state` is kept: closings, calls made, or nowhere. */
+function stepsOf(read: Closings, state: RequestState | undefined): Map<string, ChainClosing> | undefined {
+  if (!state) return undefined;
+  if (CLOSING_STATES.has(state)) return read.closed;
+  return CALLED_STATES.has(state) ? read.called : undefined;
+}

@@ -1,0 +1,329 @@
+// A request the bot closed (completed, failed, cancelled, rejected after approval, expired) keeps its
+// real approvals and its filing seal. Where the bot holds the audit signing key, a store writer who sets
+// it back to approved, or marks it interrupted, never has it sent, or completed by the tracker, again:
+// its closing is on the signed audit chain, read just before the call (closed-on-chain.ts). The request
+// fails, nothing sent, and the note is one the alerts channel hears. Without the key nothing changes.
+import { describe, expect } from 'vitest';
+import { CLOSED_ON_CHAIN, NOT_SHOWN_OPEN, SENT_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
+import { type ApprovalEngine, type ApprovalRequest, needsAPerson } from '../../src/approvals/index.js';
+import { ApprovalRepository } from '../../src/approvals/repository.js';
+import { AuditLog } from '../../src/audit/log.js';
+import { HeadMarks } from '../../src/audit/signing.js';
+import type { Store } from '../../src/store/index.js';
+import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
+import { newSigner } from '../support/audit-archive.js';
+import { REQUESTER, withdrawalDraft } from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
+import {
+  ADE,
+  BOLA,
+  CHIDI,
+  DAY,
+  DAYO,
+  test as delegationTest,
+  policy,
+  withdrawal,
+  withdrawCalls,
+} from './delegation-support.js';
+import { rewrite } from './signed-support.js';
+
+/** The delegation tests' engine, holding an audit signing key, approvals by click. */
+const test = delegationTest.extend('engineOptions', () => ({
+  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
+}));
+
+/** What a store writer makes of a closed request: approved again, its steps from the approval on gone. */
+const revivedApproved = (stored: ApprovalRequest): ApprovalRequest => {
+  const approvedAt = stored.history.findIndex((step) => step.state === 'approved');
+  const { execution: _claim, outcome: _outcome, ...rest } = stored;
+  return {
+    ...rest,
+    state: 'approved',
+    history: stored.history.slice(0, approvedAt + 1),
+  } as ApprovalRequest;
+};
+
+/**
+ * A store writer sets the closed request `id` back to approved (revivedApproved), and takes away the
+ * claim key of its round's call, as write access to the store allows.
+ */
+async function revive(store: Store, id: string): Promise<void> {
+  await rewrite(store, id, revivedApproved, { audited: false });
+  const round = (await new ApprovalRepository(store, 'sandbox').get(id))?.round;
+  await store.delete(`approval-exec:${id}:${round}`);
+}
+
+/** Approved (the approval recorded, nothing sent yet: as if the process stopped before sending). */
+async function approvedUnsent(engine: ApprovalEngine, id: string): Promise<void> {
+  const result = await partsOf(engine).core.approve(id, DAYO);
+  expect(result.ok && result.request.state).toBe('approved');
+}
+
+/** The executor's run on `id` (as its sweep would), then what it became. */
+async function execute(engine: ApprovalEngine, id: string): Promise<ApprovalRequest | undefined> {
+  await partsOf(engine).executor.execute(id);
+  await engine.idle();
+  return engine.get(id);
+}
+
+/** Failed before sending with the chain's note, which the alerts channel hears. */
+function failedAsClosed(request: ApprovalRequest | undefined, closedAs: string): void {
+  expect(request?.state).toBe('failed');
+  const note = request?.history.at(-1)?.note ?? '';
+  expect(note).toContain(`${CLOSED_ON_CHAIN} (${closedAs},`);
+  expect(needsAPerson(note)).toBe(true);
+}
+
+describe('with the audit signing key, a closed withdrawal set back to approved in the store', () => {
+  test('completed: sent once, and not sent again', async ({ fx, engine, networkId }) => {
+    await fx.receiveWebhooks();
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
+    await engine.idle();
+    await fx.sandbox.settleAll();
+    expect((await engine.get(request.id))?.state).toBe('completed');
+    expect(withdrawCalls(fx)).toBe(1);
+
+    await revive(fx.store, request.id);
+    const failed = await execute(engine, request.id);
+    failedAsClosed(failed, 'completed');
+    expect(failed?.outcome).toMatchObject({ nothingSent: true });
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('sent, its answer not yet in: not sent again', async ({ fx, engine, networkId }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect((await engine.get(request.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+
+    await revive(fx.store, request.id);
+    const failed = await execute(engine, request.id);
+    expect(failed?.state).toBe('failed');
+    const note = failed?.history.at(-1)?.note ?? '';
+    expect(note).toContain(`${SENT_ON_CHAIN} (sent,`);
+    expect(needsAPerson(note)).toBe(true);
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('failed by the service: not sent again', async ({ fx, engine, networkId }) => {
+    await fx.receiveWebhooks();
+    const dead = withdrawalDraft(networkId, '1500', '0x000000000000000000000000000000000000dEaD');
+    const request = await fileDraft(engine, dead);
+    await approveAsSeen(engine, request.id, DAYO);
+    await engine.idle();
+    await fx.sandbox.settleAll();
+    expect((await engine.get(request.id))?.state).toBe('failed');
+
+    await revive(fx.store, request.id);
+    failedAsClosed(await execute(engine, request.id), 'failed');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('cancelled by its requester after approval: never sent', async ({ fx, engine, networkId }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    expect(await engine.cancel(request.id, REQUESTER)).toMatchObject({ ok: true });
+
+    await rewrite(fx.store, request.id, revivedApproved, { audited: false });
+    failedAsClosed(await execute(engine, request.id), 'cancelled');
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('rejected after approval: never sent', async ({ fx, engine, networkId }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    expect(await rejectAsSeen(engine, request.id, ADE, 'wrong supplier')).toMatchObject({ ok: true });
+
+    await rewrite(fx.store, request.id, revivedApproved, { audited: false });
+    failedAsClosed(await execute(engine, request.id), 'rejected');
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('expired, then approved in the store: never sent', async ({ fx, engine, networkId }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    fx.clock.advance(DAY + 1_000);
+    await engine.tick();
+    expect((await engine.get(request.id))?.state).toBe('expired');
+
+    const at = fx.clock.now().toISOString();
+    await rewrite(
+      fx.store,
+      request.id,
+      (stored) =>
+        ({
+          ...stored,
+          state: 'approved',
+          approvals: [{ user: DAYO, at }],
+          history: [
+            ...stored.history.slice(0, 1),
+            { at, state: 'approved', action: 'approved', actor: DAYO },
+          ],
+        }) as ApprovalRequest,
+      { audited: false },
+    );
+    failedAsClosed(await execute(engine, request.id), 'expired');
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('a second send reads only the new part of the chain', async ({ fx, engine, networkId }) => {
+    const first = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approveAsSeen(engine, first.id, DAYO);
+    await engine.idle();
+    const log = partsOf(engine).core.repo.auditLog;
+    const entries = log.entries.bind(log);
+    let wholeReads = 0;
+    log.entries = (environment) => {
+      wholeReads += 1;
+      return entries(environment);
+    };
+    const second = await fileDraft(engine, withdrawal(networkId, '1600'));
+    await approveAsSeen(engine, second.id, DAYO);
+    await engine.idle();
+    expect((await engine.get(second.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(2);
+    expect(wholeReads).toBe(0);
+  });
+});
+
+describe('with the audit signing key, what the chain holds but the store does not', () => {
+  test('a closing entry whose request write never landed: not sent, and the note says the write may be lost', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    // The bot appended the step's entry, then stopped before writing the request (entry first).
+    const stored = await engine.get(request.id);
+    await partsOf(engine).core.repo.auditLog.append('sandbox', {
+      at: fx.clock.now().toISOString(),
+      requestId: request.id,
+      kind: 'withdraw',
+      action: 'cancelled',
+      state: 'cancelled',
+      actor: REQUESTER,
+      step: stored?.history.length ?? 0,
+    });
+    const failed = await execute(engine, request.id);
+    failedAsClosed(failed, 'cancelled');
+    expect(failed?.history.at(-1)?.note).toContain("the bot's own write of that step never landed");
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('filed before a break the bot signed on from: it cannot be shown open, and is not sent', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    // A store writer appends an entry of their own: the head is no longer one the bot signed, and the
+    // bot's next append records that it signs on from there (a head-unverified finding).
+    await new AuditLog(fx.store).append('sandbox', {
+      at: fx.clock.now().toISOString(),
+      kind: 'audit',
+      action: 'note',
+    });
+    const failed = await execute(engine, request.id);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.history.at(-1)?.note).toBe(NOT_SHOWN_OPEN);
+    expect(needsAPerson(NOT_SHOWN_OPEN)).toBe(true);
+    expect(withdrawCalls(fx)).toBe(0);
+
+    // What is filed after the finding goes out as usual.
+    const next = await fileDraft(engine, withdrawal(networkId, '1600'));
+    await approveAsSeen(engine, next.id, DAYO);
+    await engine.idle();
+    expect((await engine.get(next.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+});
+
+describe('with the audit signing key, an entry edited in place', () => {
+  test('a request filed before the edit cannot be shown open: not sent; read from the head back', async ({
+    startEngine,
+    networkId,
+  }) => {
+    const auditSeal = { signer: newSigner(), marks: new HeadMarks() };
+    const fx = await startEngine({ engine: { policy: policy(), auditSeal } });
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(fx.engine, request.id);
+    const later = await fileDraft(fx.engine, withdrawal(networkId, '1600'));
+    // A store writer edits the later request's filing entry: the chain breaks there, after the first
+    // request's filing, so only what links back from the head to the edit is trusted.
+    const key = 'approvals:audit:sandbox';
+    const entries = await fx.store.readList<Record<string, unknown>>(key, 0, -1);
+    await fx.store.deleteList(key);
+    for (const entry of entries) {
+      const edited = entry.requestId === later.id && entry.step === 0;
+      await fx.store.appendToList(key, edited ? { ...entry, note: 'edited' } : entry);
+    }
+    // The bot after a restart: nothing of the chain read before the edit.
+    const { engine } = await fx.another({ engine: { policy: policy(), auditSeal } });
+    const failed = await execute(engine, request.id);
+    expect(failed?.state).toBe('failed');
+    expect(failed?.history.at(-1)?.note).toBe(NOT_SHOWN_OPEN);
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+});
+
+describe('with the audit signing key, a delegation closed after approval', () => {
+  test('marked interrupted in the store and listed: the tracker fails it and grants nothing', async ({
+    fx,
+    engine,
+  }) => {
+    const until = new Date(fx.clock.now().getTime() + 3 * DAY);
+    const filed = await engine.fileDelegation(CHIDI, BOLA, until);
+    await approvedUnsent(engine, filed.id);
+    expect(await rejectAsSeen(engine, filed.id, ADE, 'not this week')).toMatchObject({ ok: true });
+
+    await rewrite(
+      fx.store,
+      filed.id,
+      (stored) => {
+        const at = fx.clock.now().toISOString();
+        return {
+          ...revivedApproved(stored),
+          state: 'outcome-unknown',
+          history: [
+            ...revivedApproved(stored).history,
+            { at, state: 'outcome-unknown', action: 'interrupted' },
+          ],
+        } as ApprovalRequest;
+      },
+      { audited: false },
+    );
+    await fx.store.addToSet('delegations:sandbox', filed.id);
+    await fx.store.addToSet('approvals:open:sandbox', filed.id);
+    await engine.tick();
+    await engine.idle();
+
+    const request = await engine.get(filed.id);
+    failedAsClosed(request, 'rejected');
+    expect(request?.history.map((h) => h.action)).not.toContain('completed');
+    expect(await engine.delegations()).toEqual([]);
+  });
+});
+
+describe('without the audit signing key', () => {
+  test('nothing changes: a store writer can still have a completed withdrawal sent again', async ({
+    startEngine,
+    networkId,
+  }) => {
+    const fx = await startEngine({ engine: { policy: policy() } });
+    await fx.receiveWebhooks();
+    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
+    await approveAsSeen(fx.engine, request.id, DAYO);
+    await fx.engine.idle();
+    await fx.sandbox.settleAll();
+    expect((await fx.engine.get(request.id))?.state).toBe('completed');
+
+    // Without the key a store writer can rewrite the chain along with the request: nothing to read.
+    await revive(fx.store, request.id);
+    expect((await execute(fx.engine, request.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(2);
+  });
+});
