@@ -374,17 +374,18 @@ const RETENTION_MARGIN_MS = 7 * 86_400_000;
 /**
  * A retention shorter than a request's life would cut its filing from the signed audit chain while it
  * may still be sent, and the send would refuse it as not shown open (closed-on-the-signed-chain.md). A
- * request lives unsent at most CNGN_APPROVAL_TTL (a freeze holds it no longer), so the cut must leave
- * that and a week more.
+ * request lives unsent at most twice CNGN_APPROVAL_TTL (its lifetime, and once more if extended; a
+ * freeze holds it no longer), so the cut must leave that and a week more.
  */
 function retentionProblems(
   e: { CNGN_AUDIT_RETENTION?: number | undefined; CNGN_APPROVAL_TTL: number },
   source: (name: string) => string,
 ): string[] {
   const retention = e.CNGN_AUDIT_RETENTION;
-  if (retention === undefined || retention >= e.CNGN_APPROVAL_TTL + RETENTION_MARGIN_MS) return [];
+  const least = 2 * e.CNGN_APPROVAL_TTL + RETENTION_MARGIN_MS;
+  if (retention === undefined || retention >= least) return [];
   return [
-    `${source('CNGN_AUDIT_RETENTION')}: must be at least CNGN_APPROVAL_TTL and 7 days more (${Math.ceil((e.CNGN_APPROVAL_TTL + RETENTION_MARGIN_MS) / 86_400_000)}d here), or requests still waiting would be cut from the audit log and never sent`,
+    `${source('CNGN_AUDIT_RETENTION')}: must be at least twice CNGN_APPROVAL_TTL (a request may be extended once) and 7 days more (${Math.ceil(least / 86_400_000)}d here), or requests still waiting would be cut from the audit log and never sent`,
   ];
 }
 

@@ -266,10 +266,10 @@ describe('configuration', () => {
   });
 
   it('refuses a retention that would cut a request still waiting to be sent from the audit log', () => {
-    expect(problemsOf({ ...slack, CNGN_AUDIT_RETENTION: '7d' }).join('\n')).toMatch(
-      /CNGN_AUDIT_RETENTION: must be at least CNGN_APPROVAL_TTL and 7 days more \(8d here\)/,
+    expect(problemsOf({ ...slack, CNGN_AUDIT_RETENTION: '8d' }).join('\n')).toMatch(
+      /CNGN_AUDIT_RETENTION: must be at least twice CNGN_APPROVAL_TTL \(a request may be extended once\) and 7 days more \(9d here\)/,
     );
-    expect(loadConfig({ ...slack, CNGN_AUDIT_RETENTION: '8d' }).auditRetentionMs).toBe(8 * 86_400_000);
+    expect(loadConfig({ ...slack, CNGN_AUDIT_RETENTION: '9d' }).auditRetentionMs).toBe(9 * 86_400_000);
   });
 
   it('counts limits over 24 h with no daily limit unless told otherwise, and names a bad window or limit', () => {

@@ -156,7 +156,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_AUDIT_RETENTION: {
     meaning:
-      'How long audit entries are kept in the store (`400d`…). Only entries held by an archive segment that verifies are removed (an export in a DM does not count), and the log records the cut. At least `CNGN_APPROVAL_TTL` and 7 days more, or the bot does not start: a request still waiting to be sent must stay on the audit log.',
+      'How long audit entries are kept in the store (`400d`…). Only entries held by an archive segment that verifies are removed (an export in a DM does not count), and the log records the cut. At least twice `CNGN_APPROVAL_TTL` (a request may be extended once) and 7 days more, or the bot does not start: a request still waiting to be sent must stay on the audit log.',
     unset: 'every entry is kept',
   },
   CNGN_AUDIT_ARCHIVE: {
