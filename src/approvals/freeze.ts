@@ -10,10 +10,11 @@
 // freeze: it is named in the freeze's answer) or the end (the mark is refused: nothing is sent).
 // See docs/decisions/freeze-fences-claims.md.
 
-import type { AuditLog } from '../audit/index.js';
+import type { AuditLog, ChainFreeze } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import { freezeReason, InvalidDraftError } from './draft.js';
 import { ApprovalErrorCode } from './error-codes.js';
+import { ChainHold } from './freeze-chain.js';
 import { CustodyCallError, type ServiceEnvironment } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
 import type { ApprovalRequest, EngineLog, Freeze, RequestKind, RequestOf } from './types.js';
@@ -62,7 +63,9 @@ const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${enviro
 /** A change of the freeze, as listeners hear it (after it is stored and audited). */
 export type FreezeChange =
   | { frozen: Freeze; underway: string[] }
-  | { lifted: Freeze; by: string; requestId: string };
+  | { lifted: Freeze; by: string; requestId: string }
+  /** The store's record says sends are not frozen, but the signed chain holds `heldByChain`: they stay frozen. */
+  | { heldByChain: Freeze };
 
 export type FreezeListener = (change: FreezeChange) => Promise<void>;
 
@@ -104,6 +107,8 @@ export interface FreezeDeps {
   auditLog: AuditLog;
   now: () => Date;
   log?: EngineLog | undefined;
+  /** Where the bot holds the audit signing key: the freeze the verified chain holds (freeze-chain.ts). */
+  onChain?: (() => Promise<ChainFreeze>) | undefined;
 }
 
 /** An interrupted lift against the record as read: settled already, or the record that bars it. Pure. */
@@ -131,19 +136,29 @@ export class FreezeSwitch {
   private readonly listeners: FreezeListener[] = [];
   private readonly telling = new Set<Promise<void>>();
   private readonly key: string;
+  private readonly chain: ChainHold | undefined;
 
   constructor(private readonly deps: FreezeDeps) {
     this.key = freezeKey(deps.repo.environment);
+    const read = deps.onChain;
+    this.chain =
+      read &&
+      new ChainHold({ read, log: deps.log, disagrees: (freeze) => this.tell({ heldByChain: freeze }) });
   }
 
   get environment(): ServiceEnvironment {
     return this.deps.repo.environment;
   }
 
-  /** The freeze in place now, read from the store (current on every replica); undefined when none. */
-  async current(): Promise<Freeze | undefined> {
+  /**
+   * The freeze in place now, read from the store (current on every replica), or else the one the signed
+   * chain holds; undefined when none. The chain is read again when the record changed since its last
+   * read (a surface showing the freeze); `fresh` (a send, the sweep, filing an unfreeze) reads it always.
+   */
+  async current(options: { fresh?: boolean } = {}): Promise<Freeze | undefined> {
     const record = await this.deps.store.get<FreezeRecord>(this.key);
-    return record?.state === 'frozen' ? freezeOf(record) : undefined;
+    if (record?.state === 'frozen') return freezeOf(record);
+    return this.chain?.held(record, options.fresh === true);
   }
 
   onChange(listener: FreezeListener): void {
@@ -202,19 +217,10 @@ export class FreezeSwitch {
     const environment = this.environment;
     const change = await store.withLock(lockName(environment), async () => {
       const read = await store.get<FreezeRecord>(this.key);
-      if (read?.state === 'lifted' && read.requestId === request.id) return undefined;
-      if (read?.state !== 'frozen' || read.at !== request.payload.frozenAt) {
-        throw new CustodyCallError(
-          'not-done',
-          'the freeze it was filed to lift is no longer in place; nothing changed',
-        );
-      }
-      if (read.barred?.includes(request.id)) {
-        throw new CustodyCallError('not-done', 'this unfreeze was given up on; nothing changed');
-      }
+      const frozen = await this.liftable(read, request);
+      if (!frozen) return undefined;
       const at = this.deps.now().toISOString();
       const by = request.approvals.at(-1)?.user ?? request.requester;
-      const frozen = freezeOf(read);
       await auditLog.append(environment, {
         at,
         kind: 'freeze',
@@ -233,13 +239,35 @@ export class FreezeSwitch {
   }
 
   /**
+   * The freeze `request` lifts, under the freeze's lock: the record's, or, when the record says sends
+   * are not frozen, the one the signed chain holds (a record lifted or deleted outside the bot). Undefined
+   * when this request lifted it already. Throws CustodyCallError `not-done` when it may not lift it.
+   */
+  private async liftable(
+    read: FreezeRecord | undefined,
+    request: RequestOf<'unfreeze'>,
+  ): Promise<Freeze | undefined> {
+    const { frozenAt } = request.payload;
+    if (read?.state === 'frozen' && read.barred?.includes(request.id)) {
+      throw new CustodyCallError('not-done', 'this unfreeze was given up on; nothing changed');
+    }
+    const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.held(read, true);
+    if (held?.at === frozenAt) return held;
+    if (read?.state === 'lifted' && read.requestId === request.id) return undefined;
+    throw new CustodyCallError(
+      'not-done',
+      'the freeze it was filed to lift is no longer in place; nothing changed',
+    );
+  }
+
+  /**
    * Filing an unfreeze request (the engine built it from the freeze now in place): saved only while
    * that freeze is still in place and no other unfreeze is open, under the freeze's lock.
    */
   async saveUnfreezeRequest(request: RequestOf<'unfreeze'>): Promise<void> {
     const { store, repo } = this.deps;
     await store.withLock(lockName(this.environment), async () => {
-      const freeze = await this.current();
+      const freeze = await this.current({ fresh: true });
       if (freeze?.at !== request.payload.frozenAt) throw new UnfreezeRefusedError('not-frozen');
       const waiting = (await repo.openRequests()).find((open) => open.kind === 'unfreeze');
       if (waiting) throw new UnfreezeRefusedError('already-waiting', waiting);

@@ -17,7 +17,7 @@ export { ApprovalErrorCode } from './error-codes.js';
 export { type ExtendResult, fullDuration, originalLifetimeMs, shortDuration } from './extend.js';
 export { figuresDigest } from './figures.js';
 export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
-export { heldByFreeze } from './freeze.js';
+export { type FreezeChange, heldByFreeze } from './freeze.js';
 export { PolicyNotOpened } from './judging-policy.js';
 export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
 export { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, type LimitUse } from './limits.js';

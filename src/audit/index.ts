@@ -33,6 +33,7 @@ export type {
   RequestState,
   ServiceEnvironment,
 } from './types.js';
+export { type ChainFreeze, VerifiedFreeze } from './verified-freeze.js';
 export {
   type ChainDelegations,
   DELEGATION_REVOKED,

@@ -206,7 +206,7 @@ function newestTime(entries: readonly AuditEntry[]): number {
  * The chain holds the mark's entry at the mark's seq; when no entry is at that seq, it must have been
  * cut by retention (every entry listed is past it).
  */
-function holdsMark(chain: readonly AuditEntry[], mark: HeadMark): boolean {
+export function holdsMark(chain: readonly AuditEntry[], mark: HeadMark): boolean {
   const entry = chain.findLast((e) => e.seq === mark.seq);
   if (!entry) return chain.every((e) => e.seq === undefined || e.seq > mark.seq);
   return entry.hash === mark.hash && entryHash(entry) === mark.hash;
@@ -222,7 +222,7 @@ function lastFinding(entries: readonly AuditEntry[]): number {
 }
 
 /** `entry` follows `before` in the chain: `before` hashes as it reads, and `entry` names it. */
-function links(before: AuditEntry, entry: AuditEntry): boolean {
+export function links(before: AuditEntry, entry: AuditEntry): boolean {
   return (
     before.hash !== undefined &&
     before.seq !== undefined &&
@@ -236,7 +236,7 @@ function links(before: AuditEntry, entry: AuditEntry): boolean {
  * The list with the head's own entry at its end when an append moved the head and has not put the
  * entry in the list yet (the head carries it; foreignEntryProblem checked it is the one it names).
  */
-function withHeadEntry(entries: readonly AuditEntry[], head: ChainHead): AuditEntry[] {
+export function withHeadEntry(entries: readonly AuditEntry[], head: ChainHead): AuditEntry[] {
   const holds = entries.some((e) => e.seq === head.seq && e.hash === head.hash);
   return holds || !head.entry ? [...entries] : [...entries, head.entry];
 }
@@ -273,7 +273,7 @@ function withGrants(
 }
 
 /** The same head: nobody appended, cut or signed since (seq, hash, generation, signature and key alike). */
-function sameHead(a: ChainHead, b: ChainHead): boolean {
+export function sameHead(a: ChainHead, b: ChainHead): boolean {
   return (
     a.seq === b.seq &&
     a.hash === b.hash &&

@@ -18,9 +18,12 @@ import { approveAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
 import type { EngineFixture } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { liftFreeze } from '../support/unfreeze.js';
 import {
+  ADE,
   BOLA,
   CHIDI,
+  DAYO,
   delegate,
   test as delegationTest,
   policy,
@@ -121,6 +124,9 @@ describe('with the audit signing key', () => {
     await delegate(fx, CHIDI, BOLA);
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
     await engine.idle();
+    // The break hides the chain's freezes too: sends are held until an approved unfreeze lifts them.
+    expect(withdrawCalls(fx)).toBe(0);
+    await liftFreeze(engine, ADE, DAYO);
     expect(withdrawCalls(fx)).toBe(1);
   });
 

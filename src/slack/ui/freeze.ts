@@ -71,6 +71,28 @@ export function liftedAnnouncement(freeze: Freeze, by: string, requestId: string
   };
 }
 
+/**
+ * Posted in the approvals channel when the store's freeze record says sends are not frozen but the
+ * signed audit chain holds them frozen: someone changed the store outside the bot.
+ */
+export function chainHeldAlert(freeze: Freeze): SlackMessage {
+  const text = `:rotating_light: *The freeze record was changed outside the bot.* The store says sends are not frozen, but the signed audit chain holds them frozen (${frozenBy(freeze)}). Sends stay frozen.`;
+  return {
+    text: 'The freeze record was changed outside the bot; sends stay frozen.',
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: clipMrkdwn(
+            `${text}\nA person must find out who wrote to the store. To resume sends, file \`/cngn unfreeze\` for another approver to approve.`,
+          ),
+        },
+      },
+    ],
+  };
+}
+
 /** An unfreeze request's figures, label and mrkdwn value: the freeze it lifts and who may approve it. */
 export function unfreezeFields(payload: UnfreezePayload): Array<[label: string, value: string]> {
   return [

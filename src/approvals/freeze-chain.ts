@@ -1,0 +1,68 @@
+// The freeze the signed audit chain holds, beside the store's record (freeze.ts): where the bot holds
+// the audit signing key, sends are frozen when the record says so or the verified chain does. A record
+// saying lifted, or gone, never lifts a freeze the chain holds: a store writer cannot lift the
+// emergency stop. See docs/decisions/freeze-on-the-signed-chain.md.
+import type { ChainFreeze } from '../audit/index.js';
+import type { EngineLog, Freeze } from './types.js';
+
+/** Who froze, where the chain cannot be read back to its latest freeze entry. */
+const CHAIN_UNREAD_ACTOR = 'the audit chain';
+/**
+ * The freeze held when the chain cannot be read back to its latest freeze entry: one instant every
+ * replica names alike, so an unfreeze filed on one lifts it on another.
+ */
+const CHAIN_UNREAD_FREEZE: Freeze = {
+  by: CHAIN_UNREAD_ACTOR,
+  reason:
+    'the signed audit chain does not verify back to its latest freeze, so sends are held; an approved /cngn unfreeze lifts this',
+  at: new Date(0).toISOString(),
+};
+
+/** The freeze the chain holds: its own, the fail-safe one when it cannot be read back, or none. */
+function chainHeld(chain: ChainFreeze): Freeze | undefined {
+  if (chain.state === 'frozen') return { ...chain.freeze };
+  return chain.state === 'unknown' ? CHAIN_UNREAD_FREEZE : undefined;
+}
+
+export interface ChainHoldDeps {
+  read: () => Promise<ChainFreeze>;
+  log?: EngineLog | undefined;
+  /** Told once per disagreement: the record says sends are not frozen, the chain holds `freeze`. */
+  disagrees: (freeze: Freeze) => void;
+}
+
+/**
+ * The chain's freeze, read again only when the store's record changed since the last read (a Slack
+ * surface asks at each rendering; the record moves at every freeze and lift) or when a send asks
+ * (`fresh`): a send always reads the chain, cached by its head in VerifiedFreeze.
+ */
+export class ChainHold {
+  #last: { record: string; held: Freeze | undefined } | undefined;
+  #told = '';
+
+  constructor(private readonly deps: ChainHoldDeps) {}
+
+  /** The freeze the chain holds while the store's record (`record`, as read) says sends are not frozen. */
+  async held(record: unknown, fresh: boolean): Promise<Freeze | undefined> {
+    const seen = JSON.stringify(record ?? null);
+    const last = this.#last;
+    if (!fresh && last?.record === seen) return last.held;
+    const held = chainHeld(await this.deps.read());
+    this.#last = { record: seen, held };
+    if (held) this.disagreement(seen, held);
+    return held;
+  }
+
+  /** Logged as an error and told once per record and freeze: the store was changed outside the bot. */
+  private disagreement(seen: string, held: Freeze): void {
+    const key = `${seen} ${held.at}`;
+    if (this.#told === key) return;
+    this.#told = key;
+    const problem =
+      'the freeze record in the store says sends are not frozen, but the signed audit chain holds them frozen: the store was changed outside the bot; sends stay frozen';
+    const fields = { frozenAt: held.at, frozenBy: held.by };
+    if (this.deps.log?.error) this.deps.log.error(problem, fields);
+    else this.deps.log?.warn(problem, fields);
+    this.deps.disagrees(held);
+  }
+}
