@@ -32,9 +32,10 @@ export interface ChainHoldDeps {
 }
 
 /**
- * The chain's freeze, read again only when the store's record changed since the last read (a Slack
- * surface asks at each rendering; the record moves at every freeze and lift) or when a send asks
- * (`fresh`): a send always reads the chain, cached by its head in VerifiedFreeze.
+ * The chain's freeze, read again only when the store's record changed since the last read or was seen
+ * frozen meanwhile (a Slack surface asks at each rendering; the record moves at every freeze and lift),
+ * or when a send or the sweep asks (`fresh`): those always read the chain, cached by its head in
+ * VerifiedFreeze.
  */
 export class ChainHold {
   #last: { record: string; held: Freeze | undefined } | undefined;
@@ -51,6 +52,11 @@ export class ChainHold {
     this.#last = { record: seen, held };
     if (held) this.disagreement(seen, held);
     return held;
+  }
+
+  /** The record was seen frozen: whatever it says next is read against the chain again. */
+  forget(): void {
+    this.#last = undefined;
   }
 
   /** Logged as an error and told once per record and freeze: the store was changed outside the bot. */

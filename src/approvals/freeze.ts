@@ -157,8 +157,10 @@ export class FreezeSwitch {
    */
   async current(options: { fresh?: boolean } = {}): Promise<Freeze | undefined> {
     const record = await this.deps.store.get<FreezeRecord>(this.key);
-    if (record?.state === 'frozen') return freezeOf(record);
-    return this.chain?.held(record, options.fresh === true);
+    if (record?.state !== 'frozen') return this.chain?.held(record, options.fresh === true);
+    // A record that is lifted or gone again after this is read against the chain again.
+    this.chain?.forget();
+    return freezeOf(record);
   }
 
   onChange(listener: FreezeListener): void {
@@ -167,7 +169,8 @@ export class FreezeSwitch {
 
   /**
    * Freeze every send: audited, then stored; then every claim not yet marked as sending is ended, so
-   * none of them sends. Refused when already frozen (the freeze in place is returned).
+   * none of them sends. Refused when already frozen, by the record or the signed chain (the freeze in
+   * place is returned).
    */
   async freeze(by: string, why: string, options: { quiet?: boolean } = {}): Promise<FreezeResult> {
     const checked = freezeReason.safeParse(why);
@@ -177,7 +180,8 @@ export class FreezeSwitch {
     const environment = this.environment;
     const written = await store.withLock(lockName(environment), async (): Promise<FreezeResult> => {
       const read = await store.get<FreezeRecord>(this.key);
-      if (read?.state === 'frozen') return { ok: false, reason: 'already-frozen', freeze: freezeOf(read) };
+      const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.held(read, true);
+      if (held) return { ok: false, reason: 'already-frozen', freeze: held };
       const freeze: Freeze = { by, reason, at: this.deps.now().toISOString() };
       // The entry first, like every step: a freeze never exists without it.
       await auditLog.append(environment, {

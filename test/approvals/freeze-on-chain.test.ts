@@ -92,6 +92,11 @@ describe('with the audit signing key, a store writer', () => {
     expect(withdrawCalls(fx)).toBe(0);
     expect((await fx.engine.get(held))?.state).toBe('approved');
     expect(heard).toEqual([{ heldByChain: expect.objectContaining({ by: APPROVER_B, at: freeze.at }) }]);
+    expect(await fx.engine.freezeSends(APPROVER_A, 'is it still frozen?')).toMatchObject({
+      ok: false,
+      reason: 'already-frozen',
+      freeze: { by: APPROVER_B, at: freeze.at },
+    });
     const errors = captured.entries.filter(
       (e) => e.level === 'error' && /changed outside the bot/.test(String(e.message)),
     );
@@ -109,6 +114,21 @@ describe('with the audit signing key, a store writer', () => {
     expect(withdrawCalls(fx)).toBe(0);
     expect((await fx.engine.get(held))?.state).toBe('approved');
     expect(await fx.engine.currentFreeze()).toMatchObject({ at: freeze.at });
+  });
+
+  test('who deletes the freeze record while nothing waits to be sent is found by the next sweep', async ({
+    fx,
+    captured,
+  }) => {
+    await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    const heard: FreezeChange[] = [];
+    fx.engine.onFreezeChange(async (change) => {
+      heard.push(change);
+    });
+    await fx.store.delete(FREEZE_KEY);
+    await sweep(fx);
+    expect(heard).toEqual([{ heldByChain: expect.objectContaining({ by: APPROVER_B }) }]);
+    expect(captured.entries.filter((e) => e.level === 'error')).toHaveLength(1);
   });
 
   test('is undone by an unfreeze another approver approves: then the held withdrawal goes out once', async ({
