@@ -196,6 +196,7 @@ export class FreezeSwitch {
       if (!(await store.compareAndSet<FreezeRecord>(this.key, read, next))) {
         throw new Error('the freeze record changed while the freeze was written; try again');
       }
+      this.chain?.forget();
       return { ok: true, freeze, underway: [] };
     });
     // Run again when already frozen: a freeze whose own run stopped part-way (a store error) is
@@ -289,21 +290,37 @@ export class FreezeSwitch {
    * (the next sweep tries again). See docs/decisions/unanswered-writes-fenced.md.
    */
   async settleInterrupted(request: RequestOf<'unfreeze'>): Promise<InterruptedLift> {
+    return this.deps.store.withLock(lockName(this.environment), () => this.barUnderLock(request));
+  }
+
+  private async barUnderLock(request: RequestOf<'unfreeze'>): Promise<InterruptedLift> {
     const { store } = this.deps;
-    return store.withLock(lockName(this.environment), async () => {
-      let audited = false;
-      for (let run = 1; ; run++) {
-        const read = await store.get<FreezeRecord>(this.key);
-        const step = barStep(read, request);
-        if ('landed' in step) return step;
-        // The entry first, like every step: the chain already says "unfrozen" (the lift audits before
-        // its write), and this says that lift never took effect.
-        if (!audited) await this.auditBar(request);
-        audited = true;
-        if (await store.compareAndSet<FreezeRecord>(this.key, read, step.bar)) return { landed: false };
-        if (run >= BAR_RUNS) throw new Error(`the freeze record kept changing while ${run} bars were tried`);
-      }
-    });
+    let audited = false;
+    for (let run = 1; ; run++) {
+      const read = await store.get<FreezeRecord>(this.key);
+      const step = barStep(read, request);
+      if ('landed' in step) return audited ? step : this.barChainLift(step, read, request);
+      // The entry first, like every step: the chain already says "unfrozen" (the lift audits before
+      // its write), and this says that lift never took effect.
+      if (!audited) await this.auditBar(request);
+      audited = true;
+      if (await store.compareAndSet<FreezeRecord>(this.key, read, step.bar)) return { landed: false };
+      if (run >= BAR_RUNS) throw new Error(`the freeze record kept changing while ${run} bars were tried`);
+    }
+  }
+
+  /**
+   * A lift of a freeze only the chain held (the record lifted or gone outside the bot) is conditional on
+   * that record, which may still be there when its write lands: the bar on the chain keeps it from
+   * taking effect. A bar of a lift that never reached the chain changes nothing there.
+   */
+  private async barChainLift(
+    step: InterruptedLift,
+    read: FreezeRecord | undefined,
+    request: RequestOf<'unfreeze'>,
+  ): Promise<InterruptedLift> {
+    if (!step.landed && this.chain && read?.state !== 'frozen') await this.auditBar(request);
+    return step;
   }
 
   private async auditBar(request: RequestOf<'unfreeze'>): Promise<void> {

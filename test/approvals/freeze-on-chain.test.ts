@@ -197,6 +197,35 @@ describe('with the audit signing key', () => {
     expect(withdrawCalls(fx)).toBe(0);
   });
 
+  test('a lift of a freeze only the chain held that went unanswered is barred on the chain: sends stay frozen when its write lands', async ({
+    startEngine,
+    defer,
+    captured,
+  }) => {
+    const memory = await createStore('memory://');
+    defer(() => memory.close());
+    const controls = new StoreControls();
+    const fx = await startEngine({
+      store: controls.wrap(memory),
+      engine: { auditSeal: { signer: newSigner(), marks: new HeadMarks() }, log: captured.logger },
+    });
+    const [networkId = ''] = await twoNetworks(fx.client);
+    await fx.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    await memory.delete(FREEZE_KEY);
+    const late = controls.answerLate(FREEZE_KEY, (next) => (next as { state?: string }).state === 'lifted');
+    const { id } = await unfreeze(fx, APPROVER_A, REQUESTER);
+    await fx.engine.idle();
+    expect((await fx.engine.get(id))?.state).toBe('outcome-unknown');
+    await sweep(fx);
+    expect(await fx.engine.get(id)).toMatchObject({ state: 'failed' });
+    expect(await late.landed()).toBe(true);
+    const held = await approvedWithdrawal(fx, networkId);
+    await sweep(fx);
+    expect(await fx.engine.currentFreeze()).toMatchObject({ by: APPROVER_B });
+    expect((await fx.engine.get(held))?.state).toBe('approved');
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
   test('a chain that does not verify back to its latest freeze holds sends frozen, until an unfreeze is approved', async ({
     startEngine,
   }) => {
