@@ -21,17 +21,12 @@ import {
   DAY,
   DAYO,
   delegate,
+  delegateApproves,
   test as delegationTest,
-  policy,
-  withdrawal,
+  auditKeyTest as test,
   withdrawCalls,
 } from './delegation-support.js';
 import { rewrite } from './signed-support.js';
-
-/** The delegation tests' engine, holding an audit signing key. */
-const test = delegationTest.extend('engineOptions', () => ({
-  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
-}));
 
 /** What a store writer makes of a delegation request never granted: completed, approved by Ade. */
 const forgedCompletion = (stored: ApprovalRequest): ApprovalRequest => {
@@ -49,12 +44,6 @@ const forgedCompletion = (stored: ApprovalRequest): ApprovalRequest => {
     ],
   } as ApprovalRequest;
 };
-
-/** A withdrawal filed, and the delegate's approval of it as the engine answers it. */
-async function delegateApproves(fx: EngineFixture, networkId: string) {
-  const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
-  return approveAsSeen(fx.engine, request.id, BOLA);
-}
 
 /** Chidi's delegation to Bola filed, then left as `how` says: waiting, rejected by Ade, or expired. */
 async function neverGranted(fx: EngineFixture, how: 'pending' | 'rejected' | 'expired'): Promise<string> {

@@ -16,7 +16,6 @@ import { HeadMarks } from '../../src/audit/signing.js';
 import type { Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
-import type { EngineFixture } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { liftFreeze } from '../support/unfreeze.js';
 import {
@@ -25,17 +24,14 @@ import {
   CHIDI,
   DAYO,
   delegate,
+  delegateApproves,
   test as delegationTest,
   policy,
+  auditKeyTest as test,
   withdrawal,
   withdrawCalls,
 } from './delegation-support.js';
 import { rewrite } from './signed-support.js';
-
-/** The delegation tests' engine, holding an audit signing key. */
-const test = delegationTest.extend('engineOptions', () => ({
-  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
-}));
 
 /** The revocation step taken out of the delegation request's history, with no audit entry. */
 const withoutRevocation = (stored: ApprovalRequest) =>
@@ -84,12 +80,6 @@ async function setAuditList(store: Store, entries: readonly AuditEntry[]): Promi
   const list = auditListKey('sandbox');
   await store.deleteList(list);
   for (const entry of entries) await store.appendToList(list, entry);
-}
-
-/** A withdrawal filed, and the delegate's approval of it as the engine answers it. */
-async function delegateApproves(fx: EngineFixture, networkId: string) {
-  const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
-  return approveAsSeen(fx.engine, request.id, BOLA);
 }
 
 describe('with the audit signing key', () => {

@@ -9,7 +9,7 @@ import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { ApprovalRepository } from '../../src/approvals/repository.js';
 import { HeadMarks } from '../../src/audit/signing.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore } from '../../src/store/index.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
 import {
@@ -21,24 +21,21 @@ import {
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { stoppedAtDelegationWrite } from '../support/stopped-delegation-write.js';
 import {
   ADE,
   BOLA,
   CHIDI,
   DAY,
+  delegateApproves,
   test as delegationTest,
   policy,
-  withdrawal,
+  auditKeyTest as test,
   withdrawCalls,
 } from './delegation-support.js';
-import { deviceFor, rewrite, test as signedTest, signing } from './signed-support.js';
+import { deviceFor, test as passkeyTest, rewrite, signing } from './signed-support.js';
 
 const auditSeal = () => ({ signer: newSigner(), marks: new HeadMarks() });
-
-/** The delegation tests' engine, holding an audit signing key, approvals by click. */
-const test = delegationTest.extend('engineOptions', () => ({
-  engine: { policy: policy(), auditSeal: auditSeal() },
-}));
 
 /** What a store writer makes of a delegation request: interrupted while written, with `approvals`. */
 const markedInterrupted =
@@ -88,11 +85,7 @@ describe('with the audit signing key, approvals by click', () => {
 
       await failedNotCompleted(fx, filed.id);
       expect(await engine.liveDelegations()).toEqual([]);
-      const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-      expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({
-        ok: false,
-        reason: 'not-approver',
-      });
+      expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false, reason: 'not-approver' });
       await engine.idle();
       expect(withdrawCalls(fx)).toBe(0);
     });
@@ -131,7 +124,7 @@ describe('with the audit signing key, approvals by click', () => {
 });
 
 describe('with the audit signing key, every approval signed', () => {
-  signedTest(
+  passkeyTest(
     'a delegation request never approved, marked interrupted with an unsigned approval, is failed and grants nothing',
     async ({ startEngine }) => {
       const { fx, networkId } = await engineOn(startEngine, {
@@ -158,31 +151,12 @@ describe('with the audit signing key, every approval signed', () => {
   );
 });
 
-/** A store on which the bot stops right after its delegation write lands: the write's answer never comes. */
-function stoppingAfterTheWrite(inner: Store) {
-  let stop!: (error: Error) => void;
-  const stopped = new Promise<never>((_, reject) => (stop = reject));
-  stopped.catch(() => {});
-  const store = new Proxy(inner, {
-    get: (target, property) => {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      if (property !== 'addToSet') return value.bind(target);
-      return async (key: string, ...rest: unknown[]) => {
-        const written = await (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
-        return key.startsWith('delegations:') ? stopped : written;
-      };
-    },
-  });
-  return { store, stop };
-}
-
 delegationTest(
   'with the audit signing key, a real grant whose process stopped after writing it is completed by the tracker and counts',
   async ({ startEngine, defer }) => {
     const inner = await createStore('memory://');
     defer(() => inner.close());
-    const { store, stop } = stoppingAfterTheWrite(inner);
+    const { store, stop } = stoppedAtDelegationWrite(inner, { landed: true });
     const { fx, networkId } = await engineOn(startEngine, {
       store,
       engine: { policy: policy(), auditSeal: auditSeal() },
@@ -202,8 +176,7 @@ delegationTest(
     await fx.engine.idle();
 
     expect((await fx.engine.liveDelegations()).map((d) => d.id)).toEqual([filed.id]);
-    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
-    expect(await approveAsSeen(fx.engine, request.id, BOLA)).toMatchObject({ ok: true });
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
     await fx.engine.idle();
     expect(withdrawCalls(fx)).toBe(1);
   },

@@ -1,11 +1,14 @@
 // What the delegation tests share: three approvers (Chidi away) and two people who are not, an engine
-// on a policy of its own (an engine hands its delegations to its policy), a withdrawal draft, and a
-// delegation filed and approved.
+// on a policy of its own (an engine hands its delegations to its policy), the same holding an audit
+// signing key, a withdrawal draft, a delegation filed and approved, and the delegate's approval.
 import { expect } from 'vitest';
 import { ApprovalPolicy, parseTiers } from '../../src/access/index.js';
 import type { RequestDraft } from '../../src/approvals/index.js';
+import { HeadMarks } from '../../src/audit/signing.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
+import { newSigner } from '../support/audit-archive.js';
 import { DEST, type EngineFixture, engineTest, REQUESTER } from '../support/engine.js';
+import { fileDraft } from '../support/filing.js';
 
 export { withdrawCalls } from '../support/engine.js';
 
@@ -26,6 +29,11 @@ export const policy = () =>
 export const test = engineTest
   .extend('engineOptions', () => ({ engine: { policy: policy() } }))
   .extend('engine', async ({ fx }) => fx.engine);
+
+/** `test` with the engine holding an audit signing key, so a delegation counts from the signed chain. */
+export const auditKeyTest = test.extend('engineOptions', () => ({
+  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
+}));
 
 export const withdrawal = (networkId: string, amount: string, requester = REQUESTER): RequestDraft => ({
   kind: 'withdraw',
@@ -50,4 +58,10 @@ export async function delegate(
   await fx.engine.idle();
   expect((await fx.engine.get(filed.id))?.state).toBe('completed');
   return filed.id;
+}
+
+/** A withdrawal of `amount` filed, and Bola's approval of it (Chidi's delegate) as the engine answers it. */
+export async function delegateApproves(fx: EngineFixture, networkId: string, amount = '1500') {
+  const request = await fileDraft(fx.engine, withdrawal(networkId, amount));
+  return approveAsSeen(fx.engine, request.id, BOLA);
 }

@@ -2,23 +2,13 @@
 // audit chain (sealing-once.ts): a request whose seal a store writer took off after that start stays
 // unsealed at every later start (store-writer-seals.test.ts); a chain that does not verify seals nothing.
 import { describe, expect } from 'vitest';
-import type { ApprovalEngine, ApprovalRequest } from '../../src/approvals/index.js';
+import type { ApprovalEngine } from '../../src/approvals/index.js';
 import { REQUESTS_SEALED, sealingBegun } from '../../src/approvals/sealing-once.js';
 import type { AuditEntry } from '../../src/audit/index.js';
-import { HeadMarks } from '../../src/audit/signing.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
-import { newSigner } from '../support/audit-archive.js';
 import { fileDraft } from '../support/filing.js';
-import { DAYO, test as delegationTest, policy, withdrawal, withdrawCalls } from './delegation-support.js';
-import { rewrite } from './signed-support.js';
-
-/** The delegation tests' engine, holding an audit signing key, approvals by click. */
-const test = delegationTest.extend('engineOptions', () => ({
-  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
-}));
-
-/** The request without its seal: as filed before requests were sealed, or as a store writer leaves it. */
-const unsealed = ({ sealed: _seal, ...stored }: ApprovalRequest) => stored as ApprovalRequest;
+import { DAYO, auditKeyTest as test, withdrawal, withdrawCalls } from './delegation-support.js';
+import { rewrite, unsealed } from './signed-support.js';
 
 /** The `requests-sealed` entries of the engine's audit chain. */
 async function sealingEntries(engine: ApprovalEngine): Promise<AuditEntry[]> {

@@ -156,6 +156,9 @@ export async function expectUnsent(
   return request;
 }
 
+/** The request without its seal: as filed before requests were sealed, or as a store writer leaves it. */
+export const unsealed = ({ sealed: _seal, ...stored }: ApprovalRequest) => stored as ApprovalRequest;
+
 /**
  * Someone with write access to the store rewrites the request as `change` says; `audited: false`,
  * without an entry in the audit chain (a writer who does not hold the audit signing key).

@@ -23,6 +23,7 @@ import {
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
+import { firstNoticeRefused } from './stop-lookup-support.js';
 
 const QUEUE = 'approvals:stop-lookups';
 
@@ -182,21 +183,8 @@ test('a give-up that cannot be recorded does not end the sweep: the other stoppe
     },
   });
   const { core } = partsOf(fx.engine);
-  let notices = 0;
-  const firstNoticeRefused = new Proxy(core, {
-    get: (target, property) => {
-      const value: unknown = Reflect.get(target, property, target);
-      if (property !== 'notice' || typeof value !== 'function') {
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return (...args: unknown[]) => {
-        notices += 1;
-        return notices === 1 ? Promise.reject(new Error('store unavailable')) : value.apply(target, args);
-      };
-    },
-  });
   const log = capturedLog<{ message?: string; requestId?: string }>('warn');
-  const lookup = lookupOn(fx, { core: firstNoticeRefused, custody: down, store, log: log.logger });
+  const lookup = lookupOn(fx, { core: firstNoticeRefused(core).core, custody: down, store, log: log.logger });
   await lookup.sweep();
   fx.clock.advance(61_000);
   await lookup.sweep();

@@ -25,6 +25,7 @@ import {
   withdrawalDraft,
 } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { firstNoticeRefused } from './stop-lookup-support.js';
 
 const notChecked = (request: ApprovalRequest | undefined) =>
   request?.history.filter((h) => h.action === STOP_NOT_CHECKED_ACTION) ?? [];
@@ -275,26 +276,14 @@ test('a give-up whose notice cannot be written stays queued, and the notice is w
     ...custodyGateway(fx.client),
     transactions: () => Promise.reject(new Error('service unavailable')),
   };
-  let notices = 0;
-  const failingNotice = new Proxy(core, {
-    get: (target, property) => {
-      const value: unknown = Reflect.get(target, property, target);
-      if (property !== 'notice' || typeof value !== 'function') {
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return (...args: unknown[]) => {
-        notices += 1;
-        return notices === 1 ? Promise.reject(new Error('store unavailable')) : value.apply(target, args);
-      };
-    },
-  });
-  const lookup = lookupOn(fx, down, undefined, { core: failingNotice });
+  const failingNotice = firstNoticeRefused(core);
+  const lookup = lookupOn(fx, down, undefined, { core: failingNotice.core });
   await lookup.afterStop(request.id);
   for (const _ of [1, 2]) {
     fx.clock.advance(61_000);
     await lookup.sweep();
   }
-  expect(notices).toBe(1);
+  expect(failingNotice.notices()).toBe(1);
   expect(notChecked(await fx.engine.get(request.id))).toHaveLength(0);
   expect(await fx.store.setMembers('approvals:stop-lookups')).toContain(request.id);
   const reads = fx.sandbox.count('GET', '/v1/api/transactions');

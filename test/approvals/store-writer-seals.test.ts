@@ -7,9 +7,7 @@ import { describe, expect } from 'vitest';
 import { DELEGATION_GONE } from '../../src/approvals/approver-left.js';
 import { type ApprovalRequest, NEEDS_A_PERSON_NOTES } from '../../src/approvals/index.js';
 import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from '../../src/approvals/request-seal.js';
-import { HeadMarks } from '../../src/audit/signing.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
-import { newSigner } from '../support/audit-archive.js';
 import { fileDraft } from '../support/filing.js';
 import {
   BOLA,
@@ -17,20 +15,12 @@ import {
   DAY,
   DAYO,
   delegate,
-  test as delegationTest,
-  policy,
+  delegateApproves,
+  auditKeyTest as test,
   withdrawal,
   withdrawCalls,
 } from './delegation-support.js';
-import { rewrite } from './signed-support.js';
-
-/** The request as filed before requests were sealed (written so, not through the audit chain). */
-const unsealed = ({ sealed: _seal, ...stored }: ApprovalRequest) => stored as ApprovalRequest;
-
-/** The delegation tests' engine, holding an audit signing key, approvals by click. */
-const test = delegationTest.extend('engineOptions', () => ({
-  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
-}));
+import { rewrite, unsealed } from './signed-support.js';
 
 describe('with the audit signing key, approvals by click', () => {
   test('a destination rewritten in the store after filing: nothing is sent', async ({
@@ -118,8 +108,7 @@ describe('with the audit signing key, a delegation', () => {
       const { max: _cap, ...payload } = stored.payload as { max?: string };
       return { ...stored, payload } as ApprovalRequest;
     });
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({ ok: false });
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(0);
   });
@@ -156,8 +145,7 @@ describe('with the audit signing key, a delegation', () => {
     const id = await delegate(fx, CHIDI, BOLA);
     await rewrite(fx.store, id, unsealed, { audited: false });
     await engine.openTrail();
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({ ok: true });
+    expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
     await engine.idle();
     expect(withdrawCalls(fx)).toBe(1);
   });

@@ -56,6 +56,23 @@ function stored(file: string): Record<string, { seq: number }> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, { seq: number }>;
 }
 
+/**
+ * Two replicas on one marks file at 105: while another writer holds the lock, `a` resets to 100 and
+ * `b` raises to 106, both kept back in memory; the lock is then freed, nothing written yet.
+ */
+function resetAndRaiseKeptBack(file: string) {
+  const a = new HeadMarks(file);
+  const b = new HeadMarks(file);
+  a.raise('sandbox', { seq: 105, hash: HASH }, AT);
+  expect(b.get('sandbox')).toMatchObject({ seq: 105 });
+  writeFileSync(`${file}.lock`, 'another writer at work');
+
+  a.reset('sandbox', { seq: 100, hash: 'c'.repeat(64) }, AT);
+  b.raise('sandbox', { seq: 106, hash: 'b'.repeat(64) }, AT);
+  unlinkSync(`${file}.lock`);
+  return { a, b };
+}
+
 /** marks-child.ts's bundle writing `count` marks of its own to `file`, once it is told to go. */
 async function writer(file: string, name: string, count: number, { noFileWrites = false } = {}) {
   const entry = await bundled('test/audit/marks-child.ts');
@@ -253,15 +270,7 @@ test('temporary files a stopped writer left are removed at start, and one being 
 test('a reset kept back by the lock neither hides nor overwrites a higher mark another replica wrote after it', async ({
   marksFile,
 }) => {
-  const a = new HeadMarks(marksFile);
-  const b = new HeadMarks(marksFile);
-  a.raise('sandbox', { seq: 105, hash: HASH }, AT);
-  expect(b.get('sandbox')).toMatchObject({ seq: 105 });
-  writeFileSync(`${marksFile}.lock`, 'another writer at work');
-
-  a.reset('sandbox', { seq: 100, hash: 'c'.repeat(64) }, AT);
-  b.raise('sandbox', { seq: 106, hash: 'b'.repeat(64) }, AT);
-  unlinkSync(`${marksFile}.lock`);
+  const { a, b } = resetAndRaiseKeptBack(marksFile);
   expect(b.writeNow()).toBe(true);
 
   expect(a.get('sandbox')).toMatchObject({ seq: 106, hash: 'b'.repeat(64) });
@@ -273,15 +282,7 @@ test('a reset kept back by the lock neither hides nor overwrites a higher mark a
 test('a reset kept back by the lock is written when no other replica wrote since; a kept-back raise leaves it in the file and keeps its own mark', ({
   marksFile,
 }) => {
-  const a = new HeadMarks(marksFile);
-  const b = new HeadMarks(marksFile);
-  a.raise('sandbox', { seq: 105, hash: HASH }, AT);
-  expect(b.get('sandbox')).toMatchObject({ seq: 105 });
-  writeFileSync(`${marksFile}.lock`, 'another writer at work');
-
-  a.reset('sandbox', { seq: 100, hash: 'c'.repeat(64) }, AT);
-  b.raise('sandbox', { seq: 106, hash: 'b'.repeat(64) }, AT);
-  unlinkSync(`${marksFile}.lock`);
+  const { a, b } = resetAndRaiseKeptBack(marksFile);
   expect(a.writeNow()).toBe(true);
   expect(stored(marksFile)).toMatchObject({ sandbox: { seq: 100 } });
   expect(b.writeNow()).toBe(true);

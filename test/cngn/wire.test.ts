@@ -20,6 +20,18 @@ const vectors = JSON.parse(readFileSync(fixture('vectors.json'), 'utf8'));
 const privateKeyText = readFileSync(fixture('test_ed25519'), 'utf8');
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
+/** An OpenSSH key field: its length (4 bytes, big-endian), then its bytes. */
+const sshField = (v: string | Buffer) => {
+  const b = typeof v === 'string' ? Buffer.from(v) : v;
+  const l = Buffer.alloc(4);
+  l.writeUInt32BE(b.length);
+  return Buffer.concat([l, b]);
+};
+
+/** A private key file holding `body` as OpenSSH writes one. */
+const openSshPem = (body: Buffer) =>
+  `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+
 describe('wire vectors', () => {
   const key = parseOpenSshPrivateKey(privateKeyText);
   const curveSecret = curveSecretFromSeed(key.seed);
@@ -110,39 +122,27 @@ describe('OpenSSH keys', () => {
 
   it('names a passphrase-protected key', () => {
     // Same structure as an encrypted key: cipher aes256-ctr, kdf bcrypt.
-    const s = (v: string | Buffer) => {
-      const b = typeof v === 'string' ? Buffer.from(v) : v;
-      const l = Buffer.alloc(4);
-      l.writeUInt32BE(b.length);
-      return Buffer.concat([l, b]);
-    };
     const body = Buffer.concat([
       Buffer.from('openssh-key-v1\0', 'latin1'),
-      s('aes256-ctr'),
-      s('bcrypt'),
-      s(Buffer.alloc(24)),
+      sshField('aes256-ctr'),
+      sshField('bcrypt'),
+      sshField(Buffer.alloc(24)),
     ]);
-    const text = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    const text = openSshPem(body);
     expect(() => parseOpenSshPrivateKey(text)).toThrow(/passphrase/);
   });
 
   it('names a non-Ed25519 key', () => {
-    const s = (v: string | Buffer) => {
-      const b = typeof v === 'string' ? Buffer.from(v) : v;
-      const l = Buffer.alloc(4);
-      l.writeUInt32BE(b.length);
-      return Buffer.concat([l, b]);
-    };
     const body = Buffer.concat([
       Buffer.from('openssh-key-v1\0', 'latin1'),
-      s('none'),
-      s('none'),
-      s(''),
+      sshField('none'),
+      sshField('none'),
+      sshField(''),
       Buffer.from([0, 0, 0, 1]),
-      s(Buffer.concat([s('ssh-rsa'), s(Buffer.alloc(3))])),
-      s(Buffer.alloc(16)),
+      sshField(Buffer.concat([sshField('ssh-rsa'), sshField(Buffer.alloc(3))])),
+      sshField(Buffer.alloc(16)),
     ]);
-    const text = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body.toString('base64')}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    const text = openSshPem(body);
     expect(() => parseOpenSshPrivateKey(text)).toThrow(KeyFormatError);
     expect(() => parseOpenSshPrivateKey(text)).toThrow(/ssh-rsa.*Ed25519/);
   });

@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
 import { postgresAvailable, type testDatabaseOnce } from '../support/postgres.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
-import { databaseTest as it } from '../support/test-database.js';
+import { memoryDatabaseTest as it } from '../support/test-database.js';
 
 const hasRedis = await redisAvailable();
 const hasPostgres = await postgresAvailable();
@@ -316,13 +316,15 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
       await store.close();
     }
   });
+});
 
-  // Each waits for a lease of its own to run out (a second, so that a busy machine cannot outlast it
-  // between a test's first calls): on stores of their own, the waits overlap. Tests that run at once
-  // take `expect` from their context: the global one follows whichever test started last.
-  describe.concurrent('once a lease has run out', () => {
+// Each waits for a lease of its own to run out (a second, so that a busy machine cannot outlast it
+// between a test's first calls): on stores of their own, the waits of every kind overlap. Tests that
+// run at once take `expect` from their context: the global one follows whichever test started last.
+describe.concurrent('once a lease has run out', () => {
+  for (const [kind, make, enabled] of kinds) {
     it.runIf(enabled)(
-      'keeps a value holding a NUL character or a lone surrogate readable, claimable and expiring',
+      `keeps a value holding a NUL character or a lone surrogate readable, claimable and expiring (${kind} store)`,
       async ({ tempDir, database, expect }) => {
         const store = await make({ tempDir, database });
         const odd = { name: 'ADA\u0000 SONS', mark: '\ud83d', ok: 'é' };
@@ -350,7 +352,7 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     );
 
     it.runIf(enabled)(
-      'lets a claim be taken again once it has expired',
+      `lets a claim be taken again once it has expired (${kind} store)`,
       async ({ tempDir, database, expect }) => {
         const store = await make({ tempDir, database });
         try {
@@ -369,7 +371,7 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
     );
 
     it.runIf(enabled)(
-      'takes an expired claim again with claimAndWrite, and expires its writes',
+      `takes an expired claim again with claimAndWrite, and expires its writes (${kind} store)`,
       async ({ tempDir, database, expect }) => {
         const store = await make({ tempDir, database });
         try {
@@ -396,7 +398,7 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
         }
       },
     );
-  });
+  }
 });
 
 describe('sqlite store', () => {

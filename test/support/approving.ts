@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
 import { APPROVALS_CHANNEL, type ApprovalApp, approve, REQUESTER } from '../slack/approvals/support.js';
 import type { SlackCall } from './fake-slack.js';
-import { selectValue, slashCommand, textValue, viewSubmission } from './slack-requests.js';
+import { redeemValues, selectValue, slashCommand, textValue, viewSubmission } from './slack-requests.js';
 
 export const GTB = selectValue('058|Guaranty Trust Bank');
 
@@ -74,12 +74,7 @@ export function fileRedeem(app: ApprovalApp, amount: string, account = '01234567
   return submitAndFind(app, {
     callbackId: 'redeem.submit',
     userId: REQUESTER,
-    values: {
-      'redeem.amount': { 'redeem.amount': textValue(amount) },
-      'redeem.bank': { 'redeem.bank': bank },
-      'redeem.account': { 'redeem.account': textValue(account) },
-      'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-    },
+    values: redeemValues({ amount: amount, account: account, bank: bank }),
   });
 }
 

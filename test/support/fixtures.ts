@@ -45,7 +45,7 @@ export const tempDirTest = test
   });
 
 /** A folder of its own in memory (Linux's /dev/shm) where it can be made, else in the temporary folder. */
-function inMemoryDir(): string {
+export function inMemoryDir(): string {
   try {
     return mkdtempSync(join('/dev/shm', 'cngn-test-'));
   } catch {

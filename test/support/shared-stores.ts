@@ -1,11 +1,10 @@
 // The stores several replicas can share (Redis, PostgreSQL), for replica tests that run on each one
 // that answers: two stores opened with one prefix behave like two replicas. everyStore adds the
 // in-process ones (memory, SQLite), for what must hold whatever the store.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { test } from './fixtures.js';
+import { inMemoryDir, test } from './fixtures.js';
 import { postgresAvailable, testDatabaseOnce } from './postgres.js';
 import { REDIS_URL, redisAvailable, testPrefix } from './redis.js';
 
@@ -49,9 +48,14 @@ export interface StoreKindUnderTest {
   dispose(): Promise<void>;
 }
 
-/** Every store kind, for tests of what must hold on each: the in-process ones and the shared ones. */
+/**
+ * Every store kind, for tests of what must hold on each: the in-process ones and the shared ones. The
+ * SQLite files are in memory where the system has one (inMemoryDir): these tests are about what the
+ * replicas write and read back, not what survives a power cut, and a sync per commit on a shared disk
+ * was most of a SQLite test's time.
+ */
 async function everyStore(): Promise<StoreKindUnderTest[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'cngn-stores-'));
+  const dir = inMemoryDir();
   const local = (name: 'memory' | 'SQLite', url: (prefix: string) => string): StoreKindUnderTest => ({
     name,
     up: true,

@@ -261,6 +261,25 @@ export function withdrawValues(form: {
   };
 }
 
+/**
+ * The redeem form's state as Slack submits it; the bank as its option's value (`code|name`) or as the
+ * select's state, GTBank and account 0123456789 unless said.
+ */
+export function redeemValues(form: {
+  amount: string;
+  account?: string;
+  bank?: string | ReturnType<typeof selectValue>;
+  purpose?: string;
+}): ViewSubmissionOptions['values'] {
+  const bank = form.bank ?? '058|Guaranty Trust Bank';
+  return {
+    'redeem.amount': { 'redeem.amount': textValue(form.amount) },
+    'redeem.bank': { 'redeem.bank': typeof bank === 'string' ? selectValue(bank) : bank },
+    'redeem.account': { 'redeem.account': textValue(form.account ?? '0123456789') },
+    'redeem.purpose': { 'redeem.purpose': textValue(form.purpose ?? 'Refund to customer') },
+  };
+}
+
 export function optionsRequest(
   sender: SlackSender,
   options: {

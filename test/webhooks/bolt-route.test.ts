@@ -4,10 +4,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, LogLevel } from '@slack/bolt';
 import { describe, expect } from 'vitest';
-import { createCngnClient } from '../../src/cngn/client.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { createStore } from '../../src/store/index.js';
 import { createWebhooksForSlack } from '../../src/wiring/webhooks.js';
+import { clientFor } from '../support/cngn-client.js';
 import { FakeSlack } from '../support/fake-slack.js';
 import { test as base } from '../support/fixtures.js';
 import { postWebhook, webhookBody } from '../support/webhook-rig.js';
@@ -18,17 +17,8 @@ const test = base.extend('bolt', async ({ defer }) => {
   defer(() => fake.stop());
   const sandbox = await startSandbox({ settleDelayMs: 60_000 });
   defer(() => sandbox.stop());
-  const store = await createStore('memory://', { prefix: `bolt-${Math.random()}` });
+  const { client: api, store } = await clientFor(sandbox, { environment: 'sandbox' });
   defer(() => store.close());
-  const api = createCngnClient({
-    baseUrl: sandbox.baseUrl,
-    apiKey: sandbox.apiKey,
-    encryptionKey: sandbox.encryptionKey,
-    privateKey: sandbox.privateKey,
-    environment: 'sandbox',
-    store,
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  });
   const webhooks = createWebhooksForSlack({
     store,
     api,

@@ -2,13 +2,14 @@
 // what the webhooks did announce. The sandbox's own deliveries flow end to end into the channel.
 import { describe, expect, vi } from 'vitest';
 import type { Priority } from '../../src/cngn/api.js';
-import { createCngnClient } from '../../src/cngn/client.js';
+import type { createCngnClient } from '../../src/cngn/client.js';
 import { keyId } from '../../src/cngn/credentials.js';
 import type { Transaction } from '../../src/cngn/schemas.js';
 import { Money } from '../../src/format/money.js';
 import { silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
+import { clientFor } from '../support/cngn-client.js';
 import { postsMentioning, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest } from '../support/webhooks.js';
 
@@ -60,15 +61,7 @@ function meetingStore(inner: Store): Store {
 }
 
 async function sandboxClient(sb: Sandbox) {
-  return createCngnClient({
-    baseUrl: sb.baseUrl,
-    apiKey: sb.apiKey,
-    encryptionKey: sb.encryptionKey,
-    privateKey: sb.privateKey,
-    environment: 'sandbox',
-    store: await createStore('memory://', { prefix: `rc-${Math.random()}` }),
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  });
+  return (await clientFor(sb, { environment: 'sandbox' })).client;
 }
 
 /**
@@ -354,14 +347,7 @@ describe('reconciler', () => {
 
     // Live credentials: another service and key; a deposit from before this bot's first live start.
     const live = await newSandbox({ apiKey: 'cngn_live_switch' });
-    const liveClient = createCngnClient({
-      baseUrl: live.baseUrl,
-      apiKey: live.apiKey,
-      encryptionKey: live.encryptionKey,
-      privateKey: live.privateKey,
-      store: await createStore('memory://', { prefix: `rc-live-${Math.random()}` }),
-      rateLimit: { limit: 1000, windowSeconds: 60 },
-    });
+    const { client: liveClient } = await clientFor(live);
     expect(liveClient.environment).toBe('live');
     const earlier = await live.simulateCryptoDeposit({ amount: '450', network: 'bsc' });
     const asked: number[] = [];

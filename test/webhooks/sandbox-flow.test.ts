@@ -1,7 +1,6 @@
 // The sandbox's signed deliveries flow end to end into the alerts channel: outgoing transfers that
 // complete or fail, and on-chain deposits, each as one readable message.
 import { describe, expect } from 'vitest';
-import { createCngnClient } from '../../src/cngn/client.js';
 import { Money } from '../../src/format/money.js';
 import {
   FAILING_PAYOUT_ACCOUNT,
@@ -9,8 +8,8 @@ import {
   PAYOUT_FAILED,
   startSandbox,
 } from '../../src/sandbox/index.js';
-import { createStore } from '../../src/store/index.js';
 import { bankNamesFrom } from '../../src/webhooks/index.js';
+import { clientFor } from '../support/cngn-client.js';
 import { SECRET } from '../support/webhook-rig.js';
 import { webhooksTest } from '../support/webhooks.js';
 
@@ -18,17 +17,8 @@ import { webhooksTest } from '../support/webhooks.js';
 const test = webhooksTest.extend('flow', async ({ startRig, defer }) => {
   const sandbox = await startSandbox({ webhookSecret: SECRET, settleDelayMs: 60_000 });
   defer(() => sandbox.stop());
-  const store = await createStore('memory://', { prefix: `flow-${Math.random()}` });
+  const { client, store } = await clientFor(sandbox, { environment: 'sandbox' });
   defer(() => store.close());
-  const client = createCngnClient({
-    baseUrl: sandbox.baseUrl,
-    apiKey: sandbox.apiKey,
-    encryptionKey: sandbox.encryptionKey,
-    privateKey: sandbox.privateKey,
-    environment: 'sandbox',
-    store,
-    rateLimit: { limit: 1000, windowSeconds: 60 },
-  });
   const rig = await startRig({
     transactions: client,
     alertsChannel: 'CALERTS',

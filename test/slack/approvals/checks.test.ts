@@ -7,14 +7,18 @@ import { describe, expect } from 'vitest';
 import type { RequestDraft } from '../../../src/approvals/index.js';
 import { toChecksumAddress } from '../../../src/format/evm-address.js';
 import { approveAsSeen } from '../../support/approve-as-seen.js';
-import { GTB } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
-import type { SlackCall } from '../../support/fake-slack.js';
 import { fileDraft } from '../../support/filing.js';
 import { refusedInModal, submitReview } from '../../support/review.js';
-import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
+import { redeemValues, selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
 import {
-  APPROVALS_CHANNEL,
+  channelMessageOf,
+  filedIdIn,
+  namesARequest,
+  nextViewUpdate,
+  submitWithdrawForm,
+} from '../../support/withdraw-form.js';
+import {
   APPROVER_A,
   APPROVER_B,
   type ApprovalApp,
@@ -26,64 +30,10 @@ import {
   waitUntil,
 } from './support.js';
 
-interface ShownView {
-  callback_id: string;
-  private_metadata: string;
-  blocks: Array<{ block_id?: string }>;
-}
-
 async function firstNetwork(app: ApprovalApp): Promise<string> {
   const network = (await app.client.getNetworks()).find((n) => !n.isDisabled);
   if (!network) throw new Error('no network');
   return network.id;
-}
-
-/** Submit the withdraw form as the requester; `compared` ticks the look-alike box. */
-async function submitWithdraw(
-  app: ApprovalApp,
-  input: { amount: string; address: string; networkId: string; compared?: boolean; metadata?: string },
-) {
-  const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled).map((n) => n.id);
-  return viewSubmission(app.sender, {
-    callbackId: 'withdraw.submit',
-    userId: REQUESTER,
-    privateMetadata: input.metadata ?? JSON.stringify({ networks }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue(input.amount) },
-      'withdraw.network': { 'withdraw.network': selectValue(input.networkId) },
-      'withdraw.address': { 'withdraw.address': textValue(input.address) },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
-      ...(input.compared
-        ? {
-            'withdraw.compared': {
-              'withdraw.compared': { type: 'checkboxes', selected_options: [{ value: 'compared' }] },
-            },
-          }
-        : {}),
-    },
-  });
-}
-
-/** The next views.update (after `from` of them) that shows a view with this callback id. */
-async function nextView(app: ApprovalApp, from: number, callbackId: string): Promise<ShownView> {
-  const call = await app.slack.waitFor(
-    'views.update',
-    (c) =>
-      app.slack.callsTo('views.update').indexOf(c) >= from &&
-      (c.body.view as ShownView | undefined)?.callback_id === callbackId,
-  );
-  return call.body.view as ShownView;
-}
-
-/** The next views.update after `from` saying where a request waits: its id. */
-async function filedId(app: ApprovalApp, from: number): Promise<string> {
-  const call = await app.slack.waitFor(
-    'views.update',
-    (c) =>
-      app.slack.callsTo('views.update').indexOf(c) >= from && JSON.stringify(c.body.view).includes('AR-'),
-  );
-  return /AR-[0-9A-F]+/.exec(JSON.stringify(call.body.view))?.[0] ?? '';
 }
 
 /** The same address with its middle changed: same first six and last four characters. */
@@ -98,13 +48,6 @@ async function whitelisted(app: ApprovalApp): Promise<{ networkId: string; addre
   if (!first) throw new Error('the sandbox whitelists nothing');
   return { networkId: first.networkId, address: first.publicKey };
 }
-
-const messageOf = (app: ApprovalApp, id: string): SlackCall | undefined =>
-  app.slack
-    .callsTo('chat.postMessage')
-    .find(
-      (c) => c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts && String(c.body.text).includes(id),
-    );
 
 describe('the balance before filing', () => {
   test('refuses a withdrawal above the balance less what is committed, with the figures under the amount', async ({
@@ -126,9 +69,9 @@ describe('the balance before filing', () => {
     await held.arrived;
     try {
       const updates = app.slack.callsTo('views.update').length;
-      const response = await submitWithdraw(app, { amount: '1000000', address: DEST, networkId });
+      const response = await submitWithdrawForm(app, { amount: '1000000', address: DEST, networkId });
       expect(response.json()).toMatchObject({ response_action: 'update' }); // "working", then the checks
-      const form = await nextView(app, updates, 'withdraw.submit');
+      const form = await nextViewUpdate(app, updates, (v) => v.callback_id === 'withdraw.submit');
       const said = JSON.stringify(form.blocks);
       expect(said).toContain(
         'Amount: the balance, ₦1,250,000.00 (as of ', // the figure and when
@@ -146,7 +89,7 @@ describe('the balance before filing', () => {
   test('answers at once, in the ack, when the balance was read moments ago', async ({ app }) => {
     const networkId = await firstNetwork(app);
     await app.client.getBalance();
-    const response = await submitWithdraw(app, { amount: '1250000.01', address: DEST, networkId });
+    const response = await submitWithdrawForm(app, { amount: '1250000.01', address: DEST, networkId });
     expect(response.json()).toEqual({
       response_action: 'errors',
       errors: {
@@ -165,14 +108,9 @@ describe('the balance before filing', () => {
     await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('1300000') },
-        'redeem.bank': { 'redeem.bank': GTB },
-        'redeem.account': { 'redeem.account': textValue('0123456789') },
-        'redeem.purpose': { 'redeem.purpose': textValue('Supplier payout INV-2231') },
-      },
+      values: redeemValues({ amount: '1300000', purpose: 'Supplier payout INV-2231' }),
     });
-    const form = await nextView(app, updates, 'redeem.submit');
+    const form = await nextViewUpdate(app, updates, (v) => v.callback_id === 'redeem.submit');
     expect(JSON.stringify(form.blocks)).toContain(
       "leaves ₦1,250,000.00 — less than this request's ₦1,300,000.00",
     );
@@ -185,7 +123,7 @@ describe('the marks where the request is shown', () => {
     app,
   }) => {
     const id = await fileWithdrawal(app, '1500');
-    const message = JSON.stringify(messageOf(app, id)?.body.blocks);
+    const message = JSON.stringify(channelMessageOf(app, id)?.body.blocks);
     expect(message).toContain('*Checks* at filing');
     expect(message).toContain('Balance ₦1,250,000.00');
     expect(message).toContain('after this ₦1,248,500.00 ✓');
@@ -214,7 +152,7 @@ describe('the marks where the request is shown', () => {
     await approve(app, first, APPROVER_A);
     await waitUntil(async () => (await app.engine.get(first))?.state === 'sent', 'the first sent');
     const second = await fileWithdrawal(app, '1600');
-    const message = JSON.stringify(messageOf(app, second)?.body.blocks);
+    const message = JSON.stringify(channelMessageOf(app, second)?.body.blocks);
     expect(message).toContain('*Checks* at filing');
     expect(message).not.toContain('First payment');
   });
@@ -285,8 +223,8 @@ describe('look-alike destinations', () => {
     const known = await whitelisted(app);
     const lookalike = poisoned(known.address);
     let updates = app.slack.callsTo('views.update').length;
-    await submitWithdraw(app, { amount: '1500', address: lookalike, networkId: known.networkId });
-    const form = await nextView(app, updates, 'withdraw.submit');
+    await submitWithdrawForm(app, { amount: '1500', address: lookalike, networkId: known.networkId });
+    const form = await nextViewUpdate(app, updates, (v) => v.callback_id === 'withdraw.submit');
     const shown = JSON.stringify(form.blocks);
     expect(shown).toContain('Address: it looks like an address paid before but is not the same');
     expect(shown).toContain(toChecksumAddress(known.address).slice(-4)); // both addresses, in full
@@ -296,29 +234,29 @@ describe('look-alike destinations', () => {
 
     // A tick without the form that showed this address counts for nothing.
     updates = app.slack.callsTo('views.update').length;
-    await submitWithdraw(app, {
+    await submitWithdrawForm(app, {
       amount: '1500',
       address: lookalike,
       networkId: known.networkId,
-      compared: true,
+      tick: 'compared',
     });
-    await nextView(app, updates, 'withdraw.submit');
+    await nextViewUpdate(app, updates, (v) => v.callback_id === 'withdraw.submit');
     expect(await app.engine.openRequests()).toEqual([]);
 
     updates = app.slack.callsTo('views.update').length;
-    await submitWithdraw(app, {
+    await submitWithdrawForm(app, {
       amount: '1500',
       address: lookalike,
       networkId: known.networkId,
-      compared: true,
+      tick: 'compared',
       metadata: form.private_metadata,
     });
-    const id = await filedId(app, updates);
+    const id = filedIdIn(await nextViewUpdate(app, updates, namesARequest));
     const request = await app.engine.get(id);
     expect(request?.requiredApprovals).toBe(2); // one approver at this tier, one more for the look-alike
     expect(request?.preflight?.lookAlike).toMatchObject({ compared: true, knownAs: 'paid' });
-    await waitUntil(() => messageOf(app, id) !== undefined, 'the message');
-    const message = JSON.stringify(messageOf(app, id)?.body.blocks);
+    await waitUntil(() => channelMessageOf(app, id) !== undefined, 'the message');
+    const message = JSON.stringify(channelMessageOf(app, id)?.body.blocks);
     expect(message).toContain('Look-alike address');
     expect(message).toContain('The requester confirmed comparing the whole address');
     expect(JSON.stringify((await reviewFor(app, id, APPROVER_A)).view?.blocks)).toContain(
@@ -357,13 +295,13 @@ describe('look-alike destinations', () => {
       });
     let updates = app.slack.callsTo('views.update').length;
     await submit(false, JSON.stringify({ networks }));
-    const form = await nextView(app, updates, 'whitelist.submit');
+    const form = await nextViewUpdate(app, updates, (v) => v.callback_id === 'whitelist.submit');
     expect(form.blocks.map((b) => b.block_id)).toContain('whitelist.compared');
     expect(JSON.stringify(form.blocks)).toContain('Look-alike address');
 
     updates = app.slack.callsTo('views.update').length;
     await submit(true, form.private_metadata);
-    const id = await filedId(app, updates);
+    const id = filedIdIn(await nextViewUpdate(app, updates, namesARequest));
     const request = await app.engine.get(id);
     expect(request?.kind).toBe('whitelist');
     expect(request?.requiredApprovals).toBe(2);

@@ -3,10 +3,11 @@
 // moves on; a click on a copy that is out of date changes nothing and is answered privately.
 import { describe, expect } from 'vitest';
 import { createStore } from '../../../src/store/index.js';
+import { fileRedeem } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import type { SlackCall } from '../../support/fake-slack.js';
 import { FakeSlack } from '../../support/fake-slack.js';
-import { blockAction, selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
+import { blockAction } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -165,18 +166,7 @@ describe('approvers told by DM', () => {
   test('re-renders the copies for the new round when a request is sent back; a click on the earlier round changes nothing', async ({
     app,
   }) => {
-    await viewSubmission(app.sender, {
-      callbackId: 'redeem.submit',
-      userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('100') },
-        'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
-        'redeem.account': { 'redeem.account': textValue('0123456789') },
-        'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-      },
-    });
-    const posted = await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
-    const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
+    const id = (await fileRedeem(app, '100')).request.id;
     await waitUntil(() => dmsTo(app, APPROVER_B).length === 1, 'the DMs');
     await settled(app);
     // The account changed hands since filing: the final approval's re-check sends it back (round 1).

@@ -10,12 +10,12 @@ import {
   fileBridge,
   fileRedeem,
   fileSettlement,
-  GTB,
   networkIds,
 } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
 import {
   optionsRequest,
+  redeemValues,
   selectValue,
   slashCommand,
   textValue,
@@ -175,12 +175,7 @@ describe('redeem', () => {
     await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('5000') },
-        'redeem.bank': { 'redeem.bank': GTB },
-        'redeem.account': { 'redeem.account': textValue('0000000000') },
-        'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-      },
+      values: redeemValues({ amount: '5000', account: '0000000000' }),
     });
     const update = await app.slack.waitFor('views.update', (c) =>
       JSON.stringify(c.body.view).includes('redeem.submit'),
@@ -193,12 +188,7 @@ describe('redeem', () => {
     await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('5000') },
-        'redeem.bank': { 'redeem.bank': selectValue('058|') },
-        'redeem.account': { 'redeem.account': textValue('0000000000') },
-        'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-      },
+      values: redeemValues({ amount: '5000', account: '0000000000', bank: '058|' }),
     });
     const update = await app.slack.waitFor('views.update', (c) =>
       JSON.stringify(c.body.view).includes('redeem.submit'),
@@ -218,12 +208,7 @@ describe('redeem', () => {
     const response = await viewSubmission(app.sender, {
       callbackId: 'redeem.submit',
       userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('0.50') },
-        'redeem.bank': { 'redeem.bank': GTB },
-        'redeem.account': { 'redeem.account': textValue('12345') },
-        'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-      },
+      values: redeemValues({ amount: '0.50', account: '12345' }),
     });
     expect(response.json()).toMatchObject({
       response_action: 'errors',

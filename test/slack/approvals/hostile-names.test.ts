@@ -7,6 +7,7 @@ import { openedViewId } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import {
   commandAnswer,
+  redeemValues,
   selectValue,
   slashCommand,
   textValue,
@@ -52,12 +53,7 @@ async function fileRedemption(app: ApprovalApp, name = HOSTILE_NAME): Promise<vo
   await viewSubmission(app.sender, {
     callbackId: 'redeem.submit',
     userId: REQUESTER,
-    values: {
-      'redeem.amount': { 'redeem.amount': textValue('5000') },
-      'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
-      'redeem.account': { 'redeem.account': textValue(ACCOUNT) },
-      'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-    },
+    values: redeemValues({ amount: '5000', account: ACCOUNT }),
   });
 }
 

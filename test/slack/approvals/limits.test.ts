@@ -5,13 +5,7 @@ import { describe, expect } from 'vitest';
 import { createStore } from '../../../src/store/index.js';
 import { botTest as test } from '../../support/bot.js';
 import { refusedInModal } from '../../support/review.js';
-import {
-  commandAnswer,
-  selectValue,
-  textValue,
-  viewSubmission,
-  withdrawValues,
-} from '../../support/slack-requests.js';
+import { commandAnswer, redeemValues, viewSubmission, withdrawValues } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -145,12 +139,7 @@ describe('the daily limit', () => {
       callbackId: 'redeem.submit',
       viewId,
       userId: REQUESTER,
-      values: {
-        'redeem.amount': { 'redeem.amount': textValue('5000') },
-        'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
-        'redeem.account': { 'redeem.account': textValue('0123456789') },
-        'redeem.purpose': { 'redeem.purpose': textValue('Supplier payout INV-2231') },
-      },
+      values: redeemValues({ amount: '5000', purpose: 'Supplier payout INV-2231' }),
     });
     const form = await app.slack.waitFor(
       'views.update',

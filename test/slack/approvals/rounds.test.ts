@@ -1,9 +1,9 @@
 // An approval is bound to what the approver saw: Approve and Reject carry the request's round, and a
 // click on a message from an earlier round changes nothing and shows the new figures privately.
 import { expect } from 'vitest';
+import { fileRedeem } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
-import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
-import { APPROVALS_CHANNEL, APPROVER_A, APPROVER_B, approve, click, REQUESTER } from './support.js';
+import { APPROVER_A, APPROVER_B, approve, click } from './support.js';
 
 type Button = { action_id: string; value: string };
 const buttons = (blocks: unknown): Button[] =>
@@ -12,18 +12,8 @@ const buttons = (blocks: unknown): Button[] =>
 test('refuses a click on the message of an earlier round, shows the new figures, and changes nothing', async ({
   app,
 }) => {
-  await viewSubmission(app.sender, {
-    callbackId: 'redeem.submit',
-    userId: REQUESTER,
-    values: {
-      'redeem.amount': { 'redeem.amount': textValue('100') },
-      'redeem.bank': { 'redeem.bank': selectValue('058|Guaranty Trust Bank') },
-      'redeem.account': { 'redeem.account': textValue('0123456789') },
-      'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-    },
-  });
-  const posted = await app.slack.waitFor('chat.postMessage', (c) => c.body.channel === APPROVALS_CHANNEL);
-  const id = /AR-[0-9A-F]+/.exec(String(posted.body.text))?.[0] ?? '';
+  const { request, message: posted } = await fileRedeem(app, '100');
+  const id = request.id;
   const firstRound = buttons(posted.body.blocks);
   expect(firstRound.map((b) => [b.action_id, b.value])).toEqual(
     expect.arrayContaining([

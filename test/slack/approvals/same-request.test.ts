@@ -4,72 +4,33 @@
 // DM copies, the review and the thread say "Same amount and destination as AR-… (pending, filed 35
 // seconds ago)"; its first-payment mark names the earlier request instead of claiming to be first.
 import { describe, expect } from 'vitest';
-import { fileRedeem, GTB } from '../../support/approving.js';
+import { fileRedeem } from '../../support/approving.js';
 import { botTest as test } from '../../support/bot.js';
-import { selectValue, textValue, viewSubmission } from '../../support/slack-requests.js';
-import { slackTexts } from '../builders/support.js';
+import { redeemValues, viewSubmission } from '../../support/slack-requests.js';
 import {
-  APPROVALS_CHANNEL,
-  APPROVER_A,
-  type ApprovalApp,
-  DEST,
-  REQUESTER,
-  reviewFor,
-  waitUntil,
-} from './support.js';
-
-interface ShownView {
-  callback_id: string;
-  private_metadata: string;
-  blocks: Array<{ block_id?: string }>;
-}
+  channelMessageOf,
+  filedIdIn,
+  namesARequest,
+  nextViewUpdate,
+  submitWithdrawForm,
+} from '../../support/withdraw-form.js';
+import { slackTexts } from '../builders/support.js';
+import { APPROVER_A, type ApprovalApp, DEST, REQUESTER, reviewFor, waitUntil } from './support.js';
 
 const START = Date.UTC(2026, 10, 27, 9);
 
 /** Submit the withdraw form for ₦2,222 to DEST; `again` ticks the "file it again" box. */
-async function submitWithdraw(app: ApprovalApp, input: { again?: boolean; metadata?: string } = {}) {
-  const networks = (await app.client.getNetworks()).filter((n) => !n.isDisabled).map((n) => n.id);
-  return viewSubmission(app.sender, {
-    callbackId: 'withdraw.submit',
-    userId: REQUESTER,
-    privateMetadata: input.metadata ?? JSON.stringify({ networks }),
-    values: {
-      'withdraw.amount': { 'withdraw.amount': textValue('2222') },
-      'withdraw.network': { 'withdraw.network': selectValue(networks[0] ?? '') },
-      'withdraw.address': { 'withdraw.address': textValue(DEST) },
-      'withdraw.save': { 'withdraw.save': { type: 'checkboxes', selected_options: [] } },
-      'withdraw.purpose': { 'withdraw.purpose': textValue('Supplier payout INV-2231') },
-      ...(input.again
-        ? {
-            'withdraw.again': {
-              'withdraw.again': { type: 'checkboxes', selected_options: [{ value: 'again' }] },
-            },
-          }
-        : {}),
-    },
+const submitWithdraw = (app: ApprovalApp, input: { again?: boolean; metadata?: string } = {}) =>
+  submitWithdrawForm(app, {
+    amount: '2222',
+    address: DEST,
+    metadata: input.metadata,
+    ...(input.again ? { tick: 'again' as const } : {}),
   });
-}
 
 /** The next views.update (after `from` of them): the form shown again, or the view naming the filed id. */
-async function nextUpdate(app: ApprovalApp, from: number): Promise<ShownView> {
-  const call = await app.slack.waitFor(
-    'views.update',
-    (c) =>
-      app.slack.callsTo('views.update').indexOf(c) >= from &&
-      ((c.body.view as ShownView).callback_id === 'withdraw.submit' ||
-        JSON.stringify(c.body.view).includes('AR-')),
-  );
-  return call.body.view as ShownView;
-}
-
-const filedIdIn = (view: ShownView) => /AR-[0-9A-F]+/.exec(JSON.stringify(view))?.[0] ?? '';
-
-const messageOf = (app: ApprovalApp, id: string) =>
-  app.slack
-    .callsTo('chat.postMessage')
-    .find(
-      (c) => c.body.channel === APPROVALS_CHANNEL && !c.body.thread_ts && String(c.body.text).includes(id),
-    );
+const nextUpdate = (app: ApprovalApp, from: number) =>
+  nextViewUpdate(app, from, (view) => view.callback_id === 'withdraw.submit' || namesARequest(view));
 
 describe('the same payment filed twice', () => {
   test('asks "file it again?" before filing, then links the two wherever approvers look', async ({
@@ -107,14 +68,14 @@ describe('the same payment filed twice', () => {
     const line = `Same amount and destination as ${first}* (pending, filed 35 seconds ago)`;
     expect(slackTexts(filedView).mrkdwn.join('\n')).toContain(line);
 
-    await waitUntil(() => messageOf(app, second) !== undefined, 'the message');
-    const message = slackTexts(messageOf(app, second)?.body).mrkdwn.join('\n');
+    await waitUntil(() => channelMessageOf(app, second) !== undefined, 'the message');
+    const message = slackTexts(channelMessageOf(app, second)?.body).mrkdwn.join('\n');
     expect(message).toContain(line);
     expect(message).toContain('The requester was shown it and filed this one too');
     // Not a second "first payment": the first one to this destination is named instead.
     expect(message).not.toContain('First payment to this destination');
     expect(message).toContain(`Not paid yet:* ${first} to this destination was filed first`);
-    expect(slackTexts(messageOf(app, first)?.body).mrkdwn.join('\n')).toContain(
+    expect(slackTexts(channelMessageOf(app, first)?.body).mrkdwn.join('\n')).toContain(
       'First payment to this destination',
     );
 
@@ -142,10 +103,7 @@ describe('the same payment filed twice', () => {
         userId: REQUESTER,
         ...(metadata ? { privateMetadata: metadata } : {}),
         values: {
-          'redeem.amount': { 'redeem.amount': textValue('5000') },
-          'redeem.bank': { 'redeem.bank': GTB },
-          'redeem.account': { 'redeem.account': textValue('0123456789') },
-          'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
+          ...redeemValues({ amount: '5000' }),
           ...(again
             ? {
                 'redeem.again': {
@@ -157,30 +115,17 @@ describe('the same payment filed twice', () => {
       });
     let updates = app.slack.callsTo('views.update').length;
     await redeem(false);
-    const form = (
-      await app.slack.waitFor(
-        'views.update',
-        (c) =>
-          app.slack.callsTo('views.update').indexOf(c) >= updates &&
-          (c.body.view as ShownView).callback_id === 'redeem.submit',
-      )
-    ).body.view as ShownView;
+    const form = await nextViewUpdate(app, updates, (view) => view.callback_id === 'redeem.submit');
     expect(slackTexts(form).mrkdwn.join('\n')).toContain(`Same amount and destination as ${first.id}*`);
     expect(form.blocks.map((b) => b.block_id)).toContain('redeem.again');
     expect(await app.engine.openRequests()).toHaveLength(1);
 
     updates = app.slack.callsTo('views.update').length;
     await redeem(true, form.private_metadata);
-    const filed = (
-      await app.slack.waitFor(
-        'views.update',
-        (c) =>
-          app.slack.callsTo('views.update').indexOf(c) >= updates &&
-          JSON.stringify(c.body.view).includes('Waiting for approval'),
-      )
-    ).body.view as ShownView;
-    const second = /AR-[0-9A-F]+/.exec(JSON.stringify(filed))?.[0];
-    expect((await app.engine.get(second ?? ''))?.earlier?.same).toMatchObject({
+    const filed = await nextViewUpdate(app, updates, (view) =>
+      JSON.stringify(view).includes('Waiting for approval'),
+    );
+    expect((await app.engine.get(filedIdIn(filed)))?.earlier?.same).toMatchObject({
       id: first.id,
       confirmed: true,
     });

@@ -10,13 +10,18 @@ import { delegationList } from '../../../src/slack/ui/delegations.js';
 import { everyBuilder, forEveryBuilder } from './every-builder.js';
 import { NOW, requestsOf, slackTexts } from './support.js';
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+/**
+ * Whether the text holds no lone surrogate (half an emoji). The engine's own check (ES2024, in Node 20)
+ * reads it many times faster than a regular expression with a look-behind, and the checks here read
+ * some hundred million characters.
+ */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 const HALF_ESCAPE = /&(?!amp;|lt;|gt;|quot;|#\d+;)/;
 
 /** What is wrong with how a text was cut, if anything. */
 function cutProblems(text: string): string[] {
   const problems: string[] = [];
-  if (LONE_SURROGATE.test(text)) problems.push('half an emoji');
+  if (!isWellFormed(text)) problems.push('half an emoji');
   if (HALF_ESCAPE.test(text)) problems.push('half an escape');
   if (text.split('<').length !== text.split('>').length) problems.push('half a link or mention');
   const outsideBlocks = text.split('```');

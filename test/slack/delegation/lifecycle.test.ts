@@ -8,6 +8,7 @@ import { createStore } from '../../../src/store/index.js';
 import { botTest as test } from '../../support/bot.js';
 import { Clock } from '../../support/engine.js';
 import { commandAnswer } from '../../support/slack-requests.js';
+import { stoppedAtDelegationWrite } from '../../support/stopped-delegation-write.js';
 import { APPROVER_A, type ApprovalApp, approve, waitUntil } from '../approvals/support.js';
 
 const CHIDI = 'UCHIDI'; // an approver who is away
@@ -50,20 +51,7 @@ describe('a delegation request', () => {
     const inner = await createStore('memory://');
     defer(() => inner.close());
     // The bot stops right as it writes the delegation: that write never lands, and nothing after it runs.
-    let stop!: (error: Error) => void;
-    const stopped = new Promise<never>((_, reject) => (stop = reject));
-    stopped.catch(() => {});
-    const dying = new Proxy(inner, {
-      get: (target, property) => {
-        const value: unknown = Reflect.get(target, property, target);
-        if (typeof value !== 'function') return value;
-        if (property !== 'addToSet') return value.bind(target);
-        return (key: string, ...rest: unknown[]) =>
-          key.startsWith('delegations:')
-            ? stopped
-            : (value as (...a: unknown[]) => Promise<unknown>).call(target, key, ...rest);
-      },
-    });
+    const { store: dying, stop } = stoppedAtDelegationWrite(inner, { landed: false });
     const a = await startApp({ approvers: [APPROVER_A, CHIDI], store: dying, now: clock.now });
     const id = await fileDelegation(a, '7d');
     await approve(a, `${id}:0`, APPROVER_A);

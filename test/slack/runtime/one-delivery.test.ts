@@ -14,6 +14,7 @@ import { testPrefix } from '../../support/redis.js';
 import { STORE_KINDS, type StoreKindName, sharedStores } from '../../support/shared-stores.js';
 import {
   postSigned,
+  redeemValues,
   type SlackSender,
   selectValue,
   slackRetry,
@@ -85,12 +86,7 @@ function filingForms(networks: { base: string; bsc: string }): Array<{
       kind: 'redeem',
       form: {
         callbackId: 'redeem.submit',
-        values: {
-          'redeem.amount': { 'redeem.amount': textValue('5000') },
-          'redeem.bank': { 'redeem.bank': GTB },
-          'redeem.account': { 'redeem.account': textValue('0123456789') },
-          'redeem.purpose': { 'redeem.purpose': textValue('Refund to customer') },
-        },
+        values: redeemValues({ amount: '5000' }),
       },
     },
     {
