@@ -139,6 +139,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
       now,
       log: options.log,
       onChain: freezeOnChain && (() => freezeOnChain.read()),
+      liftWithinMs: 2 * options.ttlMs,
     });
     this.paid = new PaidDestinations(options.store, options.custody.environment);
     this.preflight = new Preflight({

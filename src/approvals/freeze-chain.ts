@@ -8,20 +8,21 @@ import type { EngineLog, Freeze } from './types.js';
 /** Who froze, where the chain cannot be read back to its latest freeze entry. */
 const CHAIN_UNREAD_ACTOR = 'the audit chain';
 /**
- * The freeze held when the chain cannot be read back to its latest freeze entry: one instant every
- * replica names alike, so an unfreeze filed on one lifts it on another.
+ * The freeze held when the chain cannot be read back to its latest freeze entry, named by when the entry
+ * that made it so was written: alike on every replica, so an unfreeze filed on one lifts it on another,
+ * and different for each episode, so an unfreeze filed for one never lifts the next.
  */
-const CHAIN_UNREAD_FREEZE: Freeze = {
+const chainUnread = (since: string): Freeze => ({
   by: CHAIN_UNREAD_ACTOR,
   reason:
     'the signed audit chain does not verify back to its latest freeze, so sends are held; an approved /cngn unfreeze lifts this',
-  at: new Date(0).toISOString(),
-};
+  at: since,
+});
 
 /** The freeze the chain holds: its own, the fail-safe one when it cannot be read back, or none. */
 function chainHeld(chain: ChainFreeze): Freeze | undefined {
   if (chain.state === 'frozen') return { ...chain.freeze };
-  return chain.state === 'unknown' ? CHAIN_UNREAD_FREEZE : undefined;
+  return chain.state === 'unknown' ? chainUnread(chain.since) : undefined;
 }
 
 export interface ChainHoldDeps {
@@ -52,6 +53,14 @@ export class ChainHold {
     this.#last = { record: seen, held };
     if (held) this.disagreement(seen, held);
     return held;
+  }
+
+  /**
+   * Whether the chain names `requestId` as a lift already made or given up: a request put back as
+   * approved by a store writer lifts nothing a second time.
+   */
+  async spent(requestId: string): Promise<boolean> {
+    return (await this.deps.read()).spent.has(requestId);
   }
 
   /** The record was seen frozen: whatever it says next is read against the chain again. */

@@ -109,6 +109,11 @@ export interface FreezeDeps {
   log?: EngineLog | undefined;
   /** Where the bot holds the audit signing key: the freeze the verified chain holds (freeze-chain.ts). */
   onChain?: (() => Promise<ChainFreeze>) | undefined;
+  /**
+   * With `onChain`: how long after it was filed (sealed createdAt) an unfreeze may still lift: its
+   * lifetime and one Extend. A retention cut forgets the requests the chain named as spent; this does not.
+   */
+  liftWithinMs?: number | undefined;
 }
 
 /** An interrupted lift against the record as read: settled already, or the record that bars it. Pure. */
@@ -256,13 +261,31 @@ export class FreezeSwitch {
     if (read?.state === 'frozen' && read.barred?.includes(request.id)) {
       throw new CustodyCallError('not-done', 'this unfreeze was given up on; nothing changed');
     }
+    if (read?.state === 'lifted' && read.requestId === request.id) return undefined;
+    await this.refuseReplay(request);
     const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.held(read, true);
     if (held?.at === frozenAt) return held;
-    if (read?.state === 'lifted' && read.requestId === request.id) return undefined;
     throw new CustodyCallError(
       'not-done',
       'the freeze it was filed to lift is no longer in place; nothing changed',
     );
+  }
+
+  /**
+   * Where the chain holds the freeze: an unfreeze the chain names already (lifted or given up), or filed
+   * longer ago than any unfreeze lives, is one put back by a store writer: it lifts nothing.
+   */
+  private async refuseReplay(request: RequestOf<'unfreeze'>): Promise<void> {
+    const { chain } = this;
+    if (!chain) return;
+    const within = this.deps.liftWithinMs;
+    const age = this.deps.now().getTime() - Date.parse(request.createdAt);
+    if ((within !== undefined && age > within) || (await chain.spent(request.id))) {
+      throw new CustodyCallError(
+        'not-done',
+        'the signed audit chain shows this unfreeze already lifted a freeze or was given up on, or it is too old to lift one; nothing changed',
+      );
+    }
   }
 
   /**

@@ -21,45 +21,75 @@ interface ChainFreezeEntry {
 }
 
 /** What the verified chain says of the freeze of sends. */
-export type ChainFreeze =
+export type ChainFreeze = (
   | { state: 'frozen'; freeze: ChainFreezeEntry }
   | { state: 'lifted' }
-  /** What verifies does not reach back to the latest freeze entry: held frozen (fail-safe). */
-  | { state: 'unknown' };
+  /**
+   * What verifies does not reach back to the latest freeze entry: held frozen (fail-safe). `since`: when
+   * the entry that makes it unknown was written (the finding, the first entry after a break, or the
+   * head's), which names this episode alike on every replica: an unfreeze filed for one never lifts another.
+   */
+  | { state: 'unknown'; since: string }
+) & {
+  /** Every unfreeze request the chain read names as lifting (`unfrozen`) or given up (`unfreeze-barred`): spent. */
+  spent: ReadonlySet<string>;
+};
 
 /** The freeze entries read so far, in order. `reaches`: the read goes back to the chain's start (or its cut). */
 interface Fold {
   reaches: boolean;
+  /** Where `reaches` is false: when the entry that cut the read off was written. */
+  since?: string | undefined;
+  spent: ReadonlySet<string>;
   /** The latest freeze entry's verdict (undefined: none read) and the `frozen` entry it holds. */
-  state?: ChainFreeze | undefined;
+  state?: Verdict | undefined;
   frozenEntry?: AuditEntry | undefined;
   /** The lift that ended the freeze before it, and what a bar of that lift brings back. */
-  lift?: { requestId: string; restores: ChainFreeze; frozenEntry?: AuditEntry | undefined } | undefined;
+  lift?: { requestId: string; restores: Verdict; frozenEntry?: AuditEntry | undefined } | undefined;
 }
 
-const UNKNOWN: ChainFreeze = { state: 'unknown' };
-const LIFTED: ChainFreeze = { state: 'lifted' };
+/** A verdict before the spent requests are added to it. */
+type Verdict =
+  | { state: 'frozen'; freeze: ChainFreezeEntry }
+  | { state: 'lifted' }
+  | { state: 'unknown'; since: string };
+
+const NONE_SPENT: ReadonlySet<string> = new Set();
+const LIFTED: Verdict = { state: 'lifted' };
+const unknownSince = (since: string): ChainFreeze => ({ state: 'unknown', since, spent: NONE_SPENT });
+
+/** The fold's verdict where no freeze entry was read since the start or the cut-off. */
+const unread = (fold: Fold): Verdict =>
+  fold.reaches ? LIFTED : { state: 'unknown', since: fold.since ?? new Date(0).toISOString() };
+
+const spending = (fold: Fold, id: string): ReadonlySet<string> => new Set([...fold.spent, id]);
 
 /** The fold after one more entry: only freeze entries, and a finding, change it. */
 function step(fold: Fold, entry: AuditEntry): Fold {
   // Before a finding the bot signed on from a head it could not verify: what came before may be rewritten.
-  if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) return { reaches: false };
+  // The requests it named stay spent: that only ever refuses a lift.
+  if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) {
+    return { reaches: false, since: entry.at, spent: fold.spent };
+  }
   if (entry.kind !== 'freeze') return fold;
+  const { reaches, since } = fold;
   if (entry.action === 'frozen') {
     const freeze = { by: entry.actor ?? '', reason: entry.note ?? '', at: entry.at };
-    return { reaches: fold.reaches, state: { state: 'frozen', freeze }, frozenEntry: entry };
+    return { reaches, since, spent: fold.spent, state: { state: 'frozen', freeze }, frozenEntry: entry };
   }
-  if (entry.action === 'unfrozen' && entry.subject) {
-    const restores = fold.state ?? (fold.reaches ? LIFTED : UNKNOWN);
+  if (!entry.subject) return fold;
+  const spent = spending(fold, entry.subject);
+  if (entry.action === 'unfrozen') {
+    const restores = fold.state ?? unread(fold);
     const lift = { requestId: entry.subject, restores, frozenEntry: fold.frozenEntry };
-    return { reaches: fold.reaches, state: LIFTED, lift };
+    return { reaches, since, spent, state: LIFTED, lift };
   }
   const lift = fold.lift;
   if (entry.action === 'unfreeze-barred' && lift && lift.requestId === entry.subject) {
     const { restores, frozenEntry } = lift;
-    return { reaches: fold.reaches, state: restores, frozenEntry };
+    return { reaches, since, spent, state: restores, frozenEntry };
   }
-  return fold;
+  return entry.action === 'unfreeze-barred' ? { ...fold, spent } : fold;
 }
 
 function foldAll(fold: Fold, entries: readonly AuditEntry[]): Fold {
@@ -69,7 +99,7 @@ function foldAll(fold: Fold, entries: readonly AuditEntry[]): Fold {
 }
 
 function verdict(fold: Fold): ChainFreeze {
-  return fold.state ?? (fold.reaches ? LIFTED : UNKNOWN);
+  return { ...(fold.state ?? unread(fold)), spent: fold.spent };
 }
 
 /**
@@ -77,7 +107,7 @@ function verdict(fold: Fold): ChainFreeze {
  * lift's), or undefined: a retention cut stops before it, or the chain would forget the freeze.
  */
 export function liveFreezeEntry(entries: readonly AuditEntry[]): AuditEntry | undefined {
-  const fold = foldAll({ reaches: true }, entries);
+  const fold = foldAll({ reaches: true, spent: NONE_SPENT }, entries);
   return fold.state?.state === 'frozen' ? fold.frozenEntry : undefined;
 }
 
@@ -106,21 +136,27 @@ export class VerifiedFreeze {
     const mark = this.seal.marks.get(this.environment);
     const head = await this.log.head(this.environment);
     // No chain at all, and this process never signed or checked one: nothing was ever frozen on it.
-    if (!head) return mark ? UNKNOWN : LIFTED;
+    if (!head) return mark ? unknownSince(mark.at) : { state: 'lifted', spent: NONE_SPENT };
     const cached = this.#cached;
     const unchanged = cached !== undefined && sameHead(cached.head, head);
     const problem = unchanged
       ? markProblem(head, mark)
       : headProblem(this.seal, this.environment, head, mark);
-    if (problem || foreignEntryProblem(head)) return UNKNOWN;
+    if (problem || foreignEntryProblem(head)) return unknownSince(await this.headAt(head));
     if (cached && unchanged) return verdict(cached.fold);
     const fold =
       (cached && (await this.readOn(cached.head, cached.fold, head))) ??
       foldOf(await this.log.entries(this.environment), head, mark);
-    if (!fold) return UNKNOWN;
+    if (!fold) return unknownSince(await this.headAt(head));
     this.#cached = { head, fold };
     if (head.signature) this.seal.marks.raise(this.environment, head, new Date());
     return verdict(fold);
+  }
+
+  /** When the head's entry was written: what names an episode the chain cannot be read in at all. */
+  private async headAt(head: ChainHead): Promise<string> {
+    const entry = head.entry ?? withHeadEntry(await this.log.latest(this.environment, 1), head).at(-1);
+    return entry?.at ?? new Date(0).toISOString();
   }
 
   /** The entries from the cached head to `head`, folded on when they link on from it; else undefined. */
@@ -155,8 +191,9 @@ function foldOf(
   if (!last || entryHash(last) !== last.hash) return undefined;
   const chain = entries.slice(0, end + 1);
   if (mark && !holdsMark(chain, mark)) return undefined;
-  if (verifyChain(chain, head).ok) return foldAll({ reaches: true }, chain);
+  if (verifyChain(chain, head).ok) return foldAll({ reaches: true, spent: NONE_SPENT }, chain);
   let first = end;
   while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
-  return foldAll({ reaches: false }, chain.slice(first));
+  const since = (chain[first] as AuditEntry).at;
+  return foldAll({ reaches: false, since, spent: NONE_SPENT }, chain.slice(first));
 }
