@@ -25,6 +25,9 @@ function chainHeld(chain: ChainFreeze): Freeze | undefined {
   return chain.state === 'unknown' ? chainUnread(chain.since) : undefined;
 }
 
+/** How long a freeze waits for the chain's answer before it is written anyway. */
+const FREEZE_READ_MS = 2_000;
+
 export interface ChainHoldDeps {
   read: () => Promise<ChainFreeze>;
   log?: EngineLog | undefined;
@@ -53,6 +56,31 @@ export class ChainHold {
     this.#last = { record: seen, held };
     if (held) this.disagreement(seen, held);
     return held;
+  }
+
+  /**
+   * For a new freeze: the chain's freeze when its read answers within FREEZE_READ_MS, else none.
+   * Freezing is the safe direction: a read that fails or is slow never stops a freeze being written.
+   */
+  async heldForFreeze(record: unknown): Promise<Freeze | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, FREEZE_READ_MS, undefined);
+    });
+    const read = this.held(record, true).catch((error: unknown) => {
+      this.deps.log?.warn(
+        'the signed audit chain could not be read for a freeze; the freeze is written anyway',
+        {
+          error: error instanceof Error ? error.message : String(error),
+        },
+      );
+      return undefined;
+    });
+    try {
+      return await Promise.race([read, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

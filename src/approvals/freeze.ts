@@ -185,7 +185,7 @@ export class FreezeSwitch {
     const environment = this.environment;
     const written = await store.withLock(lockName(environment), async (): Promise<FreezeResult> => {
       const read = await store.get<FreezeRecord>(this.key);
-      const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.held(read, true);
+      const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.heldForFreeze(read);
       if (held) return { ok: false, reason: 'already-frozen', freeze: held };
       const freeze: Freeze = { by, reason, at: this.deps.now().toISOString() };
       // The entry first, like every step: a freeze never exists without it.
@@ -342,7 +342,10 @@ export class FreezeSwitch {
     read: FreezeRecord | undefined,
     request: RequestOf<'unfreeze'>,
   ): Promise<InterruptedLift> {
-    if (!step.landed && this.chain && read?.state !== 'frozen') await this.auditBar(request);
+    if (step.landed || !this.chain || read?.state === 'frozen') return step;
+    await this.auditBar(request);
+    // As after a freeze: a claim taken while the lift seemed to hold is ended before it sends.
+    await this.stopUnmarkedClaims();
     return step;
   }
 
