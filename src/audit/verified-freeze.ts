@@ -38,8 +38,9 @@ export type ChainFreeze = (
 /** The freeze entries read so far, in order. `reaches`: the read goes back to the chain's start (or its cut). */
 interface Fold {
   reaches: boolean;
-  /** Where `reaches` is false: when the entry that cut the read off was written. */
+  /** Where `reaches` is false: when the entry that cut the read off was written, and that finding. */
   since?: string | undefined;
+  finding?: AuditEntry | undefined;
   spent: ReadonlySet<string>;
   /** The latest freeze entry's verdict (undefined: none read) and the `frozen` entry it holds. */
   state?: Verdict | undefined;
@@ -69,25 +70,28 @@ function step(fold: Fold, entry: AuditEntry): Fold {
   // Before a finding the bot signed on from a head it could not verify: what came before may be rewritten.
   // The requests it named stay spent: that only ever refuses a lift.
   if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) {
-    return { reaches: false, since: entry.at, spent: fold.spent };
+    return { reaches: false, since: entry.at, finding: entry, spent: fold.spent };
   }
   if (entry.kind !== 'freeze') return fold;
-  const { reaches, since } = fold;
+  const { reaches, since, finding } = fold;
   if (entry.action === 'frozen') {
-    const freeze = { by: entry.actor ?? '', reason: entry.note ?? '', at: entry.at };
-    return { reaches, since, spent: fold.spent, state: { state: 'frozen', freeze }, frozenEntry: entry };
+    const state: Verdict = {
+      state: 'frozen',
+      freeze: { by: entry.actor ?? '', reason: entry.note ?? '', at: entry.at },
+    };
+    return { reaches, since, finding, spent: fold.spent, state, frozenEntry: entry };
   }
   if (!entry.subject) return fold;
   const spent = spending(fold, entry.subject);
   if (entry.action === 'unfrozen') {
     const restores = fold.state ?? unread(fold);
     const lift = { requestId: entry.subject, restores, frozenEntry: fold.frozenEntry };
-    return { reaches, since, spent, state: LIFTED, lift };
+    return { reaches, since, finding, spent, state: LIFTED, lift };
   }
   const lift = fold.lift;
   if (entry.action === 'unfreeze-barred' && lift && lift.requestId === entry.subject) {
     const { restores, frozenEntry } = lift;
-    return { reaches, since, spent, state: restores, frozenEntry };
+    return { reaches, since, finding, spent, state: restores, frozenEntry };
   }
   return entry.action === 'unfreeze-barred' ? { ...fold, spent } : fold;
 }
@@ -103,12 +107,15 @@ function verdict(fold: Fold): ChainFreeze {
 }
 
 /**
- * The `frozen` entry of the freeze `entries` hold in effect (their latest freeze entry, or a barred
- * lift's), or undefined: a retention cut stops before it, or the chain would forget the freeze.
+ * The entry a retention cut of `entries` stops before, or undefined: the `frozen` entry of the freeze
+ * they hold in effect (their latest freeze entry, or a barred lift's), or the `head-unverified` finding
+ * that holds sends frozen as unknown. Cut past, the chain would forget the freeze.
  */
 export function liveFreezeEntry(entries: readonly AuditEntry[]): AuditEntry | undefined {
   const fold = foldAll({ reaches: true, spent: NONE_SPENT }, entries);
-  return fold.state?.state === 'frozen' ? fold.frozenEntry : undefined;
+  const state = fold.state ?? unread(fold);
+  if (state.state === 'frozen') return fold.frozenEntry;
+  return state.state === 'unknown' ? fold.finding : undefined;
 }
 
 /** What is read of the log (AuditLog): the head, then the entries. */

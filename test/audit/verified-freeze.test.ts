@@ -49,3 +49,27 @@ auditTest(
     });
   },
 );
+
+auditTest(
+  'a retention cut stops at the finding that holds sends frozen as unknown',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('audit-freeze-unknown-cut');
+    let now = new Date('2026-11-01T09:00:00.000Z');
+    const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
+    await replica.log.append('sandbox', auditDraft(0, now));
+    await replica.log.append('sandbox', {
+      at: now.toISOString(),
+      kind: 'audit',
+      action: 'head-unverified',
+      subject: 'no head',
+      note: 'head-rolled-back: the head was older than the mark',
+    });
+    await replica.log.append('sandbox', auditDraft(1, now));
+    const onChain = new VerifiedFreeze(replica.log, 'sandbox', replica.seal);
+    expect(await onChain.read()).toMatchObject({ state: 'unknown' });
+    now = new Date(now.getTime() + 10 * SECOND);
+    expect(await replica.keeper.archiveNow('schedule')).toMatchObject({ written: true });
+    const after = new VerifiedFreeze(replica.log, 'sandbox', replica.seal);
+    expect(await after.read()).toMatchObject({ state: 'unknown' });
+  },
+);
