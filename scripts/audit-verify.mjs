@@ -173,9 +173,9 @@ var RecordedPools = class {
   judging(print, place) {
     const { step } = place;
     if (step === void 0) return { after: false };
-    const named = this.snapshots.filter((s) => s.fingerprint === print);
-    const before = named.findLast((s) => s.seq < step);
-    return before ? { before, after: false } : { after: named.length > 0 };
+    const named2 = this.snapshots.filter((s) => s.fingerprint === print);
+    const before = named2.findLast((s) => s.seq < step);
+    return before ? { before, after: false } : { after: named2.length > 0 };
   }
   /**
    * The settings an approval at `place` may have been judged under: `inForce`, the newest recorded
@@ -232,6 +232,81 @@ function anyKindPools(settings) {
   if (kinds.length === 0) return [settings.get(GENERAL) ?? NOBODY];
   return kinds.map((name) => poolOf(settings, name.slice(BY_KIND.length)));
 }
+
+// src/audit/chain-passkeys.ts
+var COMPLETED = "completed";
+var PARTS = { credentialId: "passkey", user: "owner", publicKey: "public key" };
+function completesRegistration(entry) {
+  return entry.kind === "passkey" && entry.action === COMPLETED && entry.state === COMPLETED;
+}
+function named(entry) {
+  const payload = entry.figures?.payload ?? {};
+  const { credentialId, user, publicKey } = payload;
+  if (typeof credentialId !== "string" || typeof user !== "string" || typeof publicKey !== "string") {
+    return void 0;
+  }
+  return { credentialId, user, publicKey };
+}
+var ChainPasskeys = class {
+  byCredential = /* @__PURE__ */ new Map();
+  /** Each registration's figures at the entry whose approvals were checked: what was approved. */
+  approved = /* @__PURE__ */ new Map();
+  /**
+   * When passkeys not yet registered on the chain were revoked, by registration and credential: one
+   * whose write went unanswered is in the book, and may be revoked, before the tracker completes it.
+   */
+  revokedEarly = /* @__PURE__ */ new Map();
+  get(credentialId) {
+    return this.byCredential.get(credentialId);
+  }
+  all() {
+    return [...this.byCredential.values()];
+  }
+  /** A registration's entry whose approvals were checked: its figures are what it may register. */
+  checked(entry) {
+    if (entry.kind === "passkey" && entry.requestId) this.approved.set(entry.requestId, named(entry));
+  }
+  /**
+   * A registration's completion at `at`, its request `executing` at `executingAt` (when the book was
+   * written: a crash may leave approvals signed with it before the completion): the approved passkey
+   * counts from then, until a revocation, even one recorded before this entry. Why it does not count
+   * when the completion names another passkey, owner or key than was approved; undefined otherwise.
+   */
+  complete(entry, at, executingAt) {
+    const requestId = entry.requestId ?? "";
+    const approved = this.approved.get(requestId);
+    if (!approved) return void 0;
+    const completion = named(entry);
+    const fields = Object.keys(PARTS);
+    const differ = fields.filter((field) => completion?.[field] !== approved[field]).map((f) => PARTS[f]);
+    if (differ.length > 0) {
+      const parts = differ.length > 1 ? `${differ.slice(0, -1).join(", ")} and ${differ.at(-1)}` : differ[0];
+      return `its completion at seq ${entry.seq} names another ${parts} than the entry whose approvals were checked; the passkey is not counted`;
+    }
+    if (this.byCredential.has(approved.credentialId)) return void 0;
+    const revokedAt = this.revokedEarly.get(`${requestId} ${approved.credentialId}`);
+    this.byCredential.set(approved.credentialId, {
+      user: approved.user,
+      publicKey: approved.publicKey,
+      addedAt: executingAt ?? at,
+      requestId,
+      ...revokedAt !== void 0 ? { revokedAt } : {}
+    });
+    return void 0;
+  }
+  /** A `passkey-revoked` step at `at`, recorded on the registration's request. */
+  revoke(entry, at) {
+    const credentialId = entry.figures?.payload?.credentialId;
+    if (typeof credentialId !== "string") return;
+    const passkey = this.byCredential.get(credentialId);
+    if (passkey) {
+      if (passkey.revokedAt === void 0) passkey.revokedAt = at;
+      return;
+    }
+    const key = `${entry.requestId ?? ""} ${credentialId}`;
+    if (!this.revokedEarly.has(key)) this.revokedEarly.set(key, at);
+  }
+};
 
 // src/audit/signature-checks.ts
 import { createHash as createHash5 } from "node:crypto";
@@ -1081,7 +1156,7 @@ var EvidenceWalk = class {
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   policy;
-  passkeys = /* @__PURE__ */ new Map();
+  passkeys = new ChainPasskeys();
   /**
    * For each request, when each approver of its current round first approved and in whose place, as
    * its approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
@@ -1103,10 +1178,16 @@ var EvidenceWalk = class {
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
     this.readStep(entry.requestId, entry, at);
-    if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
-    this.checked.add(entry.requestId);
-    this.checkSent(entry, segment);
-    if (entry.kind === "passkey" && entry.state === "completed") this.register(entry, at);
+    if (!entry.state || !SENT_STATES.has(entry.state)) return;
+    if (!this.checked.has(entry.requestId)) {
+      this.checked.add(entry.requestId);
+      this.checkSent(entry, segment);
+      this.passkeys.checked(entry);
+    }
+    if (completesRegistration(entry)) {
+      const why = this.passkeys.complete(entry, at, this.executingAt.get(entry.requestId));
+      if (why) this.problems.push({ segment, text: `request ${entry.requestId} (passkey): ${why}` });
+    }
   }
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
   readStep(requestId, entry, at) {
@@ -1119,7 +1200,7 @@ var EvidenceWalk = class {
     if (entry.action === "filed" && !this.filed.has(requestId)) {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
     }
-    if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.revoke(entry, at);
+    if (entry.kind === "passkey" && entry.action === "passkey-revoked") this.passkeys.revoke(entry, at);
     if (JUDGING_STEPS.has(entry.action)) {
       const needed = entry.figures?.neededApprovals;
       if (typeof needed === "number") this.raised.set(requestId, needed);
@@ -1161,31 +1242,13 @@ var EvidenceWalk = class {
     }
   }
   /**
-   * A registration's `completed` step at `at`: its passkey counts from the request's `executing` step,
-   * when the book was written (a crash may leave approvals signed with it before `completed`).
-   */
-  register(entry, at) {
-    const payload = entry.figures?.payload ?? {};
-    const { credentialId, user, publicKey } = payload;
-    if (typeof credentialId !== "string" || typeof user !== "string" || typeof publicKey !== "string") return;
-    if (this.passkeys.has(credentialId)) return;
-    const requestId = entry.requestId ?? "";
-    const addedAt = this.executingAt.get(requestId) ?? at;
-    this.passkeys.set(credentialId, { user, publicKey, addedAt, requestId });
-  }
-  revoke(entry, at) {
-    const credentialId = entry.figures?.payload?.credentialId;
-    const passkey = typeof credentialId === "string" ? this.passkeys.get(credentialId) : void 0;
-    if (passkey && passkey.revokedAt === void 0) passkey.revokedAt = at;
-  }
-  /**
    * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
    * (anyone in the pool of some kind, as the engine counts) had held a passkey just before it (revoked
    * since or not), and `user` then held no live one? Only holders surely approvers close it; `unplaced`:
    * those who may have been (a group's members), named when counting them would have closed it.
    */
   clickCounts(user, at, place) {
-    const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
+    const held = this.passkeys.all().filter((p) => p.addedAt < at);
     const approvers = [];
     const unplaced = [];
     for (const holder of new Set(held.map((p) => p.user))) {
@@ -1340,9 +1403,7 @@ function checkApprovalEvidence(entries) {
 function registeredKey(entries, credentialId) {
   for (const { entry } of entries) {
     const payload = entry.figures?.payload;
-    if (entry.kind !== "passkey" || entry.state !== "completed" || payload?.credentialId !== credentialId) {
-      continue;
-    }
+    if (!completesRegistration(entry) || payload?.credentialId !== credentialId) continue;
     if (typeof payload.publicKey === "string") return payload.publicKey;
   }
   return void 0;

@@ -50,6 +50,7 @@ import type { CustodyReport, ServiceEnvironment } from './ports.js';
 import { type ReminderPoint, Reminders } from './reminders.js';
 import type { ReportRefusal } from './report-requests.js';
 import { resolveByHand } from './resolve-by-hand.js';
+import { approvalsCheck } from './send-checks.js';
 import { StopLookup } from './stop-lookup.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
@@ -99,14 +100,13 @@ export class ApprovalEngine {
       freeze: core.freeze,
       signed: core.signed,
       passkeys: core.signed.book,
+      // One function for the executor's check before a write and the tracker's settling of one.
+      approvalsProblem: approvalsCheck(core.signed, options.policy),
     };
     const binding = () => core.binding;
     const settingsNow = () => core.judging.current();
     this.executor = new Executor({ ...parts, ...own, binding, settingsNow, policy: options.policy }, options);
-    this.tracker = new Tracker(
-      { ...parts, ...own, executor: this.executor, policy: options.policy },
-      options,
-    );
+    this.tracker = new Tracker({ ...parts, ...own, executor: this.executor }, options);
     this.reminders = new Reminders({ ...parts, policy: options.policy }, options.reminderPoints ?? []);
     const { store } = options;
     this.stopLookup = new StopLookup({ ...parts, store, binding, owner: this.executor.instanceId }, options);

@@ -24,7 +24,7 @@ import type { CustodyGateway } from './ports.js';
 import { type FreshFigures, recheckBeforeSending } from './recheck.js';
 import { AnswerRecorder, RECORD_RETRY, type RecordRetry } from './recording.js';
 import type { ApprovalRepository } from './repository.js';
-import { approvalsAsClaimed, approvalsProblem, changedAfterClaim } from './send-checks.js';
+import { type ApprovalsCheck, approvalsAsClaimed, changedAfterClaim } from './send-checks.js';
 import {
   type CallFailure,
   type CallResult,
@@ -61,8 +61,13 @@ export interface ExecutorDeps {
   passkeys: PasskeyWrite;
   /** The environment and key requests may be sent with now (the key is set at start-up). */
   binding: () => ServiceBinding;
-  /** Signed approvals: each required approval's evidence, and the filing seal, checked just before the call. */
+  /** Signed approvals: the filing seal of stale figures read again, and the count of requests failed before the call. */
   signed: SendChecks;
+  /**
+   * The approvals' last check just before the call (send-checks.ts): each required approval's evidence,
+   * the count, the filing seal. The tracker is given the same function.
+   */
+  approvalsProblem: ApprovalsCheck;
   /** The pools (every approval still counts for one in the kind's pool at the claim); the tiers. */
   policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups' | 'requiredFor'>;
   settingsNow: ClaimChecks['settingsNow'];
@@ -99,6 +104,7 @@ export class Executor {
   private readonly passkeys: PasskeyWrite;
   private readonly binding: () => ServiceBinding;
   private readonly signed: SendChecks;
+  private readonly approvalsProblem: ApprovalsCheck;
   private readonly beforeClaim: ClaimChecks;
   /** Takes the claim of a request's one call (claim-execution.ts). */
   private readonly claims: ClaimExecution;
@@ -118,6 +124,7 @@ export class Executor {
     this.passkeys = deps.passkeys;
     this.binding = deps.binding;
     this.signed = deps.signed;
+    this.approvalsProblem = deps.approvalsProblem;
     this.beforeClaim = { policy: deps.policy, book: deps.delegations, settingsNow: deps.settingsNow };
     this.now = deps.now;
     this.log = deps.log;
@@ -326,7 +333,7 @@ export class Executor {
     }
     let problem: string | undefined;
     try {
-      problem = await approvalsProblem(this.signed, this.beforeClaim.policy, marked);
+      problem = await this.approvalsProblem(marked);
     } catch {
       return STORE_UNREACHED;
     }

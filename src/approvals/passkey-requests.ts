@@ -288,8 +288,14 @@ export async function revokePasskey(
   return { ok: true, revoked };
 }
 
-/** The revocation as a step of the registration request: audited, and its message updated. */
-async function recordRevocation(deps: PasskeyDeps, passkey: Passkey, by: string, note: string, at: Date) {
+/** The revocation as a step of the registration request: audited (on the signed chain), and its message updated. */
+export async function recordRevocation(
+  deps: { core: CoreSections; log?: EngineLog | undefined },
+  passkey: Passkey,
+  by: string,
+  note: string,
+  at: Date,
+) {
   const { core } = deps;
   const next = await core.locked(passkey.registration.requestId, async (request) => {
     if (!request) return undefined;

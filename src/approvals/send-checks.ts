@@ -14,7 +14,7 @@ import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signe
 import type { ApprovalRequest } from './types.js';
 
 /** The note the request fails with (nothing sent), or undefined when its approvals hold. */
-export async function approvalsProblem(
+async function approvalsProblem(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
   request: ApprovalRequest,
@@ -24,6 +24,17 @@ export async function approvalsProblem(
   const short = approvalsShort(request, tiers);
   if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
   return short ?? signed.filingSealProblem(request);
+}
+
+/** The approvals' last check (approvalsProblem) as one function: the executor and the tracker share it. */
+export type ApprovalsCheck = (request: ApprovalRequest) => Promise<string | undefined>;
+
+/** The one check both the executor (before its write or call) and the tracker (settling an own write) run. */
+export function approvalsCheck(
+  signed: SendChecks,
+  tiers: Pick<ApprovalPolicy, 'requiredFor'>,
+): ApprovalsCheck {
+  return (request) => approvalsProblem(signed, tiers, request);
 }
 
 /** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */

@@ -16,6 +16,13 @@ import {
 import type { Store } from '../store/index.js';
 import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
+import {
+  approversWhoHeld,
+  type CountsTowardsTwo,
+  clickStillOpen,
+  firstPasskeysAt,
+  heldOneAt,
+} from './first-passkeys.js';
 import { type NonceFor, PasskeyBook } from './passkey-book.js';
 import { type PasskeySealer, processSealer } from './passkey-seal.js';
 import type { ServiceEnvironment } from './ports.js';
@@ -62,19 +69,9 @@ export const EVIDENCE_FAILED = 'approval evidence does not verify';
 export const FIRST_PASSKEYS_CLOSED =
   'approved with a click among the first passkeys, but the click has closed since (two approvers have held passkeys): no passkey was written; register again, and it is approved with a signature';
 
-/** Who counts towards the two holders that close the first-passkeys click: approvers, never delegates. */
-export type CountsTowardsTwo = (user: string) => Promise<boolean>;
+export type { CountsTowardsTwo };
 
 const anyone: CountsTowardsTwo = async () => true;
-
-/** How many who count had held a sealed passkey by `at` (any time when absent), revoked since or not. */
-async function approversWhoHeld(book: PasskeyBook, counts: CountsTowardsTwo, at?: Date): Promise<number> {
-  const by = at?.getTime() ?? Number.POSITIVE_INFINITY;
-  const users = new Set((await book.sealed()).filter((p) => Date.parse(p.addedAt) <= by).map((p) => p.user));
-  let held = 0;
-  for (const user of users) if (await counts(user)) held += 1;
-  return held;
-}
 
 /**
  * A passkey registration (part of this kind's work is elsewhere) may be approved with a click until two
@@ -92,42 +89,6 @@ export async function mayApproveUnsigned(
   if ((await approversWhoHeld(book, counts)) < 2) return true;
   await book.closeClick(now);
   return false;
-}
-
-/**
- * Was a click on this registration, made at `at`, one of the first passkeys' (fewer than two approvers
- * had held a passkey just before it, and the click was not closed by then)? Judged from the book's
- * sealed records and the click's date. That date, and the request's, are the store's word: whether
- * such a click still counts at the send is clickStillOpen's to say. Never another kind.
- */
-async function firstPasskeysAt(
-  request: Pick<ApprovalRequest, 'kind' | 'createdAt'>,
-  book: PasskeyBook,
-  at: Date,
-  counts: CountsTowardsTwo,
-): Promise<boolean> {
-  if ((request.kind as string) !== 'passkey' || at.getTime() < Date.parse(request.createdAt)) return false;
-  const closed = await book.clickClosedAt();
-  if (closed && closed.getTime() <= at.getTime()) return false;
-  return (await approversWhoHeld(book, counts, new Date(at.getTime() - 1))) < 2;
-}
-
-/**
- * May a first-passkeys click count at the send, whatever its date? Not once the sealed marker says the
- * click closed, nor while two approvers hold sealed, unrevoked passkeys now (a deleted marker does not
- * reopen it). Only a store rolled back to a new install (book and marker gone) does: docs/passkeys.md.
- */
-async function clickStillOpen(book: PasskeyBook, counts: CountsTowardsTwo): Promise<boolean> {
-  if (await book.clickClosedAt()) return false;
-  const holding = new Set((await book.sealed()).filter((p) => !p.revoked).map((p) => p.user));
-  let held = 0;
-  for (const user of holding) if (await counts(user)) held += 1;
-  return held < 2;
-}
-
-/** Did `user` hold a sealed passkey at `at`? (Then their approval of a registration had to be signed.) */
-async function heldOneAt(book: PasskeyBook, user: string, at: Date): Promise<boolean> {
-  return (await book.sealed()).some((p) => p.user === user && heldAt(p, at));
 }
 
 /** A nonce taken (once) for an approval being recorded, with the assertion it came with. */

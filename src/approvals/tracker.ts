@@ -2,11 +2,11 @@
 // fallback), and hand outcome-unknown requests to the reconciler. Reads only, at background priority;
 // nothing here ever sends a money-moving request. Also the periodic pass over open requests (after
 // expiry) and the start-up resume.
-import type { ApprovalPolicy } from '../access/index.js';
-import { checkedExplorerUrl } from '../format/explorer.js';
+import { callbackNote } from './bridge-hint.js';
 import { CONFLICT_ACTION, conflictNote, reportOfTransaction } from './conflicts.js';
 import type { CoreSections } from './core-sections.js';
 import { AnswerNotRecordedError, type Executor } from './executor.js';
+import { heldByFreeze } from './freeze.js';
 import { endHandedBackClaim, handingBack } from './hand-back.js';
 import { certainlyUnsent, leaseExpired } from './leases.js';
 import { type OwnWriteDeps, settleOwnWrite } from './own-writes.js';
@@ -16,9 +16,7 @@ import { answeredOf, outcomeFromTransaction, Reconciler, type ReconcilerOptions 
 import { markMissingHolders } from './reference-conflicts.js';
 import { type ReportRefusal, requestNamedByReport } from './report-requests.js';
 import type { ApprovalRepository } from './repository.js';
-import { approvalsProblem } from './send-checks.js';
 import { OWN_STORE_KINDS } from './service-call.js';
-import type { SendChecks } from './signed-approvals.js';
 import { hasNotice, transition, withNotice } from './state-machine.js';
 import { type ApprovalRequest, type EngineLog, type ExecutionOutcome, MONEY_KINDS } from './types.js';
 
@@ -47,9 +45,10 @@ export interface TrackerDeps {
   freeze: OwnWriteDeps['freeze'];
   /** Where an interrupted passkey registration is settled: the book says whether it was written, or bars it. */
   passkeys: OwnWriteDeps['passkeys'];
-  /** An interrupted own write found made is completed only if these pass again (send-checks.ts). */
-  signed: SendChecks;
-  policy: Pick<ApprovalPolicy, 'requiredFor'>;
+  /** An interrupted own write found made is completed only if this passes again: the executor's own check. */
+  approvalsProblem: OwnWriteDeps['approvalsProblem'];
+  /** A registration found written counts only if it still reads as filed (its filing seal). */
+  signed: OwnWriteDeps['signed'];
   /** Sends what is approved but was never started. */
   executor: Pick<Executor, 'execute'>;
   now: () => Date;
@@ -73,14 +72,16 @@ export class Tracker {
     this.core = deps.core;
     this.repo = deps.repo;
     this.custody = deps.custody;
-    const { delegations, freeze, passkeys, now, signed, policy, log } = deps;
+    const { delegations, freeze, passkeys, now, approvalsProblem, signed, log } = deps;
     this.ownWrites = {
+      core: deps.core,
+      signed,
       delegations,
       freeze,
       passkeys,
       now,
       log,
-      approvalsProblem: (request) => approvalsProblem(signed, policy, request),
+      approvalsProblem,
       finish: (...args) => this.finish(...args),
     };
     this.executor = deps.executor;
@@ -167,8 +168,7 @@ export class Tracker {
   async onBridgeCallback(token: string, hint: BridgeCallbackHint): Promise<boolean> {
     const id = await this.repo.findIdByCallbackToken(token);
     if (!id) return false;
-    const explorerLink = httpsUrl(hint.explorerLink);
-    const note = `Bridge callback received: ${plainWords(hint.status) || 'no status given'}${explorerLink ? `, ${shownLink(explorerLink)}` : ''} — confirming with the service`;
+    const { explorerLink, note } = callbackNote(hint);
     let told = false;
     const noted = await this.core.locked(id, async (request) => {
       if (!request || (request.state !== 'sent' && request.state !== 'outcome-unknown')) return undefined;
@@ -271,13 +271,19 @@ export class Tracker {
   async tick(): Promise<void> {
     // Approved and not executing means never sent (executing is saved before any call): a crash
     // between claim and save, a claimant that stopped before its write-ahead mark, or a background
-    // start that failed. The claim makes it one call.
-    for (const request of await this.repo.openRequests()) await this.startOrTakeOver(request);
-    await this.followUp();
+    // start that failed. The claim makes it one call. Own writes are settled first: a lift found made
+    // but not approved freezes sends again before this pass sends what the freeze held. An unfreeze
+    // still unknown after that (its settling failed: freezing again may not have happened) holds what a
+    // freeze holds until a later sweep settles it.
+    const settled = await this.settleOwnWrites(await this.repo.openRequests());
+    const open = await this.repo.openRequests();
+    const holdSends = open.some((r) => r.kind === 'unfreeze' && r.state === 'outcome-unknown');
+    for (const request of open) await this.startOrTakeOver(request, holdSends);
+    await this.followUp(settled);
   }
 
   /** One open request of the sweep: an abandoned check cleared, an expired lease taken over, an approved one sent. */
-  private async startOrTakeOver(request: ApprovalRequest): Promise<void> {
+  private async startOrTakeOver(request: ApprovalRequest, holdSends: boolean): Promise<void> {
     let state = request.state;
     if (state === 'pending' && request.checking && this.checkAbandoned(request)) {
       await this.clearInterruptedCheck(request).catch((error: unknown) => {
@@ -300,7 +306,7 @@ export class Tracker {
         return;
       }
     }
-    if (state !== 'approved') return;
+    if (state !== 'approved' || (holdSends && heldByFreeze(request))) return;
     // Not claimed because a claim that may have been sent blocks it: the executor asks a person.
     await this.executor.execute(request.id).catch((error: unknown) => {
       // Sent, but its answer would not go into the store: the lease runs out and it is reconciled.
@@ -316,7 +322,7 @@ export class Tracker {
    * Poll what was sent and is due; settle what is unknown, each kind its own way. First, the holder of a
    * reference another request's answer named gets its conflict mark if it still lacks it.
    */
-  private async followUp(): Promise<void> {
+  private async followUp(settled: Set<string>): Promise<void> {
     const now = this.now();
     const open = await this.repo.openRequests();
     await this.checkOrRetryLater([], () => markMissingHolders(this.core, open, this.now));
@@ -330,14 +336,22 @@ export class Tracker {
     for (const request of unknown.filter((r) => r.kind === 'whitelist' && this.isDue(r, now))) {
       await this.checkOrRetryLater([request], () => this.reconciler.reconcileWhitelist(request), true);
     }
-    for (const request of unknown.filter((r) => OWN_STORE_KINDS.has(r.kind))) {
-      await this.checkOrRetryLater([request], () => settleOwnWrite(this.ownWrites, request));
-    }
+    // Own writes the sweep made unknown (a lease taken over); those it began with were settled first.
+    await this.settleOwnWrites(unknown.filter((r) => !settled.has(r.id)));
     for (const request of unknown.filter((r) => r.kind === 'settlement')) {
       if (!hasNotice(request, 'needs-manual-check')) {
         await this.checkOrRetryLater([], () => this.reconciler.settlementNeedsAPerson(request));
       }
     }
+  }
+
+  /** Settle each outcome-unknown write to the bot's own store from the store (own-writes.ts), once a sweep. */
+  private async settleOwnWrites(open: ApprovalRequest[]): Promise<Set<string>> {
+    const unknown = open.filter((r) => r.state === 'outcome-unknown' && OWN_STORE_KINDS.has(r.kind));
+    for (const request of unknown) {
+      await this.checkOrRetryLater([request], () => settleOwnWrite(this.ownWrites, request));
+    }
+    return new Set(unknown.map((r) => r.id));
   }
 
   /** One request of a reconciliation pass failed: logged with its id, looked at again on a later pass. */
@@ -462,34 +476,4 @@ export class Tracker {
       }
     }
   }
-}
-
-/** An unsigned link is shown only if it is a well-formed https URL. */
-function httpsUrl(text: string | undefined): string | undefined {
-  if (!text) return undefined;
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' ? url.toString() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * An unsigned link as a note shows it (notes are escaped when shown): a checked explorer page as is,
- * any other in a code span, where Slack links nothing.
- */
-function shownLink(url: string): string {
-  const checked = checkedExplorerUrl(url);
-  if (checked) return checked;
-  const shown = url.length > 200 ? `${url.slice(0, 200)}…` : url;
-  return `a link to an unknown site \`${shown.replace(/`/g, "'")}\``;
-}
-
-/** Unsigned text shown to people: a few plain words at most. */
-function plainWords(text: string | undefined): string {
-  return (text ?? '')
-    .replace(/[^\w .-]/g, '')
-    .slice(0, 40)
-    .trim();
 }

@@ -11,8 +11,10 @@
 // assertion the chain
 // holds is checked the same way, needed or not, and no two of a request's assertions share a nonce or a
 // passkey. What is in force is read as the chain goes: the policy entries (`signed approvals`: `all at
-// <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step, counting
-// from their `executing` one) and revocations (`passkey-revoked` steps), each approval's time (its
+// <origin>` or `above ₦… at <origin>`), the passkey registrations (their `completed` step, whatever came
+// before it: an outcome-unknown one, its write unanswered, registers nothing; counting from their
+// `executing` one; the passkey the entry whose approvals were checked names, a completion naming
+// another reported: chain-passkeys.ts) and revocations (`passkey-revoked` steps, even before that completion), each approval's time (its
 // `approval-added` or `approved` step, the earliest of an approver's) and, for a delegate's, whose
 // place it took (forgotten when the request is sent back, its approvals cleared). A passkey
 // registration's approval may be a click (a new install's first passkeys) only while fewer than two
@@ -24,6 +26,7 @@
 // lacks those settings before the step, or where its step is missing, it cannot tell (approver-pool.ts).
 import { countPeople, repeats, requesterProblems } from './approval-people.js';
 import { type ApprovalPlace, type PoolAnswer, RecordedPools } from './approver-pool.js';
+import { ChainPasskeys, completesRegistration } from './chain-passkeys.js';
 import type { SegmentOnDisk } from './segments.js';
 import {
   assertionProblem,
@@ -58,15 +61,6 @@ export interface EvidenceReport {
   /** Requests sent that needed or carried signatures, and the assertions checked. */
   requests: number;
   signatures: number;
-}
-
-/** A passkey as the chain registered it. */
-interface Registered {
-  user: string;
-  publicKey: string;
-  addedAt: number;
-  requestId: string;
-  revokedAt?: number;
 }
 
 /** An approval of a request's current round, as its step recorded it: when, and in whose place (undefined: own). */
@@ -117,7 +111,7 @@ class EvidenceWalk {
   signatures = 0;
   /** Undefined: signing off (or never recorded). */
   private policy: SigningPolicy | undefined;
-  private readonly passkeys = new Map<string, Registered>();
+  private readonly passkeys = new ChainPasskeys();
   /**
    * For each request, when each approver of its current round first approved and in whose place, as
    * its approval steps (`approval-added`, `approved`) recorded; forgotten when it is sent back, its
@@ -143,10 +137,21 @@ class EvidenceWalk {
     if (!entry.requestId) return;
     const at = Date.parse(entry.at);
     this.readStep(entry.requestId, entry, at);
-    if (!entry.state || !SENT_STATES.has(entry.state) || this.checked.has(entry.requestId)) return;
-    this.checked.add(entry.requestId);
-    this.checkSent(entry, segment);
-    if (entry.kind === 'passkey' && entry.state === 'completed') this.register(entry, at);
+    if (!entry.state || !SENT_STATES.has(entry.state)) return;
+    if (!this.checked.has(entry.requestId)) {
+      this.checked.add(entry.requestId);
+      this.checkSent(entry, segment);
+      this.passkeys.checked(entry);
+    }
+    // Its approvals are checked at the first entry saying it went out; the passkey they approved counts
+    // only from its completion, which for a write that went unanswered is the tracker's later entry. A
+    // first-passkeys click is judged by the registrations completed before it: one whose write is still
+    // unanswered is not, so the verifier may let a click count that the bot, seeing it in the book,
+    // refused (never the other way round).
+    if (completesRegistration(entry)) {
+      const why = this.passkeys.complete(entry, at, this.executingAt.get(entry.requestId));
+      if (why) this.problems.push({ segment, text: `request ${entry.requestId} (passkey): ${why}` });
+    }
   }
 
   /** What one step of a request puts in force: approvals (by whom, when, in whose place), filing, revocations. */
@@ -160,7 +165,7 @@ class EvidenceWalk {
     if (entry.action === 'filed' && !this.filed.has(requestId)) {
       this.filed.set(requestId, { requester: entry.actor, required: entry.figures?.requiredApprovals });
     }
-    if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.revoke(entry, at);
+    if (entry.kind === 'passkey' && entry.action === 'passkey-revoked') this.passkeys.revoke(entry, at);
     if (JUDGING_STEPS.has(entry.action)) {
       // The latest judgement stands: one recording no count judged it at its stored count.
       const needed = entry.figures?.neededApprovals;
@@ -208,26 +213,6 @@ class EvidenceWalk {
   }
 
   /**
-   * A registration's `completed` step at `at`: its passkey counts from the request's `executing` step,
-   * when the book was written (a crash may leave approvals signed with it before `completed`).
-   */
-  private register(entry: AuditEntry, at: number): void {
-    const payload = entry.figures?.payload ?? {};
-    const { credentialId, user, publicKey } = payload;
-    if (typeof credentialId !== 'string' || typeof user !== 'string' || typeof publicKey !== 'string') return;
-    if (this.passkeys.has(credentialId)) return;
-    const requestId = entry.requestId ?? '';
-    const addedAt = this.executingAt.get(requestId) ?? at;
-    this.passkeys.set(credentialId, { user, publicKey, addedAt, requestId });
-  }
-
-  private revoke(entry: AuditEntry, at: number): void {
-    const credentialId = entry.figures?.payload?.credentialId;
-    const passkey = typeof credentialId === 'string' ? this.passkeys.get(credentialId) : undefined;
-    if (passkey && passkey.revokedAt === undefined) passkey.revokedAt = at;
-  }
-
-  /**
    * May `user`'s unsigned approval at `at` of this passkey registration count: fewer than two approvers
    * (anyone in the pool of some kind, as the engine counts) had held a passkey just before it (revoked
    * since or not), and `user` then held no live one? Only holders surely approvers close it; `unplaced`:
@@ -238,7 +223,7 @@ class EvidenceWalk {
     at: number,
     place: ApprovalPlace,
   ): { counts: boolean; unplaced: string[] } {
-    const held = [...this.passkeys.values()].filter((p) => p.addedAt < at);
+    const held = this.passkeys.all().filter((p) => p.addedAt < at);
     const approvers: string[] = [];
     const unplaced: string[] = [];
     for (const holder of new Set(held.map((p) => p.user))) {
@@ -413,9 +398,7 @@ export function checkApprovalEvidence(entries: Iterable<PlacedEntry>): EvidenceR
 export function registeredKey(entries: Iterable<PlacedEntry>, credentialId: string): string | undefined {
   for (const { entry } of entries) {
     const payload = entry.figures?.payload;
-    if (entry.kind !== 'passkey' || entry.state !== 'completed' || payload?.credentialId !== credentialId) {
-      continue;
-    }
+    if (!completesRegistration(entry) || payload?.credentialId !== credentialId) continue;
     if (typeof payload.publicKey === 'string') return payload.publicKey;
   }
   return undefined;

@@ -5,8 +5,7 @@
 // (pinned to the bot's key) say the archive is sound, and the bot started on the file says in Slack
 // that the chain is intact.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -15,7 +14,7 @@ import { CLAIM_ABANDONED_MS } from '../../src/audit/archive.js';
 import { AUDIT_CRASH_POINTS } from '../../src/crash-points.js';
 import { createStore } from '../../src/store/index.js';
 import { APPROVER_A, startApprovalApp } from '../slack/approvals/support.js';
-import { test as base } from '../support/fixtures.js';
+import { test as base, inMemoryDir } from '../support/fixtures.js';
 import { bundled } from '../support/node-entry.js';
 import { commandAnswer } from '../support/slack-requests.js';
 
@@ -34,9 +33,12 @@ interface ChildSaid {
   publicKey: string;
 }
 
-/** `dir`, a folder of the test's own for the SQLite file and the archive. */
+/**
+ * `dir`, a folder of the test's own for the SQLite file and the archive, in memory where the system has
+ * one: a process killed with SIGKILL leaves what it wrote to the system, so no step needs a disk's sync.
+ */
 const test = base.extend('dir', async ({ defer }) => {
-  const dir = mkdtempSync(join(tmpdir(), 'audit-cut-crash-'));
+  const dir = inMemoryDir();
   defer(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 });

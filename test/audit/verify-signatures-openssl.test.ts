@@ -3,7 +3,7 @@
 // and refuses it once its signature is changed.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
 import { copyArchive } from '../support/approver-archive.js';
@@ -39,7 +39,11 @@ function walkThrough(names: { archive: string; request: string; approver: string
   // Not awaited one by one: a test runs its three walk-throughs (some twenty programs each) at once.
   const run = spawn('bash', ['-c', commands], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: `${join(process.execPath, '..')}:${process.env.PATH ?? ''}` },
+    // The script's own `mktemp -d` goes in the archive's folder, removed with the test's.
+    env: {
+      PATH: `${join(process.execPath, '..')}:${process.env.PATH ?? ''}`,
+      TMPDIR: dirname(names.archive),
+    },
   });
   const said = { stdout: '', stderr: '' };
   run.stdout.setEncoding('utf8').on('data', (chunk: string) => (said.stdout += chunk));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect } from 'vitest';
 import { createStore } from '../../src/store/index.js';
-import { tempDirTest } from '../support/fixtures.js';
+import { memoryDirTest } from '../support/fixtures.js';
 import { bundled } from '../support/node-entry.js';
 
 interface Peer {
@@ -45,9 +45,10 @@ function spawnPeer(entry: string, file: string, ...args: string[]): Peer {
 
 /**
  * `fileNamed(name)`, a new SQLite file's path in the file's temporary directory, and `peer(file, …)`,
- * a process on it, killed after the test if it is still running.
+ * a process on it, killed after the test if it is still running. In memory where the system has one:
+ * a killed process leaves what it wrote to the system, so nothing here needs a disk's sync.
  */
-const it = tempDirTest
+const it = memoryDirTest
   .extend(
     'fileNamed',
     ({ tempDir }) =>

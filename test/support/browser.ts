@@ -1,13 +1,14 @@
 // Browser tests' shared parts: find Debian's Chromium (skip with one notice when there is none,
 // fail under CI=true), launch it, save screenshots where a person can look at them (when asked), and the fixture
 // of a file's steps: the real bot and one Chromium page on it, with the steps people take there.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { test as base, expect } from 'vitest';
 import { type Started, type StartOptions, start } from '../../src/wiring/startup.js';
 import { USERS } from '../../src/workbench/people.js';
+import { inMemoryDir } from './fixtures.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -138,12 +139,16 @@ export interface BrowserBench {
   stop(): Promise<void>;
 }
 
-/** PORT 0, a temporary SQLite store (removed by stop()), `env` on top; the page shows #treasury. */
+/**
+ * PORT 0, a temporary SQLite store (removed by stop()), `env` on top; the page shows #treasury. The
+ * store is in memory where the system has one: these tests are about what the page shows, and on a
+ * disk every commit's sync waits on a disk the machine's other work shares.
+ */
 export async function startBrowserBench(
   env: Record<string, string> = {},
   options: Pick<StartOptions, 'reportSource' | 'timings'> = {},
 ): Promise<BrowserBench> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cngn-workbench-'));
+  const dir = inMemoryDir();
   const printed: string[] = [];
   let started: Started | undefined;
   let browser: Browser | undefined;

@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
 import { clientFor } from '../support/cngn-client.js';
+import { inMemoryDir } from '../support/fixtures.js';
 import { postsMentioning, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest } from '../support/webhooks.js';
 
@@ -199,10 +200,9 @@ describe('reconciler', () => {
   });
 
   test('remembers across a restart what it already posted', async ({ setUp, startRig, defer }) => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { rmSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-'));
+    const dir = inMemoryDir(); // the restart closes the file: no commit needs a disk's sync
     defer(() => rmSync(dir, { recursive: true, force: true }));
     const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
     const { sandbox: sb, client, rig: memoryRig } = await setUp({ webhooks: false });
@@ -323,11 +323,10 @@ describe('reconciler', () => {
     startRig,
     defer,
   }) => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { rmSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { RateBudgetError } = await import('../../src/cngn/errors.js');
-    const dir = mkdtempSync(join(tmpdir(), 'cngn-rc-switch-'));
+    const dir = inMemoryDir(); // the restart closes the file: no commit needs a disk's sync
     defer(() => rmSync(dir, { recursive: true, force: true }));
     const storeUrl = `sqlite://${join(dir, 'store.sqlite')}`;
     // The sandbox run leaves its start mark and a walk cut short at page 2 in the store.

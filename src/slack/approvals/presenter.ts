@@ -19,6 +19,7 @@ import type { Logger } from '../../log.js';
 import { LOCK_DEFAULTS, type Store } from '../../store/index.js';
 import { CoalescedRuns } from '../runtime/coalesced-runs.js';
 import type { SlackMessage } from '../types.js';
+import { IN_THE_BOT } from '../ui/words.js';
 import { checksThreadText } from './blocks/checks.js';
 import { approvalMessage, conflictAlert, evidenceAlert, NEEDS_A_PERSON_NOTICES } from './blocks/message.js';
 import { cancelElsewhereNotice, hasCancel, shortApprovalMessages } from './blocks/short-message.js';
@@ -351,10 +352,19 @@ export class ApprovalPresenter {
 function alertFor(request: ApprovalRequest) {
   const step = request.history.at(-1);
   if (step && NEEDS_A_PERSON_NOTICES.has(step.action)) return conflictAlert(request);
-  if (step?.action === 'failed' && step.note && NEEDS_A_PERSON_NOTES.has(step.note)) {
-    return evidenceAlert(request, step.note);
-  }
-  return undefined;
+  const note = step?.action === 'failed' ? needsAPerson(request, step.note) : undefined;
+  return note ? evidenceAlert(request, note) : undefined;
+}
+
+/**
+ * Why a failed request needs a person: its step's note (the executor's failure before its call), or
+ * the reason a write to the bot's own store failed with once found there (the tracker's: these kinds
+ * are never settled by the service, so the reason is the bot's own words).
+ */
+function needsAPerson(request: ApprovalRequest, note: string | undefined): string | undefined {
+  if (note && NEEDS_A_PERSON_NOTES.has(note)) return note;
+  const reason = request.outcome?.reason;
+  return reason && IN_THE_BOT.has(request.kind) && NEEDS_A_PERSON_NOTES.has(reason) ? reason : undefined;
 }
 
 /**

@@ -1,7 +1,6 @@
 // Two bot replicas sharing one store (Redis, PostgreSQL), each with its own Bolt app and client: 50 approvals spread
 // over both still make exactly one service call. And a restart on SQLite finishes what was started.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
@@ -10,6 +9,7 @@ import { startSandbox } from '../../../src/sandbox/index.js';
 import { createStore } from '../../../src/store/index.js';
 import { approvalsTest } from '../../support/approvals-bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
+import { inMemoryDir } from '../../support/fixtures.js';
 import { STORE_KINDS } from '../../support/shared-stores.js';
 import { approveTogether, tallyAnswers, toldTheyLost } from './race.js';
 import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from './support.js';
@@ -23,7 +23,8 @@ const test = approvalsTest
   .extend('pair', async ({ replicas }) => replicas('approvals-slack-replicas'))
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
   .extend('restart', async ({}, { onCleanup }) => {
-    const dir = mkdtempSync(join(tmpdir(), 'approvals-slack-restart-'));
+    // In memory where the system has one: a restart here closes the file, so no commit needs a disk's sync.
+    const dir = inMemoryDir();
     const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
     const slack = await FakeSlack.start();
     onCleanup(async () => {

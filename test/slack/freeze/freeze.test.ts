@@ -4,8 +4,7 @@
 // the one who froze approves, after which the held request goes out once. On Redis and PostgreSQL, a
 // freeze on one replica stops sends on the other; on SQLite it holds across a restart, and
 // CNGN_START_FROZEN starts frozen before anything a restored store holds is sent.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
@@ -13,6 +12,7 @@ import { START_FROZEN_ACTOR } from '../../../src/approvals/freeze.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest } from '../../support/bot.js';
 import { FakeSlack } from '../../support/fake-slack.js';
+import { inMemoryDir } from '../../support/fixtures.js';
 import { STORE_KINDS, storesTest } from '../../support/shared-stores.js';
 import { commandAnswer } from '../../support/slack-requests.js';
 import {
@@ -204,7 +204,8 @@ for (const kind of STORE_KINDS.filter((k) => k.shared)) {
 
 describe('across a restart on SQLite', () => {
   const sqliteTest = botTest.extend('boot', async ({ sandbox, defer }) => {
-    const dir = mkdtempSync(join(tmpdir(), 'freeze-restart-'));
+    // In memory where the system has one: a restart here closes the file, so no commit needs a disk's sync.
+    const dir = inMemoryDir();
     defer(() => rmSync(dir, { recursive: true, force: true }));
     const slack = await FakeSlack.start();
     defer(() => slack.stop());
