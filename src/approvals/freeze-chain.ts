@@ -7,6 +7,9 @@ import type { EngineLog, Freeze } from './types.js';
 
 /** Who froze, where the chain cannot be read back to its latest freeze entry. */
 const CHAIN_UNREAD_ACTOR = 'the audit chain';
+
+/** Whether `freeze` is the one held because the chain cannot be read back to its latest freeze entry. */
+export const chainUnreadable = (freeze: Pick<Freeze, 'by'>): boolean => freeze.by === CHAIN_UNREAD_ACTOR;
 /**
  * The freeze held when the chain cannot be read back to its latest freeze entry, named by when the entry
  * that made it so was written: alike on every replica, so an unfreeze filed on one lifts it on another,
@@ -31,8 +34,11 @@ const FREEZE_READ_MS = 2_000;
 export interface ChainHoldDeps {
   read: () => Promise<ChainFreeze>;
   log?: EngineLog | undefined;
-  /** Told once per disagreement: the record says sends are not frozen, the chain holds `freeze`. */
-  disagrees: (freeze: Freeze) => void;
+  /**
+   * Asked once per disagreement: the record says sends are not frozen, the chain holds `freeze`. True
+   * when it was told; false (not confirmed, or nobody to tell yet) asks again at the next read.
+   */
+  disagrees: (freeze: Freeze) => Promise<boolean>;
 }
 
 /**
@@ -96,16 +102,18 @@ export class ChainHold {
     this.#last = undefined;
   }
 
-  /** Logged as an error and told once per record and freeze: the store was changed outside the bot. */
+  /** Whether the chain, read again, still holds the freeze made at `at`. */
+  async stillHeld(at: string): Promise<boolean> {
+    return chainHeld(await this.deps.read())?.at === at;
+  }
+
+  /** Asked once per record and freeze, until it is told. */
   private disagreement(seen: string, held: Freeze): void {
     const key = `${seen} ${held.at}`;
     if (this.#told === key) return;
     this.#told = key;
-    const problem =
-      'the freeze record in the store says sends are not frozen, but the signed audit chain holds them frozen: the store was changed outside the bot; sends stay frozen';
-    const fields = { frozenAt: held.at, frozenBy: held.by };
-    if (this.deps.log?.error) this.deps.log.error(problem, fields);
-    else this.deps.log?.warn(problem, fields);
-    this.deps.disagrees(held);
+    void this.deps.disagrees(held).then((told) => {
+      if (!told && this.#told === key) this.#told = '';
+    });
   }
 }

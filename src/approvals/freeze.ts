@@ -14,7 +14,7 @@ import type { AuditLog, ChainFreeze } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import { freezeReason, InvalidDraftError } from './draft.js';
 import { ApprovalErrorCode } from './error-codes.js';
-import { ChainHold } from './freeze-chain.js';
+import { ChainHold, chainUnreadable } from './freeze-chain.js';
 import { CustodyCallError, type ServiceEnvironment } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
 import type { ApprovalRequest, EngineLog, Freeze, RequestKind, RequestOf } from './types.js';
@@ -59,6 +59,9 @@ const liftToldKey = (environment: ServiceEnvironment, requestId: string) =>
 /** Long past any sweep that could settle the lift again. */
 const LIFT_TOLD_TTL_MS = 90 * 86_400_000;
 const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
+/** Taken once per freeze the chain holds against the record, by the replica that tells it. */
+const heldToldKey = (environment: ServiceEnvironment, frozenAt: string) =>
+  `approvals:freeze:${environment}:held-told:${frozenAt}`;
 
 /** A change of the freeze, as listeners hear it (after it is stored and audited). */
 export type FreezeChange =
@@ -146,9 +149,7 @@ export class FreezeSwitch {
   constructor(private readonly deps: FreezeDeps) {
     this.key = freezeKey(deps.repo.environment);
     const read = deps.onChain;
-    this.chain =
-      read &&
-      new ChainHold({ read, log: deps.log, disagrees: (freeze) => this.tell({ heldByChain: freeze }) });
+    this.chain = read && new ChainHold({ read, log: deps.log, disagrees: (freeze) => this.tellHeld(freeze) });
   }
 
   get environment(): ServiceEnvironment {
@@ -357,6 +358,46 @@ export class FreezeSwitch {
       subject: request.id,
       note: `its lift of the freeze of ${request.payload.frozenAt} was not confirmed; it never takes effect`,
     });
+  }
+
+  /**
+   * The record says sends are not frozen while the chain holds `held`. Read again under the freeze's
+   * lock before anyone is told: a freeze written on another replica is on the chain before it is in the
+   * record, and its writer holds the lock between the two, so that moment is never told as a store
+   * writer's change. Told once per freeze across replicas, and only once someone listens. True when told
+   * (here or on another replica).
+   */
+  private tellHeld(held: Freeze): Promise<boolean> {
+    const told = this.confirmHeld(held).catch((error: unknown) => {
+      this.deps.log?.warn('the freeze held by the signed audit chain could not be read again', {
+        error: String(error),
+      });
+      return false;
+    });
+    this.track(told.then(() => undefined));
+    return told;
+  }
+
+  private async confirmHeld(held: Freeze): Promise<boolean> {
+    const { store } = this.deps;
+    const confirmed = await store.withLock(lockName(this.environment), async () => {
+      const record = await store.get<FreezeRecord>(this.key);
+      return record?.state !== 'frozen' && (await this.chain?.stillHeld(held.at)) === true;
+    });
+    if (!confirmed || this.listeners.length === 0) return false;
+    const key = heldToldKey(this.environment, held.at);
+    const first = await store
+      .setIfAbsent(key, this.deps.now().toISOString(), LIFT_TOLD_TTL_MS)
+      .catch(() => true);
+    if (!first) return true;
+    const problem = chainUnreadable(held)
+      ? 'sends are held: the signed audit chain does not verify back to its latest freeze'
+      : 'the freeze record in the store says sends are not frozen, but the signed audit chain holds them frozen: the store was changed outside the bot; sends stay frozen';
+    const fields = { frozenAt: held.at, frozenBy: held.by };
+    if (this.deps.log?.error) this.deps.log.error(problem, fields);
+    else this.deps.log?.warn(problem, fields);
+    this.startListeners({ heldByChain: held });
+    return true;
   }
 
   /** Resolves when listeners told so far have finished (tests, shutdown). */

@@ -18,6 +18,7 @@ export { type ExtendResult, fullDuration, originalLifetimeMs, shortDuration } fr
 export { figuresDigest } from './figures.js';
 export type { FileConfirmations, FileResult, FilingProblem } from './file-checked.js';
 export { type FreezeChange, heldByFreeze } from './freeze.js';
+export { chainUnreadable } from './freeze-chain.js';
 export { PolicyNotOpened } from './judging-policy.js';
 export { logFreezeChanges, logLifecycle } from './lifecycle-log.js';
 export { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, type LimitUse } from './limits.js';
