@@ -62,8 +62,7 @@ export async function fileUnfreeze(
   user: string,
 ): Promise<UnfreezeFiling> {
   if (!(await policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
-  // Read fresh: the unfreeze names the freeze the chain holds now, not one a rendering cached.
-  const freeze = await core.freeze.current({ fresh: true });
+  const freeze = await core.freeze.current();
   if (!freeze) return { ok: false, reason: 'not-frozen' };
   try {
     const request = await core.file({
