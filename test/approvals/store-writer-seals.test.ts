@@ -37,6 +37,7 @@ describe('with the audit signing key, approvals by click', () => {
           ...stored,
           payload: { ...stored.payload, address: '0x000000000000000000000000000000000000dEaD' },
         }) as ApprovalRequest,
+      { audited: false },
     );
     expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
     await engine.idle();
@@ -128,6 +129,7 @@ describe('with the audit signing key, a delegation', () => {
           ...stored,
           payload: { ...stored.payload, until: new Date(fx.clock.now().getTime() + 60 * DAY).toISOString() },
         }) as ApprovalRequest,
+      { audited: false },
     );
     expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
     await engine.idle();

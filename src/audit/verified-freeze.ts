@@ -1,0 +1,206 @@
+// Whether the signed audit chain holds sends frozen, read only from entries that verify up to the
+// signed head: a store writer without the audit signing key can rewrite or delete the freeze record,
+// but cannot take a freeze out of the chain, nor put a lift into it, unnoticed. Each freeze and lift is
+// appended to the chain before the record is written, so the chain's latest freeze entry says what holds:
+// `frozen`, or an `unfrozen` later `unfreeze-barred` (that lift never took effect). Where what verifies
+// does not reach back to that entry (no signed head, a head behind the mark or past it on another chain,
+// a break, entries before a `head-unverified` finding), the answer is `unknown`, which holds sends
+// frozen. Read-only; cached by the head, a head that moved on read from where the cache ended.
+// docs/decisions/freeze-on-the-signed-chain.md.
+import { type ChainHead, entryHash, verifyChain } from './chain.js';
+import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
+import { type AuditSeal, type HeadMark, headProblem, markProblem } from './signing.js';
+import type { AuditEntry, ServiceEnvironment } from './types.js';
+import { holdsMark, links, sameHead, withHeadEntry } from './verified-read.js';
+
+/** A freeze as its entry records it: who froze, why, when. */
+interface ChainFreezeEntry {
+  by: string;
+  reason: string;
+  at: string;
+}
+
+/** What the verified chain says of the freeze of sends. */
+export type ChainFreeze = (
+  | { state: 'frozen'; freeze: ChainFreezeEntry }
+  | { state: 'lifted' }
+  /**
+   * What verifies does not reach back to the latest freeze entry: held frozen (fail-safe). `since`: when
+   * the entry that makes it unknown was written (the finding, the first entry after a break, or the
+   * head's), which names this episode alike on every replica: an unfreeze filed for one never lifts another.
+   */
+  | { state: 'unknown'; since: string }
+) & {
+  /** Every unfreeze request the chain read names as lifting (`unfrozen`) or given up (`unfreeze-barred`): spent. */
+  spent: ReadonlySet<string>;
+};
+
+/** The freeze entries read so far, in order. `reaches`: the read goes back to the chain's start (or its cut). */
+interface Fold {
+  reaches: boolean;
+  /** Where `reaches` is false: when the entry that cut the read off was written, and that finding. */
+  since?: string | undefined;
+  finding?: AuditEntry | undefined;
+  spent: ReadonlySet<string>;
+  /** The latest freeze entry's verdict (undefined: none read) and the `frozen` entry it holds. */
+  state?: Verdict | undefined;
+  frozenEntry?: AuditEntry | undefined;
+  /** The lift that ended the freeze before it, and what a bar of that lift brings back. */
+  lift?: { requestId: string; restores: Verdict; frozenEntry?: AuditEntry | undefined } | undefined;
+}
+
+/** A verdict before the spent requests are added to it. */
+type Verdict =
+  | { state: 'frozen'; freeze: ChainFreezeEntry }
+  | { state: 'lifted' }
+  | { state: 'unknown'; since: string };
+
+const NONE_SPENT: ReadonlySet<string> = new Set();
+const LIFTED: Verdict = { state: 'lifted' };
+const unknownSince = (since: string): ChainFreeze => ({ state: 'unknown', since, spent: NONE_SPENT });
+
+/** The fold's verdict where no freeze entry was read since the start or the cut-off. */
+const unread = (fold: Fold): Verdict =>
+  fold.reaches ? LIFTED : { state: 'unknown', since: fold.since ?? new Date(0).toISOString() };
+
+const spending = (fold: Fold, id: string): ReadonlySet<string> => new Set([...fold.spent, id]);
+
+/** The fold after one more entry: only freeze entries, and a finding, change it. */
+function step(fold: Fold, entry: AuditEntry): Fold {
+  // Before a finding the bot signed on from a head it could not verify: what came before may be rewritten.
+  // The requests it named stay spent: that only ever refuses a lift.
+  if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) {
+    return { reaches: false, since: entry.at, finding: entry, spent: fold.spent };
+  }
+  if (entry.kind !== 'freeze') return fold;
+  const { reaches, since, finding } = fold;
+  if (entry.action === 'frozen') {
+    const state: Verdict = {
+      state: 'frozen',
+      freeze: { by: entry.actor ?? '', reason: entry.note ?? '', at: entry.at },
+    };
+    return { reaches, since, finding, spent: fold.spent, state, frozenEntry: entry };
+  }
+  if (!entry.subject) return fold;
+  const spent = spending(fold, entry.subject);
+  if (entry.action === 'unfrozen') {
+    const restores = fold.state ?? unread(fold);
+    const lift = { requestId: entry.subject, restores, frozenEntry: fold.frozenEntry };
+    return { reaches, since, finding, spent, state: LIFTED, lift };
+  }
+  const lift = fold.lift;
+  if (entry.action === 'unfreeze-barred' && lift && lift.requestId === entry.subject) {
+    const { restores, frozenEntry } = lift;
+    return { reaches, since, finding, spent, state: restores, frozenEntry };
+  }
+  return entry.action === 'unfreeze-barred' ? { ...fold, spent } : fold;
+}
+
+function foldAll(fold: Fold, entries: readonly AuditEntry[]): Fold {
+  let folded = fold;
+  for (const entry of entries) folded = step(folded, entry);
+  return folded;
+}
+
+function verdict(fold: Fold): ChainFreeze {
+  return { ...(fold.state ?? unread(fold)), spent: fold.spent };
+}
+
+/**
+ * The entry a retention cut of `entries` stops before, or undefined: the `frozen` entry of the freeze
+ * they hold in effect (their latest freeze entry, or a barred lift's), or the `head-unverified` finding
+ * that holds sends frozen as unknown. Cut past, the chain would forget the freeze.
+ */
+export function liveFreezeEntry(entries: readonly AuditEntry[]): AuditEntry | undefined {
+  const fold = foldAll({ reaches: true, spent: NONE_SPENT }, entries);
+  const state = fold.state ?? unread(fold);
+  if (state.state === 'frozen') return fold.frozenEntry;
+  return state.state === 'unknown' ? fold.finding : undefined;
+}
+
+/** What is read of the log (AuditLog): the head, then the entries. */
+interface ChainReader {
+  head(environment: ServiceEnvironment): Promise<ChainHead | undefined>;
+  entries(environment: ServiceEnvironment): Promise<AuditEntry[]>;
+  latest(environment: ServiceEnvironment, count: number): Promise<AuditEntry[]>;
+}
+
+/** The most new entries a moved head is read by from where the cache ended; past that, all again. */
+const MOST_READ_ON = 500;
+
+export class VerifiedFreeze {
+  #cached: { head: ChainHead; fold: Fold } | undefined;
+
+  constructor(
+    private readonly log: ChainReader,
+    private readonly environment: ServiceEnvironment,
+    private readonly seal: AuditSeal,
+  ) {}
+
+  /** The freeze as the chain stands now (see the file's comment). */
+  async read(): Promise<ChainFreeze> {
+    // The mark as it was before the head was read: an append here may raise it past that head meanwhile.
+    const mark = this.seal.marks.get(this.environment);
+    const head = await this.log.head(this.environment);
+    // No chain at all, and this process never signed or checked one: nothing was ever frozen on it.
+    if (!head) return mark ? unknownSince(mark.at) : { state: 'lifted', spent: NONE_SPENT };
+    const cached = this.#cached;
+    const unchanged = cached !== undefined && sameHead(cached.head, head);
+    const problem = unchanged
+      ? markProblem(head, mark)
+      : headProblem(this.seal, this.environment, head, mark);
+    if (problem || foreignEntryProblem(head)) return unknownSince(await this.headAt(head));
+    if (cached && unchanged) return verdict(cached.fold);
+    const fold =
+      (cached && (await this.readOn(cached.head, cached.fold, head))) ??
+      foldOf(await this.log.entries(this.environment), head, mark);
+    if (!fold) return unknownSince(await this.headAt(head));
+    this.#cached = { head, fold };
+    if (head.signature) this.seal.marks.raise(this.environment, head, new Date());
+    return verdict(fold);
+  }
+
+  /** When the head's entry was written: what names an episode the chain cannot be read in at all. */
+  private async headAt(head: ChainHead): Promise<string> {
+    const entry = head.entry ?? withHeadEntry(await this.log.latest(this.environment, 1), head).at(-1);
+    return entry?.at ?? new Date(0).toISOString();
+  }
+
+  /** The entries from the cached head to `head`, folded on when they link on from it; else undefined. */
+  private async readOn(from: ChainHead, known: Fold, head: ChainHead): Promise<Fold | undefined> {
+    const count = head.seq - from.seq;
+    if (count <= 0 || count > MOST_READ_ON || (from.generation ?? 0) !== (head.generation ?? 0)) {
+      return undefined;
+    }
+    const latest = withHeadEntry(await this.log.latest(this.environment, count + 16), head);
+    const start = latest.findLastIndex((e) => e.seq === from.seq && e.hash === from.hash);
+    const end = latest.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
+    if (start < 0 || end - start !== count) return undefined;
+    const fresh = latest.slice(start, end + 1);
+    if (entryHash(fresh.at(-1) as AuditEntry) !== head.hash) return undefined;
+    if (!fresh.every((entry, i) => i === 0 || links(fresh[i - 1] as AuditEntry, entry))) return undefined;
+    return foldAll(known, fresh.slice(1));
+  }
+}
+
+/**
+ * The freeze entries of `listed` up to the signed `head`: all of them when the chain verifies whole;
+ * else those linked back from the head, which do not reach back to the start. Undefined: nothing verifies.
+ */
+function foldOf(
+  listed: readonly AuditEntry[],
+  head: ChainHead,
+  mark: HeadMark | undefined,
+): Fold | undefined {
+  const entries = withHeadEntry(listed, head);
+  const end = entries.findLastIndex((e) => e.seq === head.seq && e.hash === head.hash);
+  const last = entries[end];
+  if (!last || entryHash(last) !== last.hash) return undefined;
+  const chain = entries.slice(0, end + 1);
+  if (mark && !holdsMark(chain, mark)) return undefined;
+  if (verifyChain(chain, head).ok) return foldAll({ reaches: true, spent: NONE_SPENT }, chain);
+  let first = end;
+  while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
+  const since = (chain[first] as AuditEntry).at;
+  return foldAll({ reaches: false, since, spent: NONE_SPENT }, chain.slice(first));
+}
