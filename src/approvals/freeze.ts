@@ -281,7 +281,7 @@ export class FreezeSwitch {
     if (!chain) return;
     const within = this.deps.liftWithinMs;
     const age = this.deps.now().getTime() - Date.parse(request.createdAt);
-    if ((within !== undefined && age > within) || (await chain.spent(request.id))) {
+    if ((within !== undefined && age > within) || (await chain.spent(request))) {
       throw new CustodyCallError(
         'not-done',
         'the signed audit chain shows this unfreeze already lifted a freeze or was given up on, or it is too old to lift one; nothing changed',

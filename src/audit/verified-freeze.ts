@@ -5,7 +5,9 @@
 // `frozen`, or an `unfrozen` later `unfreeze-barred` (that lift never took effect). Where what verifies
 // does not reach back to that entry (no signed head, a head behind the mark or past it on another chain,
 // a break, entries before a `head-unverified` finding), the answer is `unknown`, which holds sends
-// frozen. Read-only; cached by the head, a head that moved on read from where the cache ended.
+// frozen. An unknown episode is named by the entry a head that does not verify ends at: the one the
+// next append links its `head-unverified` finding to, so the name stays when the finding goes in.
+// Read-only; cached by the head, a head that moved on read from where the cache ended.
 // docs/decisions/freeze-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
 import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
@@ -26,19 +28,30 @@ export type ChainFreeze = (
   | { state: 'lifted' }
   /**
    * What verifies does not reach back to the latest freeze entry: held frozen (fail-safe). `since`: when
-   * the entry that makes it unknown was written (the finding, the first entry after a break, or the
-   * head's), which names this episode alike on every replica: an unfreeze filed for one never lifts another.
+   * the entry the break was found at was written (the one a `head-unverified` finding links to, or the
+   * entry a head that does not verify ends at, which the next append's finding links to; the first
+   * entry after a break), which names this episode alike on every replica and before and after its
+   * finding goes in: an unfreeze filed for one never lifts another.
    */
   | { state: 'unknown'; since: string }
 ) & {
   /** Every unfreeze request the chain read names as lifting (`unfrozen`) or given up (`unfreeze-barred`): spent. */
   spent: ReadonlySet<string>;
+  /**
+   * Where the head itself does not verify (its entries unread): only an unfreeze filed after this (ISO;
+   * the mark's time, when this process last signed or checked a head) may lift, and none without a mark.
+   * A replay of one that lifted before was filed before that lift moved the mark.
+   */
+  liftsFiledAfter?: string | undefined;
 };
 
 /** The freeze entries read so far, in order. `reaches`: the read goes back to the chain's start (or its cut). */
 interface Fold {
   reaches: boolean;
-  /** Where `reaches` is false: when the entry that cut the read off was written, and that finding. */
+  /**
+   * Where `reaches` is false: when the entry that cut the read off was written, and that finding with
+   * the entry it links to (a retention cut keeps both).
+   */
   since?: string | undefined;
   finding?: AuditEntry | undefined;
   spent: ReadonlySet<string>;
@@ -56,8 +69,9 @@ type Verdict =
   | { state: 'unknown'; since: string };
 
 const NONE_SPENT: ReadonlySet<string> = new Set();
+/** No unfreeze was filed after this: where there is no mark, a head that does not verify lifts for none. */
+const FOREVER = '9999-12-31T23:59:59.999Z';
 const LIFTED: Verdict = { state: 'lifted' };
-const unknownSince = (since: string): ChainFreeze => ({ state: 'unknown', since, spent: NONE_SPENT });
 
 /** The fold's verdict where no freeze entry was read since the start or the cut-off. */
 const unread = (fold: Fold): Verdict =>
@@ -65,12 +79,17 @@ const unread = (fold: Fold): Verdict =>
 
 const spending = (fold: Fold, id: string): ReadonlySet<string> => new Set([...fold.spent, id]);
 
-/** The fold after one more entry: only freeze entries, and a finding, change it. */
-function step(fold: Fold, entry: AuditEntry): Fold {
+/**
+ * The fold after one more entry (`before`: the entry it links to, when read): only freeze entries, and a
+ * finding, change it.
+ */
+function step(fold: Fold, entry: AuditEntry, before?: AuditEntry): Fold {
   // Before a finding the bot signed on from a head it could not verify: what came before may be rewritten.
-  // The requests it named stay spent: that only ever refuses a lift.
+  // The requests it named stay spent: that only ever refuses a lift. The episode is named by the entry
+  // the finding links to, as it was named before the finding went in (VerifiedFreeze.headAt).
   if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) {
-    return { reaches: false, since: entry.at, finding: entry, spent: fold.spent };
+    const found = before && links(before, entry) ? before : entry;
+    return { reaches: false, since: found.at, finding: found, spent: fold.spent };
   }
   if (entry.kind !== 'freeze') return fold;
   const { reaches, since, finding } = fold;
@@ -96,9 +115,13 @@ function step(fold: Fold, entry: AuditEntry): Fold {
   return entry.action === 'unfreeze-barred' ? { ...fold, spent } : fold;
 }
 
-function foldAll(fold: Fold, entries: readonly AuditEntry[]): Fold {
+function foldAll(fold: Fold, entries: readonly AuditEntry[], before?: AuditEntry): Fold {
   let folded = fold;
-  for (const entry of entries) folded = step(folded, entry);
+  let previous = before;
+  for (const entry of entries) {
+    folded = step(folded, entry, previous);
+    previous = entry;
+  }
   return folded;
 }
 
@@ -108,8 +131,9 @@ function verdict(fold: Fold): ChainFreeze {
 
 /**
  * The entry a retention cut of `entries` stops before, or undefined: the `frozen` entry of the freeze
- * they hold in effect (their latest freeze entry, or a barred lift's), or the `head-unverified` finding
- * that holds sends frozen as unknown. Cut past, the chain would forget the freeze.
+ * they hold in effect (their latest freeze entry, or a barred lift's), or the entry the
+ * `head-unverified` finding that holds sends frozen as unknown links to (it names the episode). Cut
+ * past, the chain would forget the freeze.
  */
 export function liveFreezeEntry(entries: readonly AuditEntry[]): AuditEntry | undefined {
   const fold = foldAll({ reaches: true, spent: NONE_SPENT }, entries);
@@ -130,6 +154,8 @@ const MOST_READ_ON = 500;
 
 export class VerifiedFreeze {
   #cached: { head: ChainHead; fold: Fold } | undefined;
+  /** Every unfreeze read as spent under a verified head, for the process's life (a head that fails keeps them). */
+  #spent: ReadonlySet<string> = NONE_SPENT;
 
   constructor(
     private readonly log: ChainReader,
@@ -143,27 +169,36 @@ export class VerifiedFreeze {
     const mark = this.seal.marks.get(this.environment);
     const head = await this.log.head(this.environment);
     // No chain at all, and this process never signed or checked one: nothing was ever frozen on it.
-    if (!head) return mark ? unknownSince(mark.at) : { state: 'lifted', spent: NONE_SPENT };
+    if (!head) return mark ? this.unverified(undefined, mark) : { state: 'lifted', spent: NONE_SPENT };
     const cached = this.#cached;
     const unchanged = cached !== undefined && sameHead(cached.head, head);
     const problem = unchanged
       ? markProblem(head, mark)
       : headProblem(this.seal, this.environment, head, mark);
-    if (problem || foreignEntryProblem(head)) return unknownSince(await this.headAt(head));
+    if (problem || foreignEntryProblem(head)) return this.unverified(head, mark);
     if (cached && unchanged) return verdict(cached.fold);
     const fold =
       (cached && (await this.readOn(cached.head, cached.fold, head))) ??
       foldOf(await this.log.entries(this.environment), head, mark);
-    if (!fold) return unknownSince(await this.headAt(head));
+    if (!fold) return this.unverified(head, mark);
     this.#cached = { head, fold };
+    this.#spent = new Set([...this.#spent, ...fold.spent]);
     if (head.signature) this.seal.marks.raise(this.environment, head, new Date());
     return verdict(fold);
   }
 
-  /** When the head's entry was written: what names an episode the chain cannot be read in at all. */
-  private async headAt(head: ChainHead): Promise<string> {
-    const entry = head.entry ?? withHeadEntry(await this.log.latest(this.environment, 1), head).at(-1);
-    return entry?.at ?? new Date(0).toISOString();
+  /**
+   * Unknown, where the head (or what it ends at) does not verify: named by when the entry the next
+   * append chains onto was written (the head's own entry, put in the list first when it is not there
+   * yet; else the list's last), which its finding links to, so the name is alike before and after the
+   * finding (step). Nothing read here is vouched for: the spent requests are the ones this process read
+   * under verified heads, and only an unfreeze filed after the mark lifts (see `liftsFiledAfter`).
+   */
+  private async unverified(head: ChainHead | undefined, mark: HeadMark | undefined): Promise<ChainFreeze> {
+    const listed = (await this.log.latest(this.environment, 1)).filter((e) => e.hash !== undefined);
+    const entry = !head || foreignEntryProblem(head) ? listed.at(-1) : withHeadEntry(listed, head).at(-1);
+    const since = entry?.at ?? mark?.at ?? new Date(0).toISOString();
+    return { state: 'unknown', since, spent: this.#spent, liftsFiledAfter: mark?.at ?? FOREVER };
   }
 
   /** The entries from the cached head to `head`, folded on when they link on from it; else undefined. */
@@ -179,7 +214,7 @@ export class VerifiedFreeze {
     const fresh = latest.slice(start, end + 1);
     if (entryHash(fresh.at(-1) as AuditEntry) !== head.hash) return undefined;
     if (!fresh.every((entry, i) => i === 0 || links(fresh[i - 1] as AuditEntry, entry))) return undefined;
-    return foldAll(known, fresh.slice(1));
+    return foldAll(known, fresh.slice(1), fresh[0]);
   }
 }
 

@@ -5,7 +5,7 @@
 import { describe, expect } from 'vitest';
 import type { FreezeChange } from '../../src/approvals/index.js';
 import type { AuditEntry } from '../../src/audit/index.js';
-import { auditListKey } from '../../src/audit/log.js';
+import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import { createStore } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -263,6 +263,38 @@ describe('with the audit signing key', () => {
     expect((await again.engine.get(second))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(2);
     await again.engine.stop();
+  });
+});
+
+describe('with the audit signing key, a head that does not verify', () => {
+  test('is lifted by the first unfreeze filed for it: the finding the next append records keeps its name', async ({
+    startEngine,
+  }) => {
+    const fx = await startEngine({ engine: { auditSeal: { signer: newSigner(), marks: new HeadMarks() } } });
+    const [networkId = ''] = await twoNetworks(fx.client);
+    await approvedWithdrawal(fx, networkId);
+    await fx.engine.idle();
+    expect(withdrawCalls(fx)).toBe(1);
+    // A store writer strips the head's signature: this bot signed that head, so it no longer verifies.
+    const head = await fx.store.get<Record<string, unknown>>(auditHeadKey('sandbox'));
+    const { signature: _, ...unsigned } = head ?? {};
+    await fx.store.set(auditHeadKey('sandbox'), unsigned);
+    await sweep(fx);
+    const held = await fx.engine.currentFreeze();
+    expect(held).toMatchObject({ by: 'the audit chain' });
+    const second = await approvedWithdrawal(fx, networkId);
+    await sweep(fx);
+    expect((await fx.engine.get(second))?.state).toBe('approved');
+    // The hold is named alike before and after the finding went into the chain.
+    expect((await fx.engine.currentFreeze())?.at).toBe(held?.at);
+
+    const { approval } = await unfreeze(fx, APPROVER_A, APPROVER_B);
+    expect(approval).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    await sweep(fx);
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+    expect((await fx.engine.get(second))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(2);
   });
 });
 
