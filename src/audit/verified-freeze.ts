@@ -10,7 +10,7 @@
 // Read-only; cached by the head, a head that moved on read from where the cache ended.
 // docs/decisions/freeze-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
-import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
+import { foreignEntryProblem, HEAD_UNVERIFIED, headAhead } from './chain-end.js';
 import { type AuditSeal, type HeadMark, headProblem, markProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
 import { holdsMark, links, sameHead, withHeadEntry } from './verified-read.js';
@@ -195,8 +195,8 @@ export class VerifiedFreeze {
    * under verified heads, and only an unfreeze filed after the mark lifts (see `liftsFiledAfter`).
    */
   private async unverified(head: ChainHead | undefined, mark: HeadMark | undefined): Promise<ChainFreeze> {
-    const listed = (await this.log.latest(this.environment, 1)).filter((e) => e.hash !== undefined);
-    const entry = !head || foreignEntryProblem(head) ? listed.at(-1) : withHeadEntry(listed, head).at(-1);
+    const last = (await this.log.latest(this.environment, 1)).findLast((e) => e.hash !== undefined);
+    const entry = headAhead(head, last) ? head.entry : last;
     const since = entry?.at ?? mark?.at ?? new Date(0).toISOString();
     return { state: 'unknown', since, spent: this.#spent, liftsFiledAfter: mark?.at ?? FOREVER };
   }

@@ -3,8 +3,9 @@
 // it lifts nothing, and an unfreeze of one episode the chain cannot be read in never lifts the next.
 import { expect } from 'vitest';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
+import { type ChainHead, entryHash } from '../../src/audit/chain.js';
 import type { AuditEntry } from '../../src/audit/index.js';
-import { auditListKey } from '../../src/audit/log.js';
+import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
@@ -22,6 +23,7 @@ import { StoreControls } from '../support/store-controls.js';
 
 const FREEZE_KEY = 'approvals:freeze:sandbox';
 const list = auditListKey('sandbox');
+const headKey = auditHeadKey('sandbox');
 
 /** The store writer's replay: the freeze record deleted, `id` put back as approved with no claims. */
 async function replay(store: Store, id: string): Promise<void> {
@@ -129,3 +131,52 @@ engineTest('an unfreeze of one unreadable episode never lifts a later freeze', a
   await again.engine.stop();
   await third.engine.stop();
 });
+
+engineTest(
+  'a head that does not verify, written to bear an old episode’s name, lets no spent unfreeze lift it',
+  async ({ startEngine }) => {
+    const seal = { signer: newSigner(), marks: new HeadMarks() };
+    const first = await startEngine({ engine: { auditSeal: seal } });
+    const [networkId = ''] = await twoNetworks(first.client);
+    let fx = first;
+    const sweep = async () => {
+      await fx.engine.tick();
+      await fx.engine.idle();
+    };
+    const approved = async () => {
+      const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '1500.50'));
+      await approveAsSeen(fx.engine, request.id, APPROVER_A);
+      await fx.engine.idle();
+      return request.id;
+    };
+    await approved();
+    // An incident: the head's signature stripped; an approved unfreeze U lifts that episode.
+    const head = (await fx.store.get<ChainHead>(headKey)) as ChainHead;
+    await fx.store.set(headKey, { seq: head.seq, hash: head.hash, entry: head.entry });
+    await sweep();
+    const episode = await fx.engine.currentFreeze();
+    expect(episode).toMatchObject({ by: 'the audit chain' });
+    const filed = await fx.engine.fileUnfreeze(APPROVER_A);
+    if (!filed.ok) throw new Error('the unfreeze was not filed');
+    expect(await approveAsSeen(fx.engine, filed.request.id, APPROVER_B)).toMatchObject({ ok: true });
+    await fx.engine.idle();
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+    const sent = withdrawCalls(fx);
+
+    // The store writer writes an unsigned head whose own entry bears that episode's time, and puts U back.
+    const [last] = await fx.store.readList<AuditEntry>(list, -1, -1);
+    const { hash: _h, ...rest } = last as AuditEntry;
+    const draft = { ...rest, seq: (last?.seq ?? 0) + 1, prev: last?.hash, at: episode?.at ?? '' };
+    const minted = { ...draft, hash: entryHash(draft) };
+    await fx.store.set(headKey, { seq: minted.seq, hash: minted.hash, entry: minted });
+    await replay(fx.store, filed.request.id);
+    // Another replica, or the bot started again, with the same head marks and nothing read yet.
+    fx = { ...first, ...(await first.another({ engine: { auditSeal: seal } })) };
+    const w = await approved();
+    for (let k = 0; k < 3; k++) await sweep();
+    expect((await fx.engine.get(filed.request.id))?.state).not.toBe('completed');
+    expect((await fx.engine.get(w))?.state).toBe('approved');
+    expect(withdrawCalls(fx)).toBe(sent);
+    await fx.engine.stop();
+  },
+);
