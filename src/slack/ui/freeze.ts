@@ -26,11 +26,14 @@ export function frozenBy(freeze: Pick<Freeze, 'by' | 'reason'>): string {
 export const FROZEN_MEANING =
   'nothing is sent to the service until another approver approves `/cngn unfreeze`; filing and approving go on.';
 
-/** When the freeze began; not known when the chain cannot be read back to it (mrkdwn). */
+/**
+ * When the freeze began; for a hold because the chain cannot be read back, when the newest entry before
+ * the break was written, and that when any freeze before it began is not known (mrkdwn).
+ */
 export function since(freeze: Pick<Freeze, 'by' | 'at'>): string {
   const at = escapeMrkdwn(lagosTime(freeze.at));
   return chainUnreadable(freeze)
-    ? `not known (the signed audit chain does not verify back to it); held since ${at}`
+    ? `${at} (the chain's newest entry before the break; when any freeze before it began is not known)`
     : at;
 }
 
@@ -47,7 +50,9 @@ export function freezeBanner(freeze: Freeze): KnownBlock {
     type: 'section',
     text: {
       type: 'mrkdwn',
-      text: clipMrkdwn(`:no_entry: *${frozenBy(freeze)}*\nSince ${since(freeze)}: ${FROZEN_MEANING}`),
+      text: clipMrkdwn(
+        `:no_entry: *${frozenBy(freeze)}*\n${chainUnreadable(freeze) ? 'Held since' : 'Since'} ${since(freeze)}: ${FROZEN_MEANING}`,
+      ),
     },
   };
 }
