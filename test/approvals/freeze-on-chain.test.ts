@@ -266,6 +266,27 @@ describe('with the audit signing key', () => {
   });
 });
 
+describe('with the audit signing key, the send path', () => {
+  test('reads the chain afresh: a freeze another replica put on the chain after this one’s last read holds the very next send', async ({
+    startEngine,
+  }) => {
+    const signer = newSigner();
+    const fx = await startEngine({ engine: { auditSeal: { signer, marks: new HeadMarks() } } });
+    const [networkId = ''] = await twoNetworks(fx.client);
+    await sweep(fx);
+    expect(await fx.engine.currentFreeze()).toBeUndefined();
+    // Another replica freezes; its record write is lost (only the chain's entry is there).
+    const other = await fx.another({ engine: { auditSeal: { signer, marks: new HeadMarks() } } });
+    await other.engine.freezeSends(APPROVER_B, 'checking a look-alike address');
+    await fx.store.delete(FREEZE_KEY);
+    const held = await approvedWithdrawal(fx, networkId);
+    await fx.engine.idle();
+    expect((await fx.engine.get(held))?.state).toBe('approved');
+    expect(withdrawCalls(fx)).toBe(0);
+    await other.engine.stop();
+  });
+});
+
 describe('with the audit signing key, a head that does not verify', () => {
   test('is lifted by the first unfreeze filed for it: the finding the next append records keeps its name', async ({
     startEngine,
