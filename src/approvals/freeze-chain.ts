@@ -91,13 +91,10 @@ export class ChainHold {
 
   /**
    * Whether the chain names the unfreeze `request` as a lift already made or given up: a request put
-   * back as approved by a store writer lifts nothing a second time. Where the head itself does not
-   * verify, one filed before the mark counts as spent too (its name could be minted by a writer again).
+   * back as approved by a store writer lifts nothing a second time.
    */
-  async spent(request: { id: string; createdAt: string }): Promise<boolean> {
-    const read = await this.deps.read();
-    const after = read.liftsFiledAfter;
-    return read.spent.has(request.id) || (after !== undefined && request.createdAt <= after);
+  async spent(request: { id: string }): Promise<boolean> {
+    return (await this.deps.read()).spent.has(request.id);
   }
 
   /** The record was seen frozen: whatever it says next is read against the chain again. */

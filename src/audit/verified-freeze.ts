@@ -6,11 +6,12 @@
 // does not reach back to that entry (no signed head, a head behind the mark or past it on another chain,
 // a break, entries before a `head-unverified` finding), the answer is `unknown`, which holds sends
 // frozen. An unknown episode is named by the entry a head that does not verify ends at: the one the
-// next append links its `head-unverified` finding to, so the name stays when the finding goes in.
+// next append links its `head-unverified` finding to, so the name stays when the finding goes in;
+// where there is no entry (the head and the list gone), by the mark's time, which the finding records.
 // Read-only; cached by the head, a head that moved on read from where the cache ended.
 // docs/decisions/freeze-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
-import { foreignEntryProblem, HEAD_UNVERIFIED, headAhead } from './chain-end.js';
+import { foreignEntryProblem, HEAD_UNVERIFIED, headAhead, markedAt } from './chain-end.js';
 import { type AuditSeal, type HeadMark, headProblem, markProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
 import { holdsMark, links, sameHead, withHeadEntry } from './verified-read.js';
@@ -27,22 +28,21 @@ export type ChainFreeze = (
   | { state: 'frozen'; freeze: ChainFreezeEntry }
   | { state: 'lifted' }
   /**
-   * What verifies does not reach back to the latest freeze entry: held frozen (fail-safe). `since`: when
-   * the entry the break was found at was written (the one a `head-unverified` finding links to, or the
-   * entry a head that does not verify ends at, which the next append's finding links to; the first
-   * entry after a break), which names this episode alike on every replica and before and after its
-   * finding goes in: an unfreeze filed for one never lifts another.
+   * What verifies does not reach back to the latest freeze entry: held frozen (fail-safe). `since`
+   * names this episode before and after its finding goes in, so an unfreeze filed for one never lifts
+   * another: when the entry the break was found at was written (the one a `head-unverified` finding
+   * is chained onto, or the entry a head that does not verify ends at, which the next append's finding
+   * is chained onto; the first entry after a break inside the chain), or, with no entry at all, the
+   * mark's time (the finding records it).
    */
   | { state: 'unknown'; since: string }
 ) & {
-  /** Every unfreeze request the chain read names as lifting (`unfrozen`) or given up (`unfreeze-barred`): spent. */
-  spent: ReadonlySet<string>;
   /**
-   * Where the head itself does not verify (its entries unread): only an unfreeze filed after this (ISO;
-   * the mark's time, when this process last signed or checked a head) may lift, and none without a mark.
-   * A replay of one that lifted before was filed before that lift moved the mark.
+   * Every unfreeze request the chain read names as lifting (`unfrozen`) or given up (`unfreeze-barred`):
+   * spent. None where the head itself does not verify: then no unfreeze's filing is on a trusted part
+   * of the chain, so verified-closings refuses every one before it lifts anything.
    */
-  liftsFiledAfter?: string | undefined;
+  spent: ReadonlySet<string>;
 };
 
 /** The freeze entries read so far, in order. `reaches`: the read goes back to the chain's start (or its cut). */
@@ -69,8 +69,6 @@ type Verdict =
   | { state: 'unknown'; since: string };
 
 const NONE_SPENT: ReadonlySet<string> = new Set();
-/** No unfreeze was filed after this: where there is no mark, a head that does not verify lifts for none. */
-const FOREVER = '9999-12-31T23:59:59.999Z';
 const LIFTED: Verdict = { state: 'lifted' };
 
 /** The fold's verdict where no freeze entry was read since the start or the cut-off. */
@@ -86,11 +84,9 @@ const spending = (fold: Fold, id: string): ReadonlySet<string> => new Set([...fo
 function step(fold: Fold, entry: AuditEntry, before?: AuditEntry): Fold {
   // Before a finding the bot signed on from a head it could not verify: what came before may be rewritten.
   // The requests it named stay spent: that only ever refuses a lift. The episode is named by the entry
-  // the finding links to, as it was named before the finding went in (VerifiedFreeze.headAt).
-  if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) {
-    const found = before && links(before, entry) ? before : entry;
-    return { reaches: false, since: found.at, finding: found, spent: fold.spent };
-  }
+  // the finding is chained onto, edited or not, as it was named before the finding went in
+  // (VerifiedFreeze.unverified); with none, by the mark the finding records.
+  if (entry.kind === 'audit' && entry.action === HEAD_UNVERIFIED) return afterFinding(fold, entry, before);
   if (entry.kind !== 'freeze') return fold;
   const { reaches, since, finding } = fold;
   if (entry.action === 'frozen') {
@@ -113,6 +109,21 @@ function step(fold: Fold, entry: AuditEntry, before?: AuditEntry): Fold {
     return { reaches, since, finding, spent, state: restores, frozenEntry };
   }
   return entry.action === 'unfreeze-barred' ? { ...fold, spent } : fold;
+}
+
+/** `entry` was chained onto `before` (its place and its link; whether `before` was edited since aside). */
+const chainedOnto = (before: AuditEntry, entry: AuditEntry): boolean =>
+  before.hash !== undefined &&
+  before.seq !== undefined &&
+  entry.seq === before.seq + 1 &&
+  entry.prev === before.hash;
+
+/** The fold from a `head-unverified` finding on (see step). */
+function afterFinding(fold: Fold, finding: AuditEntry, before: AuditEntry | undefined): Fold {
+  if (before && chainedOnto(before, finding)) {
+    return { reaches: false, since: before.at, finding: before, spent: fold.spent };
+  }
+  return { reaches: false, since: markedAt(finding) ?? finding.at, finding, spent: fold.spent };
 }
 
 function foldAll(fold: Fold, entries: readonly AuditEntry[], before?: AuditEntry): Fold {
@@ -154,8 +165,6 @@ const MOST_READ_ON = 500;
 
 export class VerifiedFreeze {
   #cached: { head: ChainHead; fold: Fold } | undefined;
-  /** Every unfreeze read as spent under a verified head, for the process's life (a head that fails keeps them). */
-  #spent: ReadonlySet<string> = NONE_SPENT;
 
   constructor(
     private readonly log: ChainReader,
@@ -182,7 +191,6 @@ export class VerifiedFreeze {
       foldOf(await this.log.entries(this.environment), head, mark);
     if (!fold) return this.unverified(head, mark);
     this.#cached = { head, fold };
-    this.#spent = new Set([...this.#spent, ...fold.spent]);
     if (head.signature) this.seal.marks.raise(this.environment, head, new Date());
     return verdict(fold);
   }
@@ -190,15 +198,14 @@ export class VerifiedFreeze {
   /**
    * Unknown, where the head (or what it ends at) does not verify: named by when the entry the next
    * append chains onto was written (the head's own entry, put in the list first when it is not there
-   * yet; else the list's last), which its finding links to, so the name is alike before and after the
-   * finding (step). Nothing read here is vouched for: the spent requests are the ones this process read
-   * under verified heads, and only an unfreeze filed after the mark lifts (see `liftsFiledAfter`).
+   * yet; else the list's last, edited or not), which its finding is chained onto; with no entry, by the
+   * mark's time, which its finding records: the name is alike before and after the finding (step).
    */
   private async unverified(head: ChainHead | undefined, mark: HeadMark | undefined): Promise<ChainFreeze> {
     const last = (await this.log.latest(this.environment, 1)).findLast((e) => e.hash !== undefined);
     const entry = headAhead(head, last) ? head.entry : last;
     const since = entry?.at ?? mark?.at ?? new Date(0).toISOString();
-    return { state: 'unknown', since, spent: this.#spent, liftsFiledAfter: mark?.at ?? FOREVER };
+    return { state: 'unknown', since, spent: NONE_SPENT };
   }
 
   /** The entries from the cached head to `head`, folded on when they link on from it; else undefined. */
@@ -237,5 +244,5 @@ function foldOf(
   let first = end;
   while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
   const since = (chain[first] as AuditEntry).at;
-  return foldAll({ reaches: false, since, spent: NONE_SPENT }, chain.slice(first));
+  return foldAll({ reaches: false, since, spent: NONE_SPENT }, chain.slice(first), chain[first - 1]);
 }
