@@ -34,7 +34,7 @@ async function freezeCommand(args: string[], userId: string, deps: ApprovalSlack
       );
     }
     return answer(
-      `Sends are already frozen (since ${since(result.freeze)}). ${frozenBy(result.freeze)}. Nothing changed. \`/cngn unfreeze\` asks another approver to lift it.`,
+      `Sends are already frozen (${since(result.freeze)}). ${frozenBy(result.freeze)}. Nothing changed. \`/cngn unfreeze\` asks another approver to lift it.`,
     );
   }
   const late = result.underway.length

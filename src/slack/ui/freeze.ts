@@ -27,14 +27,16 @@ export const FROZEN_MEANING =
   'nothing is sent to the service until another approver approves `/cngn unfreeze`; filing and approving go on.';
 
 /**
- * When the freeze began; for a hold because the chain cannot be read back, when the newest entry before
- * the break was written, and that when any freeze before it began is not known (mrkdwn).
+ * A hold because the chain cannot be read back: which break it is for, by the chain's time beside the
+ * break that names it (the entry the break was found at, or where no entry is left the bot's last check
+ * of the chain). Not when sends began to be held (mrkdwn).
  */
+const heldFor = (at: string): string => `held for the break in the audit chain next to ${at}`;
+
+/** `since <when the freeze began>`, or for a hold because the chain cannot be read back, heldFor (mrkdwn). */
 export function since(freeze: Pick<Freeze, 'by' | 'at'>): string {
   const at = escapeMrkdwn(lagosTime(freeze.at));
-  return chainUnreadable(freeze)
-    ? `${at} (the chain's newest entry before the break; when any freeze before it began is not known)`
-    : at;
+  return chainUnreadable(freeze) ? heldFor(at) : `since ${at}`;
 }
 
 /** Who may approve an unfreeze of it, beside `whom` (its requester, in their words; mrkdwn). */
@@ -44,15 +46,15 @@ export function mayLift(frozenBy: string, whom: string): string {
     : `an approver other than ${mentionUser(frozenBy)} and ${whom}`;
 }
 
+const capitalised = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
 /** The banner: who froze the sends, why, since when, and what that means. */
 export function freezeBanner(freeze: Freeze): KnownBlock {
   return {
     type: 'section',
     text: {
       type: 'mrkdwn',
-      text: clipMrkdwn(
-        `:no_entry: *${frozenBy(freeze)}*\n${chainUnreadable(freeze) ? 'Held since' : 'Since'} ${since(freeze)}: ${FROZEN_MEANING}`,
-      ),
+      text: clipMrkdwn(`:no_entry: *${frozenBy(freeze)}*\n${capitalised(since(freeze))}: ${FROZEN_MEANING}`),
     },
   };
 }
@@ -125,7 +127,9 @@ export function chainHeldAlert(freeze: Freeze): SlackMessage {
 export function unfreezeFields(payload: UnfreezePayload): Array<[label: string, value: string]> {
   return [
     ['Lifts', frozenBy({ by: payload.frozenBy, reason: payload.reason })],
-    ['Frozen since', since({ by: payload.frozenBy, at: payload.frozenAt })],
+    chainUnreadable({ by: payload.frozenBy })
+      ? ['Held', heldFor(escapeMrkdwn(lagosTime(payload.frozenAt)))]
+      : ['Frozen since', escapeMrkdwn(lagosTime(payload.frozenAt))],
     ['Who may approve', mayLift(payload.frozenBy, 'the requester')],
   ];
 }
@@ -163,7 +167,7 @@ export function unfreezeNotice(request: ApprovalRequest, by: string, approvedBy:
 
 /** Posted when sends are held because the signed audit chain does not verify back to its latest freeze. */
 function unreadableAlert(freeze: Freeze): SlackMessage {
-  const text = `:rotating_light: *${UNREADABLE_HOLD}.* Held since ${escapeMrkdwn(lagosTime(freeze.at))}; the freeze it last names cannot be checked.`;
+  const text = `:rotating_light: *${UNREADABLE_HOLD}.* ${capitalised(since(freeze))}; whether a freeze was in place before the break cannot be checked.`;
   return {
     text: `${UNREADABLE_HOLD}; an approver may lift it with /cngn unfreeze.`,
     blocks: [
