@@ -1,7 +1,8 @@
 // A hold because the signed audit chain does not verify, through the real bot (signed HTTP, Bolt, the
 // fake Slack, the real client against the sandbox): the approvals channel is told in the hold's own
-// words, the held request's message carries the banner, and the first `/cngn unfreeze` filed for it,
-// approved by another approver, lifts it: the held withdrawal goes out once.
+// words, a withdrawal approved while held waits and its message carries the hold's banner, and the
+// first `/cngn unfreeze` filed for it, approved by another approver, lifts it: the held withdrawal goes
+// out, once (a later sweep sends it no second time).
 import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'vitest';
 import type { ChainHead } from '../../../src/audit/chain.js';
@@ -28,6 +29,12 @@ const test = botTest.extend('app', async ({ startApp }) =>
 const withdrawCalls = (app: ApprovalApp) => app.sandbox.count('POST', '/v1/api/withdraw');
 const channelText = (app: ApprovalApp) =>
   JSON.stringify(app.slack.messages(APPROVALS_CHANNEL).map((m) => m.blocks ?? m.text));
+/** The approvals channel's messages about request `id`, as text. */
+const aboutRequest = (app: ApprovalApp, id: string) =>
+  app.slack
+    .messages(APPROVALS_CHANNEL)
+    .map((m) => JSON.stringify(m.blocks ?? m.text))
+    .filter((text) => text.includes(id));
 
 test('the channel is told in the hold’s words, and the first unfreeze filed for it lifts it', async ({
   app,
@@ -53,7 +60,18 @@ test('the channel is told in the hold’s words, and the first unfreeze filed fo
   expect(told).toContain('Any approver may lift the hold');
   expect(told).not.toContain('changed outside the bot');
 
-  // The unfreeze is the first step the chain records after the break (its finding goes in first).
+  // A withdrawal approved while held waits; its message carries the hold's banner.
+  const held = await fileWithdrawal(app, '2500.25');
+  await approve(app, held, APPROVER_A);
+  await app.engine.tick();
+  await app.engine.idle();
+  expect((await app.engine.get(held))?.state).toBe('approved');
+  expect(withdrawCalls(app)).toBe(1);
+  const banner = 'Held for the break in the audit chain next to ';
+  expect(
+    aboutRequest(app, held).some((text) => text.includes(banner) && text.includes('nothing is sent')),
+  ).toBe(true);
+
   await commandAnswer(app, 'unfreeze', APPROVER_B);
   const request = (await app.engine.openRequests()).find((r) => r.kind === 'unfreeze');
   if (!request) throw new Error('no unfreeze request');
@@ -63,9 +81,9 @@ test('the channel is told in the hold’s words, and the first unfreeze filed fo
   expect((await app.engine.get(request.id))?.state).toBe('completed');
   expect(channelText(app)).toContain('Sends resume.');
 
-  const next = await fileWithdrawal(app, '2500.25');
-  await approve(app, next, APPROVER_A);
+  await waitUntil(async () => (await app.engine.get(held))?.state === 'sent', 'the held withdrawal sent');
+  await app.engine.tick();
   await app.engine.idle();
-  await waitUntil(async () => (await app.engine.get(next))?.state === 'sent', 'the withdrawal sent');
+  expect((await app.engine.get(held))?.state).toBe('sent');
   expect(withdrawCalls(app)).toBe(2);
 });
