@@ -34,9 +34,8 @@ interface FunctionSpan {
 }
 
 /** The name a function is known by: its own, or that of the variable, property or method it is assigned to. */
-function functionName(node: ts.FunctionLikeDeclaration, file: ts.SourceFile): string {
+function functionName(node: ts.FunctionLikeDeclaration, parent: ts.Node, file: ts.SourceFile): string {
   if (node.name) return node.name.getText(file);
-  const parent = node.parent;
   if (
     (ts.isVariableDeclaration(parent) ||
       ts.isPropertyAssignment(parent) ||
@@ -50,25 +49,29 @@ function functionName(node: ts.FunctionLikeDeclaration, file: ts.SourceFile): st
   return `(anonymous function at line ${line})`;
 }
 
-/** Every function with a body in the file (declarations, methods, accessors, arrows, expressions). */
+/**
+ * Every function with a body in the file (declarations, methods, accessors, arrows, expressions). A
+ * file of MAX_FUNCTION_LINES lines or fewer holds none longer, so it is not parsed. The parse is the
+ * test's cost: it skips what the spans do not need (JSDoc, links to parents).
+ */
 function functionSpans(path: string): FunctionSpan[] {
-  const file = ts.createSourceFile(
-    path,
-    readFileSync(join(ROOT, path), 'utf8'),
-    ts.ScriptTarget.Latest,
-    true,
-  );
+  const text = readFileSync(join(ROOT, path), 'utf8');
+  if (lineCount(text) <= MAX_FUNCTION_LINES) return [];
+  const file = ts.createSourceFile(path, text, {
+    languageVersion: ts.ScriptTarget.Latest,
+    jsDocParsingMode: ts.JSDocParsingMode.ParseNone,
+  });
   const spans: FunctionSpan[] = [];
-  const visit = (node: ts.Node): void => {
+  const visit = (node: ts.Node, parent: ts.Node): void => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
       const fn = node as ts.FunctionLikeDeclaration;
       const start = file.getLineAndCharacterOfPosition(fn.getStart(file)).line;
       const end = file.getLineAndCharacterOfPosition(fn.getEnd()).line;
-      spans.push({ name: functionName(fn, file), lines: end - start + 1, node: fn });
+      spans.push({ name: functionName(fn, parent, file), lines: end - start + 1, node: fn });
     }
-    ts.forEachChild(node, visit);
+    ts.forEachChild(node, (child) => visit(child, node));
   };
-  visit(file);
+  visit(file, file);
   return spans;
 }
 
