@@ -168,6 +168,7 @@ async function heldAnswer(
     if (!turn.first) return undefined;
     return { message: withEnvironment(message, deps.api.environment), answered: turn.answered };
   } catch {
+    // Not lost: the answer after the ack meets the same store, and tells the person what failed.
     return undefined;
   }
 }
