@@ -94,8 +94,6 @@ export interface CngnApi {
   getBalance(options?: ReadOptions): Promise<BalanceEntry[]>;
   /** The balance with the time it was read from the service (cached for seconds): "as of HH:mm". */
   getBalanceWithTime(options?: ReadOptions): Promise<{ entries: BalanceEntry[]; asOf: Date }>;
-  /** The balance the cache holds fresh, from the store only (no service call); undefined if none. */
-  heldBalance(): Promise<{ entries: BalanceEntry[]; asOf: Date } | undefined>;
   /** The last balance read, however old, from the store only (no service call); undefined if none yet. */
   lastBalance(): Promise<{ entries: BalanceEntry[]; asOf: Date } | undefined>;
   getNetworks(options?: { includeBlockchain?: boolean } & ReadOptions): Promise<Network[]>;

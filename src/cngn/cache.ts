@@ -75,12 +75,6 @@ export class ResponseCache {
     }
   }
 
-  /** The value the store holds fresh, without loading it (never reads the service); undefined if none. */
-  async held<T>(name: string, ttlMs: number): Promise<Cached<T> | undefined> {
-    const hit = await this.store.get<Entry<T>>(`cngn:cache:${this.scope}:${name}`);
-    return hit && this.now() - hit.at < ttlMs ? { value: hit.value, asOf: new Date(hit.at) } : undefined;
-  }
-
   /** The last value loaded with `remember`, however old; never reads the service. */
   async last<T>(name: string): Promise<Cached<T> | undefined> {
     const hit = await this.store.get<Entry<T>>(`cngn:cache:${this.scope}:${name}:last`);

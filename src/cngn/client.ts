@@ -161,11 +161,6 @@ export class CngnClient implements CngnApi {
     return { entries: cached.value, asOf: cached.asOf };
   }
 
-  async heldBalance() {
-    const held = await this.cache.held<BalanceEntry[]>('balance', this.ttl.balance);
-    return held ? { entries: held.value, asOf: held.asOf } : undefined;
-  }
-
   async lastBalance() {
     const last = await this.cache.last<BalanceEntry[]>('balance');
     return last ? { entries: last.value, asOf: last.asOf } : undefined;

@@ -72,11 +72,6 @@ export interface Subcommand<D> extends HelpEntry {
   inHelp?: false;
   /** The answer to send privately, or undefined when the handler answered itself (a modal). */
   run(command: CommandContext, deps: D): Promise<SlackMessage | undefined>;
-  /**
-   * The answer from what the store already holds (no service call), to send in the ack itself;
-   * undefined when it would need the service, and `run` answers after the ack.
-   */
-  held?(deps: D): Promise<SlackMessage | undefined>;
 }
 
 /** A subcommand of a feature that may be left out: it runs with that feature's deps, when it is wired. */

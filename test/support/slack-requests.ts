@@ -94,8 +94,8 @@ export function slashCommand(sender: SlackSender, options: SlashCommandOptions):
 
 let answers = 0;
 /**
- * `/cngn <text>` from `userId` (default UREQ), acknowledged, and its private answer: the ack's body
- * when it carries one (a read the store held), else the first post to its own response_url.
+ * `/cngn <text>` from `userId` (default UREQ), acknowledged, and the first post to its own
+ * response_url: where a command's private answer goes.
  */
 export async function commandAnswer(
   bot: { sender: SlackSender; slack: FakeSlack },
@@ -105,15 +105,7 @@ export async function commandAnswer(
   const name = `command-answer-${++answers}`;
   const ack = await slashCommand(bot.sender, { text, userId, responseUrl: bot.slack.responseUrl(name) });
   if (ack.status !== 200) throw new Error(`/cngn ${text} was acknowledged with ${ack.status}: ${ack.body}`);
-  const inAck = ackAnswer(ack);
-  if (inAck) return { method: `response_url:${name}`, body: inAck, at: Date.now() };
   return bot.slack.waitFor(`response_url:${name}`);
-}
-
-/** The message an ack carries as its answer, if it does. */
-export function ackAnswer(ack: SlackResponse): Record<string, unknown> | undefined {
-  const body = ack.json() as Record<string, unknown> | undefined;
-  return body && typeof body.text === 'string' ? body : undefined;
 }
 
 /** The form body of one slash command delivery, to send (again) with postSigned. */

@@ -49,22 +49,6 @@ describe('a command typed in #treasury', () => {
     expect(messagesIn(dayo, TREASURY).some((m) => m.ts === reply.ts)).toBe(false);
   });
 
-  test("answers a balance the bot held, in the command's ack, to Ada alone as well", async ({ bench }) => {
-    const balances = (state: Parameters<typeof messagesIn>[0]) =>
-      messagesIn(state, TREASURY).filter((m) => wording(m).includes('Balance'));
-    await bench.post('/command', { user: ADA, channel: TREASURY, text: '/cngn balance' });
-    const before = await bench.waitFor(ADA, (s) => balances(s).length || undefined, 'a balance');
-    await bench.post('/command', { user: ADA, channel: TREASURY, text: '/cngn balance' });
-    const reply = await bench.waitFor(
-      ADA,
-      (s) => (balances(s).length > before ? balances(s).at(-1) : undefined),
-      'the held balance answer',
-    );
-    expect(reply.visibleTo).toBe(ADA);
-    expect(wording(reply)).toMatch(/1,250,000\.00/);
-    expect(balances(await bench.state(DAYO)).some((m) => m.ts === reply.ts)).toBe(false);
-  });
-
   test('refuses a command other than /cngn the way Slack does, and an unknown user', async ({ bench }) => {
     const other = await bench.post('/command', { user: ADA, channel: TREASURY, text: '/pay 100' });
     expect(other.status).toBe(422);

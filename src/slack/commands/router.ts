@@ -9,7 +9,7 @@ import { describeError } from '../runtime/errors.js';
 import { afterAck, type InFlight } from '../runtime/in-flight.js';
 import { unwrapLinks } from '../runtime/links.js';
 import { postToResponseUrl } from '../runtime/response-url.js';
-import type { ApprovalSlackDeps, CommandContext, ReadDeps, SlackMessage, Subcommand } from '../types.js';
+import type { ApprovalSlackDeps, CommandContext, ReadDeps, SlackMessage } from '../types.js';
 import { errorMessage, noticeMessage, withEnvironment } from '../ui/messages.js';
 import { type Entry, findSubcommand, help } from './registry.js';
 
@@ -142,83 +142,13 @@ async function routeCommand(
   }
 }
 
-/** How long an ack waits for the store (a held answer and its delivery claim) before it goes out empty, in ms. */
-const HELD_WAIT_MS = 50;
-
-/** An answer from what the store holds, this delivery claimed for it: it goes in the ack. */
-interface HeldAnswer {
-  message: SlackMessage;
-  answered(answer: SlackMessage[]): Promise<void>;
-}
-
-/**
- * The answer of a read whose data the store already holds (a fresh balance), with this delivery claimed
- * first; undefined when the store holds none, or this is a repeat, or the store failed: the answer then
- * comes after the ack, as every other one does. Never calls the service.
- */
-async function heldAnswer(
-  held: NonNullable<Subcommand<ReadDeps>['held']>,
-  triggerId: string,
-  deps: RouterDeps,
-): Promise<HeldAnswer | undefined> {
-  try {
-    const message = await held(deps);
-    if (!message) return undefined;
-    const turn = await deps.deliveries.claim<SlackMessage[]>(commandDelivery(triggerId));
-    if (!turn.first) return undefined;
-    return { message: withEnvironment(message, deps.api.environment), answered: turn.answered };
-  } catch {
-    // Not lost: the answer after the ack meets the same store, and tells the person what failed.
-    return undefined;
-  }
-}
-
-/** The subcommand's held answer, when it has one (a read; a command Slack gave a trigger_id). */
-function heldOf(command: CommandDelivery): Subcommand<ReadDeps>['held'] {
-  if (!command.trigger_id) return undefined;
-  const entry = findSubcommand(unwrapLinks(command.text).trim().split(/\s+/).filter(Boolean))?.entry;
-  return entry?.needs === undefined ? entry?.held : undefined;
-}
-
-/** `pending`, or undefined once `ms` have passed without it. */
-async function within<T>(pending: Promise<T | undefined>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([pending, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function recordHeld(answer: HeldAnswer, deps: RouterDeps): Promise<void> {
-  await answer.answered([answer.message]).catch((error: unknown) => {
-    deps.logger.warn('could not record the answer to a command', { error: String(error) });
-  });
-}
-
 export function registerCommands(app: App, deps: RouterDeps): void {
   app.command('/cngn', async ({ ack, command, client }) => {
-    const held = heldOf(command);
-    const pending = held && heldAnswer(held, command.trigger_id, deps);
-    const ready = pending && (await within(pending, HELD_WAIT_MS));
-    if (ready) {
-      await ack({ response_type: 'ephemeral', ...ready.message });
-      afterAck(deps.inFlight, () => recordHeld(ready, deps), deps.logger, '/cngn', command.trigger_id);
-      return;
-    }
     await ack();
     // The answer reports its own failures to the user; only a post that failed is left to log.
     afterAck(
       deps.inFlight,
-      async () => {
-        const late = await pending;
-        if (!late) return answerOnce(command, client, deps);
-        await postToResponseUrl(command.response_url, { response_type: 'ephemeral', ...late.message });
-        await recordHeld(late, deps);
-      },
+      () => answerOnce(command, client, deps),
       deps.logger,
       '/cngn',
       command.trigger_id,

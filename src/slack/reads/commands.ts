@@ -23,11 +23,6 @@ async function balanceCommand(_ctx: CommandContext, deps: ReadDeps): Promise<Sla
   return balanceMessage(entries, asOf, deps.now());
 }
 
-async function heldBalanceMessage(deps: ReadDeps): Promise<SlackMessage | undefined> {
-  const held = await deps.api.heldBalance();
-  return held && balanceMessage(held.entries, held.asOf, deps.now());
-}
-
 async function networksCommand(_ctx: CommandContext, deps: ReadDeps): Promise<SlackMessage> {
   return networksMessage(await deps.api.getNetworks());
 }
@@ -139,7 +134,6 @@ export const READ_SUBCOMMANDS = {
     who: READERS,
     example: 'balance',
     run: balanceCommand,
-    held: heldBalanceMessage,
   },
   tx: {
     name: 'tx',

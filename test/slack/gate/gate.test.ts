@@ -9,7 +9,6 @@ import { botTest } from '../../support/bot.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { BOT_USER, GUEST } from '../../support/fake-slack.js';
 import {
-  ackAnswer,
   blockAction,
   clickInHome,
   homeOpened,
@@ -59,8 +58,8 @@ let asked = 0;
 /** `/cngn <text>` as `userId`: the text of its private answer. */
 async function cngn(app: ApprovalApp, text: string, userId: string): Promise<string> {
   const name = `gate-${++asked}`;
-  const ack = await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
-  return String((ackAnswer(ack) ?? (await app.slack.waitFor(`response_url:${name}`)).body).text);
+  await slashCommand(app.sender, { text, userId, responseUrl: app.slack.responseUrl(name) });
+  return String((await app.slack.waitFor(`response_url:${name}`)).body.text);
 }
 
 /** `/cngn <text>` as `userId`, which answers with a modal: the views.open that opened it. */

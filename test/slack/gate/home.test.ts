@@ -10,7 +10,6 @@ import { capturedLog } from '../../support/captured-log.js';
 import { EXTERNAL, FakeSlack, OTHER_TEAM } from '../../support/fake-slack.js';
 import { submitReview } from '../../support/review.js';
 import {
-  ackAnswer,
   commandAnswer,
   homeOpened,
   newTriggerId,
@@ -45,8 +44,8 @@ let asked = 0;
 /** `/cngn <text>` as `user`, sent for `place`: the text of its private answer. */
 async function cngn(app: ApprovalApp, text: string, user: string, place: Workspace = HOME): Promise<string> {
   const name = `home-${++asked}`;
-  const ack = await commandFrom(app.sender, place, { text, user, responseUrl: app.slack.responseUrl(name) });
-  return String((ackAnswer(ack) ?? (await app.slack.waitFor(`response_url:${name}`)).body).text);
+  await commandFrom(app.sender, place, { text, user, responseUrl: app.slack.responseUrl(name) });
+  return String((await app.slack.waitFor(`response_url:${name}`)).body.text);
 }
 
 /** The withdrawal form as `user` submits it, with good values, sent for `place`: Slack's answer. */

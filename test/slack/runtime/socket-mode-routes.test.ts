@@ -172,19 +172,6 @@ describe('Socket Mode: the routes on PORT', () => {
     expect(logged(bot, /uncaught|unhandled/)).toEqual([]);
   });
 
-  test("answers a balance the store holds fresh in the envelope's ack, and a cold one by response_url", async ({
-    slack,
-    socket,
-  }) => {
-    socket.sendCommand('env-balance-1', 'balance', slack.responseUrl('socket-balance-1'));
-    const cold = await socket.waitFor((m) => m.envelope_id === 'env-balance-1');
-    expect(JSON.stringify(cold.payload ?? {})).not.toContain('text');
-    expect(JSON.stringify((await slack.waitFor('response_url:socket-balance-1')).body)).toContain('₦');
-    socket.sendCommand('env-balance-2', 'balance', slack.responseUrl('socket-balance-2'));
-    const warm = await socket.waitFor((m) => m.envelope_id === 'env-balance-2');
-    expect(JSON.stringify(warm.payload)).toContain('₦');
-  });
-
   test('stays ready when Slack closes the socket (webhooks are still stored), and says so on /healthz and in metrics', async ({
     ownBot: { socket, bot },
   }) => {
