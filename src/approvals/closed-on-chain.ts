@@ -1,14 +1,16 @@
-// Just before the one service call (and before the tracker completes an unanswered write of the bot's
-// own), where the bot holds the audit signing key: a request the signed audit chain records as closed
-// is never sent or completed again, whatever the store says of it now, and neither is one the chain
-// cannot show open (its filing is older than what the chain vouches for). Before a send, a request the
-// chain records as already sent (or sent with no answer) is refused too: the call was made once. The
-// tracker settling the bot's own unanswered write reads that same entry as its own, so it does not
-// refuse it. The chain is read through audit/verified-closings.ts.
-// docs/decisions/closed-on-the-signed-chain.md.
+// Where the bot holds the audit signing key: a request the signed audit chain records as closed is
+// never sent or completed again, whatever the store says of it now, and neither is one the chain cannot
+// show open (its filing is older than what the chain vouches for). Before a send, a request the chain
+// records as already sent (or sent with no answer) is refused too: the call was made once. The executor
+// asks before its claim (a read error there leaves the request approved for the next sweep), and the
+// refused request ends as the chain tells it: completed when the chain says so, outcome unknown for a
+// person when the chain records its call, else failed, nothing sent. Right before the call it asks again,
+// for a stop that raced the claim. The tracker settling the bot's own unanswered write reads the
+// request's own `outcome-unknown` entry as its own, so it does not refuse it. The chain is read through
+// audit/verified-closings.ts. docs/decisions/closed-on-the-signed-chain.md.
 import type { ChainWord } from '../audit/index.js';
 import { lagosTime } from '../format/display.js';
-import type { ApprovalRequest, EngineLog } from './types.js';
+import type { ApprovalRequest, EngineLog, RequestState } from './types.js';
 
 /** How the note of a request closed on the chain begins (the rest names its state and time). */
 export const CLOSED_ON_CHAIN = 'already closed on the signed audit chain';
@@ -25,26 +27,39 @@ export interface ClosingsReader {
   wordOn(requestId: string): Promise<ChainWord>;
 }
 
-/** 'send': the executor, before its call. 'settle': the tracker, settling the bot's own unanswered write. */
-export type ClosedCheckFor = 'send' | 'settle';
+/**
+ * 'claim': the executor, before its claim; 'send': the executor again, right before its call; 'settle':
+ * the tracker, settling the bot's own unanswered write.
+ */
+export type ClosedCheckFor = 'claim' | 'send' | 'settle';
 
-/** The note a request fails with when the chain says it is closed (or sent, before a send), or cannot say it is open. */
-async function closedProblem(
-  closings: ClosingsReader | undefined,
-  request: ApprovalRequest,
-  checkFor: ClosedCheckFor,
-): Promise<string | undefined> {
-  if (!closings) return undefined;
-  const word = await closings.wordOn(request.id);
+/**
+ * A refusal: where the request ends and the note that says why. Completed: the chain records it so.
+ * Outcome unknown: the chain records its call, so whether the money went out is for a person to check.
+ * Failed: nothing was sent.
+ */
+export interface ChainRefusal {
+  to: Extract<RequestState, 'failed' | 'outcome-unknown' | 'completed'>;
+  note: string;
+}
+
+/** The refusal the chain's word on a request calls for, or undefined when it may be sent (or settled). */
+function refusalOf(word: ChainWord, checkFor: ClosedCheckFor): ChainRefusal | undefined {
   if (word === 'open') return undefined;
-  if (word === 'unknown') return NOT_SHOWN_OPEN;
+  if (word === 'unknown') return { to: 'failed', note: NOT_SHOWN_OPEN };
   if ('called' in word) {
     if (checkFor === 'settle') return undefined;
     const { state, at } = word.called;
-    return `${SENT_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent`;
+    const note = `${SENT_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and whether that call went through is for a person to check with the service`;
+    return { to: 'outcome-unknown', note };
   }
   const { state, at } = word.closed;
-  return `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot, or the bot's own write of that step never landed; nothing was sent`;
+  if (state === 'completed') {
+    const note = `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and the audit log holds its record`;
+    return { to: 'completed', note };
+  }
+  const note = `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot, or the bot's own write of that step never landed; nothing was sent`;
+  return { to: 'failed', note };
 }
 
 /**
@@ -68,19 +83,37 @@ export class ClosedOnChain {
     await this.closings?.wordOn('');
   }
 
-  /** closedProblem, logged and counted. */
-  async problem(request: ApprovalRequest, checkFor: ClosedCheckFor): Promise<string | undefined> {
-    const problem = await closedProblem(this.closings, request, checkFor);
-    if (problem) {
+  /**
+   * The refusal the chain calls for, logged and counted. Throws when the chain cannot be read, except
+   * right before the call ('send'): the check before the claim read it moments earlier, so a read error
+   * there is logged and lets the call go on rather than fail a request that was shown open.
+   */
+  async refusal(request: ApprovalRequest, checkFor: ClosedCheckFor): Promise<ChainRefusal | undefined> {
+    if (!this.closings) return undefined;
+    let word: ChainWord;
+    try {
+      word = await this.closings.wordOn(request.id);
+    } catch (error) {
+      if (checkFor !== 'send') throw error;
+      this.log?.warn('the signed audit chain could not be read again right before the call', {
+        requestId: request.id,
+        error: String(error),
+      });
+      return undefined;
+    }
+    const refusal = refusalOf(word, checkFor);
+    if (refusal) {
       this.log?.error?.(
         'NOT SENT: closed or already sent on the signed audit chain, or not shown open there',
-        {
-          requestId: request.id,
-          problem,
-        },
+        { requestId: request.id, problem: refusal.note },
       );
       this.counted(request.id);
     }
-    return problem;
+    return refusal;
+  }
+
+  /** The refusal's note (refusal). */
+  async problem(request: ApprovalRequest, checkFor: ClosedCheckFor): Promise<string | undefined> {
+    return (await this.refusal(request, checkFor))?.note;
   }
 }
