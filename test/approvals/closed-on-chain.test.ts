@@ -4,13 +4,20 @@
 // its closing is on the signed audit chain, read just before the call (closed-on-chain.ts). The request
 // fails, nothing sent, and the note is one the alerts channel hears. Without the key nothing changes.
 import { describe, expect } from 'vitest';
-import { CLOSED_ON_CHAIN, NOT_SHOWN_OPEN, SENT_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import {
+  CLOSED_ON_CHAIN,
+  ClosedOnChain,
+  NOT_SHOWN_OPEN,
+  SENT_ON_CHAIN,
+} from '../../src/approvals/closed-on-chain.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { type ApprovalRequest, LOOKED_UP_BEFORE_SENDING, needsAPerson } from '../../src/approvals/index.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
+import { VerifiedClosings } from '../../src/audit/verified-closings.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
+import { capturedLog } from '../support/captured-log.js';
 import { REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { approvedUnsent, execute, revive, revivedApproved, test } from './closed-support.js';
@@ -363,5 +370,30 @@ describe('without the audit signing key', () => {
     await revive(fx.store, request.id);
     expect((await execute(fx.engine, request.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(2);
+  });
+});
+
+describe('with the audit signing key, a chain that cannot be read', () => {
+  test('before the claim: the error is thrown (nothing settled); right before the call: logged, the call goes on', async () => {
+    const unreadable = {
+      head: () => Promise.reject(new Error('the store did not answer')),
+      entries: () => Promise.resolve([]),
+      latest: () => Promise.resolve([]),
+    };
+    const closings = new VerifiedClosings(unreadable, 'sandbox', {
+      signer: newSigner(),
+      marks: new HeadMarks(),
+    });
+    const { logger, entries } = capturedLog('warn');
+    const refused: string[] = [];
+    const check = new ClosedOnChain(closings, logger, (id) => refused.push(id));
+    const request = { id: 'AR-UNREAD' } as ApprovalRequest;
+    await expect(check.refusal(request, 'claim')).rejects.toThrow('the store did not answer');
+    await expect(check.refusal(request, 'settle')).rejects.toThrow('the store did not answer');
+    expect(await check.refusal(request, 'send')).toBeUndefined();
+    expect(entries).toMatchObject([
+      { level: 'warn', message: 'the signed audit chain could not be read again right before the call' },
+    ]);
+    expect(refused).toEqual([]);
   });
 });
