@@ -1,15 +1,18 @@
 // Where the bot holds the audit signing key: a request the signed audit chain records as closed is
 // never sent or completed again, whatever the store says of it now, and neither is one the chain cannot
 // show open (its filing is older than what the chain vouches for). Before a send, a request the chain
-// records as already sent (or sent with no answer) is refused too: the call was made once. The executor
-// asks before its claim (a read error there leaves the request approved for the next sweep), and the
-// refused request ends as the chain tells it: completed when the chain says so, outcome unknown for a
-// person when the chain records its call, else failed, nothing sent. Right before the call it asks again,
-// for a stop that raced the claim. The tracker settling the bot's own unanswered write reads the
-// request's own `outcome-unknown` entry as its own, so it does not refuse it. The chain is read through
+// records as already sent (or sent with no answer) is refused too: the call was made once. The chain is
+// read for the request as it is about to be claimed, under the claim's lock (claim-execution.ts; the late
+// lookup reads it first too), and the refused request ends as the chain tells it: completed when the
+// chain says so, outcome unknown for a person when the chain records its call, else failed, nothing
+// sent. A read error there claims and settles nothing: the request stays approved for the next sweep.
+// Right before the call it is read again (failureAtTheCall); a read error there sends nothing and fails
+// the request. The tracker settling the bot's own unanswered write reads the request's own
+// `outcome-unknown` entry as its own, so it does not refuse it. The chain is read through
 // audit/verified-closings.ts. docs/decisions/closed-on-the-signed-chain.md.
 import type { ChainWord } from '../audit/index.js';
 import { lagosTime } from '../format/display.js';
+import type { CallFailure } from './service-call.js';
 import type { ApprovalRequest, EngineLog, RequestState } from './types.js';
 
 /** How the note of a request closed on the chain begins (the rest names its state and time). */
@@ -22,14 +25,18 @@ export const SENT_ON_CHAIN = 'already sent to the service, as the signed audit c
 export const NOT_SHOWN_OPEN =
   'filed earlier than the oldest part of the signed audit chain the bot can check, so the bot cannot show it is still waiting to be sent; nothing was sent. A person should look it up in the audit archive and, if it should still go out, file it again';
 
+/** The note a request fails with when the chain cannot be read right before its call. */
+export const CHAIN_UNREAD_AT_CALL =
+  'the signed audit chain could not be read just before sending, so the bot could not show the request was not closed or sent already; nothing was sent. A person should check the audit log and, if it should still go out, file it again';
+
 /** What reads the chain's word on a request (VerifiedClosings). */
 export interface ClosingsReader {
   wordOn(requestId: string): Promise<ChainWord>;
 }
 
 /**
- * 'claim': the executor, before its claim; 'send': the executor again, right before its call; 'settle':
- * the tracker, settling the bot's own unanswered write.
+ * 'claim': the executor, before and under its claim; 'send': the executor again, right before its call;
+ * 'settle': the tracker, settling the bot's own unanswered write.
  */
 export type ClosedCheckFor = 'claim' | 'send' | 'settle';
 
@@ -67,7 +74,9 @@ function refusalOf(word: ChainWord, checkFor: ClosedCheckFor): ChainRefusal | un
  * it: the tracker's failure words may put their own before it).
  */
 export function closedOnChainNote(note: string): boolean {
-  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN].some((words) => note.includes(words));
+  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN, CHAIN_UNREAD_AT_CALL].some((words) =>
+    note.includes(words),
+  );
 }
 
 /** The check as the engine runs it: logged as an error and counted when it refuses. */
@@ -83,25 +92,10 @@ export class ClosedOnChain {
     await this.closings?.wordOn('');
   }
 
-  /**
-   * The refusal the chain calls for, logged and counted. Throws when the chain cannot be read, except
-   * right before the call ('send'): the check before the claim read it moments earlier, so a read error
-   * there is logged and lets the call go on rather than fail a request that was shown open.
-   */
+  /** The refusal the chain calls for, logged and counted. Throws when the chain cannot be read. */
   async refusal(request: ApprovalRequest, checkFor: ClosedCheckFor): Promise<ChainRefusal | undefined> {
     if (!this.closings) return undefined;
-    let word: ChainWord;
-    try {
-      word = await this.closings.wordOn(request.id);
-    } catch (error) {
-      if (checkFor !== 'send') throw error;
-      this.log?.warn('the signed audit chain could not be read again right before the call', {
-        requestId: request.id,
-        error: String(error),
-      });
-      return undefined;
-    }
-    const refusal = refusalOf(word, checkFor);
+    const refusal = refusalOf(await this.closings.wordOn(request.id), checkFor);
     if (refusal) {
       this.log?.error?.(
         'NOT SENT: closed or already sent on the signed audit chain, or not shown open there',
@@ -110,6 +104,26 @@ export class ClosedOnChain {
       this.counted(request.id);
     }
     return refusal;
+  }
+
+  /**
+   * Right before the call, after the write-ahead mark: what the request ends as instead of being sent.
+   * Failed when the chain cannot be read, or shows nothing was sent; outcome unknown when it records the
+   * request completed or called, whose note says so (never "nothing was sent").
+   */
+  async failureAtTheCall(request: ApprovalRequest): Promise<CallFailure | undefined> {
+    let refusal: ChainRefusal | undefined;
+    try {
+      refusal = await this.refusal(request, 'send');
+    } catch (error) {
+      this.log?.error?.('NOT SENT: the signed audit chain could not be read right before the call', {
+        requestId: request.id,
+        error: String(error),
+      });
+      return { to: 'failed', note: CHAIN_UNREAD_AT_CALL };
+    }
+    if (!refusal) return undefined;
+    return { to: refusal.to === 'failed' ? 'failed' : 'outcome-unknown', note: refusal.note };
   }
 
   /** The refusal's note (refusal). */

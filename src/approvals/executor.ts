@@ -135,6 +135,7 @@ export class Executor {
       owner: this.instanceId,
       staleAfterMs: options.staleAfterMs ?? STALE_APPROVAL_MS,
       onClaimed: (id) => this.held.add(id),
+      settleRefused: (request, refused) => this.lateLookup.settleAsTheChainSays(request, refused),
     });
     this.poolReading = { policy: deps.policy, log: deps.log, boundMs: options.poolReadBoundMs };
     this.answers = new AnswerRecorder(
@@ -225,8 +226,7 @@ export class Executor {
       const fresh = await this.freshFigures(approved);
       if (fresh === 'not-now') return undefined;
       await readPoolsBriefly(this.poolReading, approved);
-      const claimed = await this.claimExecution(id, fresh);
-      return claimed && { claimed };
+      return await this.claims.claimOrSettle(id, fresh);
     } catch (error) {
       await this.sayNotStarted(id).catch(() => {});
       throw error;
@@ -324,7 +324,8 @@ export class Executor {
 
   /**
    * The last check before the call: a payload amount not the amount shown, fewer approvals than the tiers
-   * ask for, a needed signature not verifying now, or a filing seal not holding sends nothing (send-checks.ts).
+   * ask for, a needed signature not verifying now, or a filing seal not holding sends nothing (send-checks.ts);
+   * last, the signed chain's word (ClosedOnChain.failureAtTheCall).
    */
   private async evidenceProblem(marked: ApprovalRequest): Promise<CallFailure | undefined> {
     if (!amountsAgree(marked)) {
@@ -337,7 +338,7 @@ export class Executor {
     } catch {
       return STORE_UNREACHED;
     }
-    if (!problem) return undefined;
+    if (!problem) return this.signed.closedOnChain.failureAtTheCall(marked);
     this.log?.warn('NOT SENT: the approvals do not hold', { requestId: marked.id, problem });
     return { to: 'failed', note: problem };
   }

@@ -202,11 +202,11 @@ export class LateLookup {
   }
 
   /**
-   * Refused by the signed audit chain: completed as it records, outcome unknown with a person asked (its
-   * call was made, and the reconciler leaves it alone: the bot no longer holds the call's record), or
-   * failed with nothing sent. A failure is the step `failed`, whose note the alerts channel hears.
+   * Refused by the signed audit chain (here, or under the claim's lock: claim-execution.ts): completed
+   * as it records, outcome unknown with a person asked (its call was made, and the reconciler leaves it
+   * alone: the bot no longer holds the call's record), or failed with nothing sent. A failure is the step `failed`, whose note the alerts channel hears.
    */
-  private async settleAsTheChainSays(
+  async settleAsTheChainSays(
     request: ApprovalRequest,
     refused: ChainRefusal,
   ): Promise<ApprovalRequest | undefined> {

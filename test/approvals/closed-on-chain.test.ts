@@ -1,10 +1,12 @@
 // A request the bot closed (completed, failed, cancelled, rejected after approval, expired) keeps its
 // real approvals and its filing seal. Where the bot holds the audit signing key, a store writer who sets
 // it back to approved, or marks it interrupted, never has it sent, or completed by the tracker, again:
-// its closing is on the signed audit chain, read just before the call (closed-on-chain.ts). The request
-// fails, nothing sent, and the note is one the alerts channel hears. Without the key nothing changes.
+// its closing is on the signed audit chain, read before and under the claim and again right before the
+// call (closed-on-chain.ts). The request ends as the chain records it, and the note is one the alerts
+// channel hears. Without the key nothing changes.
 import { describe, expect } from 'vitest';
 import {
+  CHAIN_UNREAD_AT_CALL,
   CLOSED_ON_CHAIN,
   ClosedOnChain,
   NOT_SHOWN_OPEN,
@@ -374,7 +376,7 @@ describe('without the audit signing key', () => {
 });
 
 describe('with the audit signing key, a chain that cannot be read', () => {
-  test('before the claim: the error is thrown (nothing settled); right before the call: logged, the call goes on', async () => {
+  test('before or under the claim, and settling, the error is thrown; right before the call, the request fails, nothing sent', async () => {
     const unreadable = {
       head: () => Promise.reject(new Error('the store did not answer')),
       entries: () => Promise.resolve([]),
@@ -384,15 +386,17 @@ describe('with the audit signing key, a chain that cannot be read', () => {
       signer: newSigner(),
       marks: new HeadMarks(),
     });
-    const { logger, entries } = capturedLog('warn');
+    const { logger, entries } = capturedLog('error');
     const refused: string[] = [];
     const check = new ClosedOnChain(closings, logger, (id) => refused.push(id));
     const request = { id: 'AR-UNREAD' } as ApprovalRequest;
     await expect(check.refusal(request, 'claim')).rejects.toThrow('the store did not answer');
     await expect(check.refusal(request, 'settle')).rejects.toThrow('the store did not answer');
-    expect(await check.refusal(request, 'send')).toBeUndefined();
+    await expect(check.refusal(request, 'send')).rejects.toThrow('the store did not answer');
+    expect(await check.failureAtTheCall(request)).toEqual({ to: 'failed', note: CHAIN_UNREAD_AT_CALL });
+    expect(needsAPerson(CHAIN_UNREAD_AT_CALL)).toBe(true);
     expect(entries).toMatchObject([
-      { level: 'warn', message: 'the signed audit chain could not be read again right before the call' },
+      { level: 'error', message: 'NOT SENT: the signed audit chain could not be read right before the call' },
     ]);
     expect(refused).toEqual([]);
   });
