@@ -13,6 +13,7 @@ import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
 import { type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, type ServiceBinding } from './binding.js';
 import { ClaimExecution } from './claim-execution.js';
+import { closedOnChainNote } from './closed-on-chain.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
@@ -34,6 +35,7 @@ import {
 } from './service-call.js';
 import type { SendChecks } from './signed-approvals.js';
 import type { ClaimChecks } from './tiers-raised.js';
+import { askAPersonToCheck } from './transaction-match.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
@@ -199,7 +201,12 @@ export class Executor {
       }
       crashPoint('after-answer');
       // The lease is still renewed while the answer is being written: it is known here.
-      return await this.answers.keep(claimed, result);
+      const kept = await this.answers.keep(claimed, result);
+      // Refused right before the call as the chain records its call made: a person checks, as the late
+      // lookup asks one for a request refused before the claim.
+      const calledOnChain =
+        kept.state === 'outcome-unknown' && 'note' in result && closedOnChainNote(result.note);
+      return (calledOnChain && (await askAPersonToCheck(this.core, id))) || kept;
     } finally {
       clearInterval(renewal);
     }

@@ -356,10 +356,10 @@ export class ApprovalPresenter {
 function alertFor(request: ApprovalRequest) {
   const step = request.history.at(-1);
   if (step && NEEDS_A_PERSON_NOTICES.has(step.action)) return conflictAlert(request);
-  // Settled before sending as the signed chain records it (completed, or called): the store was changed.
-  if (step?.action === LOOKED_UP_BEFORE_SENDING && step.note && isNeedsAPersonNote(step.note)) {
-    return conflictAlert(request, step.note);
-  }
+  // Settled before sending as the signed chain records it (completed, or called), before the claim or
+  // right before the call: the store was changed.
+  const settledOnChain = step?.action === LOOKED_UP_BEFORE_SENDING || step?.action === 'outcome-unknown';
+  if (settledOnChain && step?.note && isNeedsAPersonNote(step.note)) return conflictAlert(request, step.note);
   const note = step?.action === 'failed' ? needsAPerson(request, step.note) : undefined;
   return note ? evidenceAlert(request, note) : undefined;
 }
