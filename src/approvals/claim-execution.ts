@@ -7,7 +7,7 @@
 // signed chain is read for the request as it is about to be claimed, under the lock: one it refuses is
 // settled as it says instead (closed-on-chain.ts), and a read error claims nothing.
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import type { ChainRefusal } from './closed-on-chain.js';
+import { type ChainRefusal, unshownElsewhere } from './closed-on-chain.js';
 import type { CoreSections } from './core-sections.js';
 import type { FreezeHold } from './freeze-hold.js';
 import { askIfSendingUnclear } from './hand-back.js';
@@ -107,11 +107,12 @@ export class ClaimExecution {
 
   /**
    * The signed chain's word on the request as it is about to be claimed, read under its lock: a store
-   * writer may have revived it after any earlier read. None for a request bound elsewhere (it is closed).
+   * writer may have revived it after any earlier read. Read for a request bound elsewhere too: one the
+   * chain records as closed or called ends as it says; one it cannot show open is closed as bound elsewhere.
    */
   private async chainRefusal(request: ApprovalRequest): Promise<ChainRefusal | undefined> {
-    if (bindingProblem(request, this.deps.binding())) return undefined;
-    return this.deps.signed.closedOnChain.refusal(request, 'claim');
+    const refusal = await this.deps.signed.closedOnChain.refusal(request, 'claim');
+    return refusal && !unshownElsewhere(refusal, request, this.deps.binding()) ? refusal : undefined;
   }
 
   /**

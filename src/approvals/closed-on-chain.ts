@@ -12,6 +12,7 @@
 // audit/verified-closings.ts. docs/decisions/closed-on-the-signed-chain.md.
 import type { ChainWord } from '../audit/index.js';
 import { lagosTime } from '../format/display.js';
+import { bindingProblem, type ServiceBinding } from './binding.js';
 import type { CallFailure } from './service-call.js';
 import type { ApprovalRequest, EngineLog, RequestState } from './types.js';
 
@@ -67,6 +68,18 @@ function refusalOf(word: ChainWord, checkFor: ClosedCheckFor): ChainRefusal | un
   }
   const note = `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot, or the bot's own write of that step never landed; nothing was sent`;
   return { to: 'failed', note };
+}
+
+/**
+ * A refusal that only says the chain cannot show the request open, for a request bound to another
+ * environment or key: it is closed as bound elsewhere instead (binding.ts), nothing sent either way.
+ */
+export function unshownElsewhere(
+  refusal: ChainRefusal,
+  request: ApprovalRequest,
+  binding: ServiceBinding,
+): boolean {
+  return refusal.note === NOT_SHOWN_OPEN && bindingProblem(request, binding) !== undefined;
 }
 
 /**

@@ -10,7 +10,7 @@
 // of that, every approved request is looked up on the signed audit chain (closed-on-chain.ts): one the
 // chain records as closed or called is settled as the chain tells it, under the same claim and write.
 import { bindingProblem, type ServiceBinding } from './binding.js';
-import type { ChainRefusal } from './closed-on-chain.js';
+import { type ChainRefusal, unshownElsewhere } from './closed-on-chain.js';
 import type { CoreSections } from './core-sections.js';
 import { canonicalAddress } from './destinations.js';
 import { CLAIM_LEASE_MS } from './leases.js';
@@ -31,6 +31,14 @@ import {
   unsettledRequests,
 } from './transaction-match.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
+
+/** The step a settlement writes, and whether it is the chain's word (settled whatever the binding). */
+interface SettleHow {
+  action?: string;
+  onChain?: boolean;
+}
+
+const ON_CHAIN: SettleHow = { onChain: true };
 
 /** How soon a lookup the service could not answer is tried again. */
 const LOOKUP_RETRY_MS = 60_000;
@@ -88,11 +96,15 @@ export class LateLookup {
       this.foundNothing.delete(id);
       return 'send';
     }
-    // Another environment's request is closed by the claim; it is never looked up here.
-    if (bindingProblem(request, this.deps.binding())) return 'send';
-    // The chain first: a read error is thrown, and the request stays approved for the next sweep.
+    // The chain first, whatever the request's binding: a read error is thrown, and the request stays
+    // approved for the next sweep.
+    const binding = this.deps.binding();
     const refused = await this.deps.signed.closedOnChain.refusal(request, 'claim');
-    if (refused) return { settled: await this.settleAsTheChainSays(request, refused) };
+    if (refused && !unshownElsewhere(refused, request, binding)) {
+      return { settled: await this.settleAsTheChainSays(request, refused) };
+    }
+    // Another environment's request is closed by the claim; it is never looked up here.
+    if (bindingProblem(request, binding)) return 'send';
     if (!LateLookup.isLate(request, at)) return 'send';
     // None of these is a transaction (an unfreeze is only the bot's own record): nothing to look up.
     if (request.kind === 'settlement' || OWN_STORE_KINDS.has(request.kind)) return 'send';
@@ -211,14 +223,24 @@ export class LateLookup {
     refused: ChainRefusal,
   ): Promise<ApprovalRequest | undefined> {
     const { to, note } = refused;
-    if (to === 'outcome-unknown') return this.leaveToAPerson(request, note);
-    if (to === 'completed') return this.settle(request, to, note);
-    return this.settle(request, to, note, { reason: note, nothingSent: true }, 'failed');
+    if (to === 'outcome-unknown') return this.leaveToAPerson(request, note, ON_CHAIN);
+    if (to === 'completed') return this.settle(request, to, note, undefined, ON_CHAIN);
+    return this.settle(
+      request,
+      to,
+      note,
+      { reason: note, nothingSent: true },
+      { ...ON_CHAIN, action: 'failed' },
+    );
   }
 
   /** Several matches, or the list out of reach: outcome unknown, never sent, and a person is asked. */
-  private async leaveToAPerson(request: ApprovalRequest, note: string): Promise<ApprovalRequest | undefined> {
-    const settled = await this.settle(request, 'outcome-unknown', note);
+  private async leaveToAPerson(
+    request: ApprovalRequest,
+    note: string,
+    how: SettleHow = {},
+  ): Promise<ApprovalRequest | undefined> {
+    const settled = await this.settle(request, 'outcome-unknown', note, undefined, how);
     return settled && this.askAPerson(request);
   }
 
@@ -229,14 +251,15 @@ export class LateLookup {
   /**
    * Write what the lookup found onto the request, only if it is still the approved round looked up,
    * under that round's claim (so no replica can claim it to send meanwhile), with the compare-and-set
-   * write. Undefined when another process moved it on first.
+   * write. Undefined when another process moved it on first. As the chain says (`onChain`), it is
+   * settled whatever environment or key it is bound to now.
    */
   private async settle(
     looked: ApprovalRequest,
     to: RequestState,
     note: string,
     outcome?: ExecutionOutcome,
-    action = LOOKED_UP_BEFORE_SENDING,
+    { action = LOOKED_UP_BEFORE_SENDING, onChain = false }: SettleHow = {},
   ): Promise<ApprovalRequest | undefined> {
     const { core, repo, now, owner } = this.deps;
     let claim: number | undefined;
@@ -246,7 +269,7 @@ export class LateLookup {
       if (
         current?.state !== 'approved' ||
         current.round !== looked.round ||
-        bindingProblem(current, this.deps.binding())
+        (!onChain && bindingProblem(current, this.deps.binding()))
       ) {
         await repo.unindexUnrecorded(written, current, looked.id);
         return undefined;
