@@ -29,6 +29,11 @@ test('a sent withdrawal revived in the store: not sent again, and a person is al
       .callsTo('chat.postMessage')
       .filter((c) => c.body.channel === 'CALERTS' && String(c.body.text).includes(id));
   expect(alerts()).toEqual([]);
+  const presenter = app.approvals?.presenter;
+  expect(presenter).toBeDefined();
+  await presenter?.idle();
+  const posts = () => app.slack.callsTo('chat.postMessage').map((c) => String(c.body.text));
+  const toldBefore = posts();
 
   await revive(app.store, id);
   await partsOf(app.engine).executor.execute(id);
@@ -39,7 +44,13 @@ test('a sent withdrawal revived in the store: not sent again, and a person is al
   expect(after?.history.some((h) => h.note?.includes(`${SENT_ON_CHAIN} (sent,`))).toBe(true);
   expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(calls);
   await waitUntil(() => alerts().length > 0, 'the alert');
+  await app.engine.idle();
+  await presenter?.idle();
+  expect(alerts()).toHaveLength(1);
   const text = String(alerts()[0]?.body.text);
   expect(text).toMatch(/^Needs a person: /);
   expect(text).not.toContain('nothing was sent');
+  // What was said of the request before the store writer cut its history is not said again.
+  const toldAfter = posts().slice(toldBefore.length);
+  expect(toldAfter.filter((told) => toldBefore.includes(told))).toEqual([]);
 });
