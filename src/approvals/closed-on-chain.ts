@@ -24,11 +24,15 @@ export const SENT_ON_CHAIN = 'already sent to the service, as the signed audit c
 
 /** The note a request fails with when the chain cannot show it still open. */
 export const NOT_SHOWN_OPEN =
-  'filed earlier than the oldest part of the signed audit chain the bot can check, so the bot cannot show it is still waiting to be sent; nothing was sent. A person should look it up in the audit archive and, if it should still go out, file it again';
+  'filed earlier than the oldest part of the signed audit chain the bot can check, so the bot cannot ' +
+  'show it is still waiting to be sent; nothing was sent. A person should look it up in the audit ' +
+  'archive and, if it should still go out, file it again';
 
 /** The note a request fails with when the chain cannot be read right before its call. */
 export const CHAIN_UNREAD_AT_CALL =
-  'the signed audit chain could not be read just before sending, so the bot could not show the request was not closed or sent already; nothing was sent. A person should check the audit log and, if it should still go out, file it again';
+  'the signed audit chain could not be read just before sending, so the bot could not show the request ' +
+  'was not closed or sent already; nothing was sent. A person should check the audit log and, if it ' +
+  'should still go out, file it again';
 
 /** What reads the chain's word on a request (VerifiedClosings). */
 export interface ClosingsReader {

@@ -216,7 +216,8 @@ export class LateLookup {
   /**
    * Refused by the signed audit chain (here, or under the claim's lock: claim-execution.ts): completed
    * as it records, outcome unknown with a person asked (its call was made, and the reconciler leaves it
-   * alone: the bot no longer holds the call's record), or failed with nothing sent. A failure is the step `failed`, whose note the alerts channel hears.
+   * alone: the bot no longer holds the call's record), or failed with nothing sent. A failure is the
+   * step `failed`, whose note the alerts channel hears. Settled whatever the request's binding.
    */
   async settleAsTheChainSays(
     request: ApprovalRequest,
