@@ -2,7 +2,9 @@
 // fixed seeds, to stay quick; here the same files run through vitest's own API with the size scaled
 // up and this run's seed, so every property they check (Slack bodies, modal submissions, slash
 // commands, webhook deliveries) is proven at size with the very generators and assertions the suite
-// has, not a copy of them. One line per file.
+// has, not a copy of them. The builder checks, which enumerate their inputs rather than sample them,
+// run every combination here (`npm test` runs the two explorer links that must not become links only
+// where a link is shown: test/slack/builders/inputs.ts). One line per file.
 import { startVitest } from 'vitest/node';
 import type { Line } from '../support.js';
 import { seedNote } from './fuzz.js';
@@ -12,6 +14,10 @@ const SUITES = [
   { file: 'test/slack/fuzz-views.test.ts', what: 'every modal submitted' },
   { file: 'test/slack/commands/fuzz-commands.test.ts', what: 'slash commands' },
   { file: 'test/webhooks/fuzz.test.ts', what: 'webhook deliveries' },
+  { file: 'test/slack/builders/clip-edges.test.ts', what: 'every builder, where a cut lands' },
+  { file: 'test/slack/builders/slack-limits.test.ts', what: 'every builder, long text within Slack limits' },
+  { file: 'test/slack/builders/hidden-text.test.ts', what: 'every builder, hidden characters shown' },
+  { file: 'test/slack/builders/outside-text.test.ts', what: 'every builder, outside text inert' },
 ] as const;
 
 /** Runs the fuzz suites with FUZZ_RUNS_SCALE=`scale` and FUZZ_SEED=`seed`; a line per file. */

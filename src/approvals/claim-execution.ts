@@ -3,14 +3,18 @@
 // (even one whose lock ran out) exactly one moves it on and sends. The round's claim key in the store
 // keeps replicas off one request at once; a claim the request names as handed back (hand-back.ts) is
 // ended by it. A request bound elsewhere, counting an approver who left, or short of raised tiers is
-// not claimed but closed or sent back, nothing sent.
+// not claimed but closed or sent back, nothing sent. Where the bot holds the audit signing key, the
+// signed chain is read for the request as it is about to be claimed, under the lock: one it refuses is
+// settled as it says instead (closed-on-chain.ts), and a read error claims nothing.
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import { type ChainRefusal, unshownElsewhere } from './closed-on-chain.js';
 import type { CoreSections } from './core-sections.js';
 import type { FreezeHold } from './freeze-hold.js';
 import { askIfSendingUnclear } from './hand-back.js';
 import { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
 import { type FreshFigures, needsRecheck } from './recheck.js';
 import type { ApprovalRepository } from './repository.js';
+import type { SendChecks } from './signed-approvals.js';
 import { HELD_ACTION, hasNotice, transition } from './state-machine.js';
 import { backBeforeClaim, type ClaimChecks } from './tiers-raised.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
@@ -31,7 +35,21 @@ export interface ClaimExecutionDeps {
   staleAfterMs: number;
   /** Told of each request claimed here, under its lock. */
   onClaimed: (id: string) => void;
+  /** The signed audit chain's word on the request about to be claimed. */
+  signed: Pick<SendChecks, 'closedOnChain'>;
+  /** Ends a request the chain refused as the chain says (LateLookup.settleAsTheChainSays). */
+  settleRefused: (request: ApprovalRequest, refused: ChainRefusal) => Promise<ApprovalRequest | undefined>;
   log?: EngineLog | undefined;
+}
+
+/** The request failed as bound to another environment or key, or undefined when it is bound here. */
+function closeUnsendableNow(
+  request: ApprovalRequest,
+  binding: ServiceBinding,
+  now: Date,
+): ApprovalRequest | undefined {
+  const problem = bindingProblem(request, binding);
+  return problem ? closeUnsendable(request, problem, now) : undefined;
 }
 
 export class ClaimExecution {
@@ -43,29 +61,58 @@ export class ClaimExecution {
    * pool goes back to its approvers, one short of raised tiers waits again; nothing sent, people told.
    */
   async claim(id: string, fresh?: FreshFigures): Promise<ApprovalRequest | undefined> {
+    const taken = await this.claimOrSettle(id, fresh);
+    return taken && 'claimed' in taken ? taken.claimed : undefined;
+  }
+
+  /**
+   * claim, or the request settled as the signed chain says. Throws, nothing claimed or settled, when the
+   * chain cannot be read: the request stays approved for the next sweep.
+   */
+  async claimOrSettle(
+    id: string,
+    fresh?: FreshFigures,
+  ): Promise<{ claimed: ApprovalRequest } | { settled: ApprovalRequest } | undefined> {
     const { core, repo } = this.deps;
     let changed: ApprovalRequest | undefined;
+    let refused: { request: ApprovalRequest; refusal: ChainRefusal } | undefined;
     const claimed = await core.locked(id, async (request) => {
       if (request?.state !== 'approved') return undefined;
       // Frozen: not claimed (execute said it is held). Read again before the mark (executor.ts).
       if (await this.deps.hold.applies(request)) return undefined;
       const now = this.deps.now();
-      const problem = bindingProblem(request, this.deps.binding());
-      if (problem) {
-        const closed = closeUnsendable(request, problem, now);
-        if (await repo.saveIf(request, closed)) changed = closed;
+      const refusal = await this.chainRefusal(request);
+      if (refusal) {
+        refused = { request, refusal };
         return undefined;
       }
-      // An approval no longer counting sends it back; raised tiers keep it waiting (tiers-raised.ts).
-      const back = await backBeforeClaim(this.deps.beforeClaim, request, now);
-      if (back) {
-        if (await repo.saveIf(request, back)) changed = back;
+      // Bound elsewhere it is closed; an approval no longer counting sends it back; raised tiers keep
+      // it waiting (tiers-raised.ts).
+      const stopped =
+        closeUnsendableNow(request, this.deps.binding(), now) ??
+        (await backBeforeClaim(this.deps.beforeClaim, request, now));
+      if (stopped) {
+        if (await repo.saveIf(request, stopped)) changed = stopped;
         return undefined;
       }
       return this.claimRound(request, now, fresh);
     });
     if (changed) await core.notify(changed);
-    return claimed;
+    if (refused) {
+      const settled = await this.deps.settleRefused(refused.request, refused.refusal);
+      return settled && { settled };
+    }
+    return claimed && { claimed };
+  }
+
+  /**
+   * The signed chain's word on the request as it is about to be claimed, read under its lock: a store
+   * writer may have revived it after any earlier read. Read for a request bound elsewhere too: one the
+   * chain records as closed or called ends as it says; one it cannot show open is closed as bound elsewhere.
+   */
+  private async chainRefusal(request: ApprovalRequest): Promise<ChainRefusal | undefined> {
+    const refusal = await this.deps.signed.closedOnChain.refusal(request, 'claim');
+    return refusal && !unshownElsewhere(refusal, request, this.deps.binding()) ? refusal : undefined;
   }
 
   /**

@@ -1,14 +1,20 @@
-// Just before the one service call (and before the tracker completes an unanswered write of the bot's
-// own), where the bot holds the audit signing key: a request the signed audit chain records as closed
-// is never sent or completed again, whatever the store says of it now, and neither is one the chain
-// cannot show open (its filing is older than what the chain vouches for). Before a send, a request the
-// chain records as already sent (or sent with no answer) is refused too: the call was made once. The
-// tracker settling the bot's own unanswered write reads that same entry as its own, so it does not
-// refuse it. The chain is read through audit/verified-closings.ts.
-// docs/decisions/closed-on-the-signed-chain.md.
+// Where the bot holds the audit signing key: a request the signed audit chain records as closed is
+// never sent or completed again, whatever the store says of it now, and neither is one the chain cannot
+// show open (its filing is older than what the chain vouches for). Before a send, a request the chain
+// records as already sent (or sent with no answer) is refused too: the call was made once. The chain is
+// read for the request as it is about to be claimed, under the claim's lock (claim-execution.ts; the late
+// lookup reads it first too), and the refused request ends as the chain tells it: completed when the
+// chain says so, outcome unknown for a person when the chain records its call, else failed, nothing
+// sent. A read error there claims and settles nothing: the request stays approved for the next sweep.
+// Right before the call it is read again (failureAtTheCall); a read error there sends nothing and fails
+// the request. The tracker settling the bot's own unanswered write reads the request's own
+// `outcome-unknown` entry as its own, so it does not refuse it. The chain is read through
+// audit/verified-closings.ts. docs/decisions/closed-on-the-signed-chain.md.
 import type { ChainWord } from '../audit/index.js';
 import { lagosTime } from '../format/display.js';
-import type { ApprovalRequest, EngineLog } from './types.js';
+import { bindingProblem, type ServiceBinding } from './binding.js';
+import type { CallFailure } from './service-call.js';
+import type { ApprovalRequest, EngineLog, RequestState } from './types.js';
 
 /** How the note of a request closed on the chain begins (the rest names its state and time). */
 export const CLOSED_ON_CHAIN = 'already closed on the signed audit chain';
@@ -18,33 +24,66 @@ export const SENT_ON_CHAIN = 'already sent to the service, as the signed audit c
 
 /** The note a request fails with when the chain cannot show it still open. */
 export const NOT_SHOWN_OPEN =
-  'filed earlier than the oldest part of the signed audit chain the bot can check, so the bot cannot show it is still waiting to be sent; nothing was sent. A person should look it up in the audit archive and, if it should still go out, file it again';
+  'filed earlier than the oldest part of the signed audit chain the bot can check, so the bot cannot ' +
+  'show it is still waiting to be sent; nothing was sent. A person should look it up in the audit ' +
+  'archive and, if it should still go out, file it again';
+
+/** The note a request fails with when the chain cannot be read right before its call. */
+export const CHAIN_UNREAD_AT_CALL =
+  'the signed audit chain could not be read just before sending, so the bot could not show the request ' +
+  'was not closed or sent already; nothing was sent. A person should check the audit log and, if it ' +
+  'should still go out, file it again';
 
 /** What reads the chain's word on a request (VerifiedClosings). */
 export interface ClosingsReader {
   wordOn(requestId: string): Promise<ChainWord>;
 }
 
-/** 'send': the executor, before its call. 'settle': the tracker, settling the bot's own unanswered write. */
-export type ClosedCheckFor = 'send' | 'settle';
+/**
+ * 'claim': the executor, before and under its claim; 'send': the executor again, right before its call;
+ * 'settle': the tracker, settling the bot's own unanswered write.
+ */
+export type ClosedCheckFor = 'claim' | 'send' | 'settle';
 
-/** The note a request fails with when the chain says it is closed (or sent, before a send), or cannot say it is open. */
-async function closedProblem(
-  closings: ClosingsReader | undefined,
-  request: ApprovalRequest,
-  checkFor: ClosedCheckFor,
-): Promise<string | undefined> {
-  if (!closings) return undefined;
-  const word = await closings.wordOn(request.id);
+/**
+ * A refusal: where the request ends and the note that says why. Completed: the chain records it so.
+ * Outcome unknown: the chain records its call, so whether the money went out is for a person to check.
+ * Failed: nothing was sent.
+ */
+export interface ChainRefusal {
+  to: Extract<RequestState, 'failed' | 'outcome-unknown' | 'completed'>;
+  note: string;
+}
+
+/** The refusal the chain's word on a request calls for, or undefined when it may be sent (or settled). */
+function refusalOf(word: ChainWord, checkFor: ClosedCheckFor): ChainRefusal | undefined {
   if (word === 'open') return undefined;
-  if (word === 'unknown') return NOT_SHOWN_OPEN;
+  if (word === 'unknown') return { to: 'failed', note: NOT_SHOWN_OPEN };
   if ('called' in word) {
     if (checkFor === 'settle') return undefined;
     const { state, at } = word.called;
-    return `${SENT_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent`;
+    const note = `${SENT_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and whether that call went through is for a person to check with the service`;
+    return { to: 'outcome-unknown', note };
   }
   const { state, at } = word.closed;
-  return `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot, or the bot's own write of that step never landed; nothing was sent`;
+  if (state === 'completed') {
+    const note = `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and the audit log holds its record`;
+    return { to: 'completed', note };
+  }
+  const note = `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot, or the bot's own write of that step never landed; nothing was sent`;
+  return { to: 'failed', note };
+}
+
+/**
+ * A refusal that only says the chain cannot show the request open, for a request bound to another
+ * environment or key: it is closed as bound elsewhere instead (binding.ts), nothing sent either way.
+ */
+export function unshownElsewhere(
+  refusal: ChainRefusal,
+  request: ApprovalRequest,
+  binding: ServiceBinding,
+): boolean {
+  return refusal.note === NOT_SHOWN_OPEN && bindingProblem(request, binding) !== undefined;
 }
 
 /**
@@ -52,7 +91,9 @@ async function closedProblem(
  * it: the tracker's failure words may put their own before it).
  */
 export function closedOnChainNote(note: string): boolean {
-  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN].some((words) => note.includes(words));
+  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN, CHAIN_UNREAD_AT_CALL].some((words) =>
+    note.includes(words),
+  );
 }
 
 /** The check as the engine runs it: logged as an error and counted when it refuses. */
@@ -68,19 +109,42 @@ export class ClosedOnChain {
     await this.closings?.wordOn('');
   }
 
-  /** closedProblem, logged and counted. */
-  async problem(request: ApprovalRequest, checkFor: ClosedCheckFor): Promise<string | undefined> {
-    const problem = await closedProblem(this.closings, request, checkFor);
-    if (problem) {
+  /** The refusal the chain calls for, logged and counted. Throws when the chain cannot be read. */
+  async refusal(request: ApprovalRequest, checkFor: ClosedCheckFor): Promise<ChainRefusal | undefined> {
+    if (!this.closings) return undefined;
+    const refusal = refusalOf(await this.closings.wordOn(request.id), checkFor);
+    if (refusal) {
       this.log?.error?.(
         'NOT SENT: closed or already sent on the signed audit chain, or not shown open there',
-        {
-          requestId: request.id,
-          problem,
-        },
+        { requestId: request.id, problem: refusal.note },
       );
       this.counted(request.id);
     }
-    return problem;
+    return refusal;
+  }
+
+  /**
+   * Right before the call, after the write-ahead mark: what the request ends as instead of being sent.
+   * Failed when the chain cannot be read, or shows nothing was sent; outcome unknown when it records the
+   * request completed or called, whose note says so (never "nothing was sent").
+   */
+  async failureAtTheCall(request: ApprovalRequest): Promise<CallFailure | undefined> {
+    let refusal: ChainRefusal | undefined;
+    try {
+      refusal = await this.refusal(request, 'send');
+    } catch (error) {
+      this.log?.error?.('NOT SENT: the signed audit chain could not be read right before the call', {
+        requestId: request.id,
+        error: String(error),
+      });
+      return { to: 'failed', note: CHAIN_UNREAD_AT_CALL };
+    }
+    if (!refusal) return undefined;
+    return { to: refusal.to === 'failed' ? 'failed' : 'outcome-unknown', note: refusal.note };
+  }
+
+  /** The refusal's note (refusal). */
+  async problem(request: ApprovalRequest, checkFor: ClosedCheckFor): Promise<string | undefined> {
+    return (await this.refusal(request, checkFor))?.note;
   }
 }

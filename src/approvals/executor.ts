@@ -13,6 +13,7 @@ import { AMOUNT_DIFFERS, amountsAgree } from './amount-check.js';
 import { type PoolReading, readPoolsBriefly } from './approver-left.js';
 import { bindingProblem, type ServiceBinding } from './binding.js';
 import { ClaimExecution } from './claim-execution.js';
+import { closedOnChainNote } from './closed-on-chain.js';
 import type { CoreSections } from './core-sections.js';
 import type { DelegationBook } from './delegation-requests.js';
 import type { FreezeSwitch } from './freeze.js';
@@ -34,6 +35,7 @@ import {
 } from './service-call.js';
 import type { SendChecks } from './signed-approvals.js';
 import type { ClaimChecks } from './tiers-raised.js';
+import { askAPersonToCheck } from './transaction-match.js';
 import type { ApprovalRequest, EngineLog } from './types.js';
 
 export { CLAIM_LEASE_MS, EXECUTION_LEASE_MS } from './leases.js';
@@ -135,6 +137,7 @@ export class Executor {
       owner: this.instanceId,
       staleAfterMs: options.staleAfterMs ?? STALE_APPROVAL_MS,
       onClaimed: (id) => this.held.add(id),
+      settleRefused: (request, refused) => this.lateLookup.settleAsTheChainSays(request, refused),
     });
     this.poolReading = { policy: deps.policy, log: deps.log, boundMs: options.poolReadBoundMs };
     this.answers = new AnswerRecorder(
@@ -198,7 +201,12 @@ export class Executor {
       }
       crashPoint('after-answer');
       // The lease is still renewed while the answer is being written: it is known here.
-      return await this.answers.keep(claimed, result);
+      const kept = await this.answers.keep(claimed, result);
+      // Refused right before the call as the chain records its call made: a person checks, as the late
+      // lookup asks one for a request refused before the claim.
+      const calledOnChain =
+        kept.state === 'outcome-unknown' && 'note' in result && closedOnChainNote(result.note);
+      return (calledOnChain && (await askAPersonToCheck(this.core, id))) || kept;
     } finally {
       clearInterval(renewal);
     }
@@ -225,8 +233,7 @@ export class Executor {
       const fresh = await this.freshFigures(approved);
       if (fresh === 'not-now') return undefined;
       await readPoolsBriefly(this.poolReading, approved);
-      const claimed = await this.claimExecution(id, fresh);
-      return claimed && { claimed };
+      return await this.claims.claimOrSettle(id, fresh);
     } catch (error) {
       await this.sayNotStarted(id).catch(() => {});
       throw error;
@@ -324,7 +331,8 @@ export class Executor {
 
   /**
    * The last check before the call: a payload amount not the amount shown, fewer approvals than the tiers
-   * ask for, a needed signature not verifying now, or a filing seal not holding sends nothing (send-checks.ts).
+   * ask for, a needed signature not verifying now, or a filing seal not holding sends nothing (send-checks.ts);
+   * last, the signed chain's word (ClosedOnChain.failureAtTheCall).
    */
   private async evidenceProblem(marked: ApprovalRequest): Promise<CallFailure | undefined> {
     if (!amountsAgree(marked)) {
@@ -337,7 +345,7 @@ export class Executor {
     } catch {
       return STORE_UNREACHED;
     }
-    if (!problem) return undefined;
+    if (!problem) return this.signed.closedOnChain.failureAtTheCall(marked);
     this.log?.warn('NOT SENT: the approvals do not hold', { requestId: marked.id, problem });
     return { to: 'failed', note: problem };
   }

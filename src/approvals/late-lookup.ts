@@ -6,8 +6,11 @@
 // with the compare-and-set write, and nothing is sent; several, or a list too long to read back that
 // far, make it outcome unknown for a person; none lets it be sent. A lookup that cannot be made sends
 // nothing: the request stays approved and is tried again shortly. Settlement changes and delegations
-// cannot be looked up and go as they are (docs/decisions/late-approval-lookup.md says why).
+// cannot be looked up and go as they are (docs/decisions/late-approval-lookup.md says why). Before any
+// of that, every approved request is looked up on the signed audit chain (closed-on-chain.ts): one the
+// chain records as closed or called is settled as the chain tells it, under the same claim and write.
 import { bindingProblem, type ServiceBinding } from './binding.js';
+import { type ChainRefusal, unshownElsewhere } from './closed-on-chain.js';
 import type { CoreSections } from './core-sections.js';
 import { canonicalAddress } from './destinations.js';
 import { CLAIM_LEASE_MS } from './leases.js';
@@ -15,6 +18,7 @@ import type { CustodyGateway, CustodyTransaction } from './ports.js';
 import type { ReconcilerOptions } from './reconciler.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
+import type { SendChecks } from './signed-approvals.js';
 import { LOOKED_UP_BEFORE_SENDING, transition } from './state-machine.js';
 import {
   askAPersonToCheck,
@@ -28,6 +32,14 @@ import {
 } from './transaction-match.js';
 import type { ApprovalRequest, ExecutionOutcome, RequestState } from './types.js';
 
+/** The step a settlement writes, and whether it is the chain's word (settled whatever the binding). */
+interface SettleHow {
+  action?: string;
+  onChain?: boolean;
+}
+
+const ON_CHAIN: SettleHow = { onChain: true };
+
 /** How soon a lookup the service could not answer is tried again. */
 const LOOKUP_RETRY_MS = 60_000;
 
@@ -39,6 +51,8 @@ export interface LateLookupDeps {
   now: () => Date;
   /** The executor's id: a settled request's claim is held under it. */
   owner: string;
+  /** The signed audit chain's word on the request, asked before anything else. */
+  signed: Pick<SendChecks, 'closedOnChain'>;
 }
 
 /** It reads back as far as the reconciler does: reconcilePageSize per page, reconcilePages at most. */
@@ -82,11 +96,18 @@ export class LateLookup {
       this.foundNothing.delete(id);
       return 'send';
     }
+    // The chain first, whatever the request's binding: a read error is thrown, and the request stays
+    // approved for the next sweep.
+    const binding = this.deps.binding();
+    const refused = await this.deps.signed.closedOnChain.refusal(request, 'claim');
+    if (refused && !unshownElsewhere(refused, request, binding)) {
+      return { settled: await this.settleAsTheChainSays(request, refused) };
+    }
+    // Another environment's request is closed by the claim; it is never looked up here.
+    if (bindingProblem(request, binding)) return 'send';
     if (!LateLookup.isLate(request, at)) return 'send';
     // None of these is a transaction (an unfreeze is only the bot's own record): nothing to look up.
     if (request.kind === 'settlement' || OWN_STORE_KINDS.has(request.kind)) return 'send';
-    // Another environment's request is closed by the claim; it is never looked up here.
-    if (bindingProblem(request, this.deps.binding())) return 'send';
     if (this.foundNothing.get(id) === request.round) return 'send';
     // A check that failed is not repeated on every sweep: the reads share the service's budget.
     if (request.nextCheckAt && Date.parse(request.nextCheckAt) > at.getTime()) return 'not-now';
@@ -192,9 +213,35 @@ export class LateLookup {
     return settled?.state === 'outcome-unknown' ? this.askAPerson(request) : settled;
   }
 
+  /**
+   * Refused by the signed audit chain (here, or under the claim's lock: claim-execution.ts): completed
+   * as it records, outcome unknown with a person asked (its call was made, and the reconciler leaves it
+   * alone: the bot no longer holds the call's record), or failed with nothing sent. A failure is the
+   * step `failed`, whose note the alerts channel hears. Settled whatever the request's binding.
+   */
+  async settleAsTheChainSays(
+    request: ApprovalRequest,
+    refused: ChainRefusal,
+  ): Promise<ApprovalRequest | undefined> {
+    const { to, note } = refused;
+    if (to === 'outcome-unknown') return this.leaveToAPerson(request, note, ON_CHAIN);
+    if (to === 'completed') return this.settle(request, to, note, undefined, ON_CHAIN);
+    return this.settle(
+      request,
+      to,
+      note,
+      { reason: note, nothingSent: true },
+      { ...ON_CHAIN, action: 'failed' },
+    );
+  }
+
   /** Several matches, or the list out of reach: outcome unknown, never sent, and a person is asked. */
-  private async leaveToAPerson(request: ApprovalRequest, note: string): Promise<ApprovalRequest | undefined> {
-    const settled = await this.settle(request, 'outcome-unknown', note);
+  private async leaveToAPerson(
+    request: ApprovalRequest,
+    note: string,
+    how: SettleHow = {},
+  ): Promise<ApprovalRequest | undefined> {
+    const settled = await this.settle(request, 'outcome-unknown', note, undefined, how);
     return settled && this.askAPerson(request);
   }
 
@@ -205,13 +252,15 @@ export class LateLookup {
   /**
    * Write what the lookup found onto the request, only if it is still the approved round looked up,
    * under that round's claim (so no replica can claim it to send meanwhile), with the compare-and-set
-   * write. Undefined when another process moved it on first.
+   * write. Undefined when another process moved it on first. As the chain says (`onChain`), it is
+   * settled whatever environment or key it is bound to now.
    */
   private async settle(
     looked: ApprovalRequest,
     to: RequestState,
     note: string,
     outcome?: ExecutionOutcome,
+    { action = LOOKED_UP_BEFORE_SENDING, onChain = false }: SettleHow = {},
   ): Promise<ApprovalRequest | undefined> {
     const { core, repo, now, owner } = this.deps;
     let claim: number | undefined;
@@ -221,7 +270,7 @@ export class LateLookup {
       if (
         current?.state !== 'approved' ||
         current.round !== looked.round ||
-        bindingProblem(current, this.deps.binding())
+        (!onChain && bindingProblem(current, this.deps.binding()))
       ) {
         await repo.unindexUnrecorded(written, current, looked.id);
         return undefined;
@@ -234,7 +283,7 @@ export class LateLookup {
       let next = transition(
         { ...rest, ...(outcome ? { outcome: { ...current.outcome, ...outcome } } : {}) } as ApprovalRequest,
         to,
-        { action: LOOKED_UP_BEFORE_SENDING, note, at },
+        { action, note, at },
       );
       // A reference another request took since it was matched is that one's: never re-pointed, and
       // this one is left to a person, unsent.

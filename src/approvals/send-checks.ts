@@ -2,15 +2,16 @@
 // signature where one is needed (signed-approvals.ts), as many approvals as the tiers ask for
 // (approvals-needed.ts), and, where the bot holds the audit signing key or signatures are needed, the
 // request's filing seal (request-seal.ts), so that what is sent, the requester and the count judged
-// above are the ones filed; last, where the bot holds the audit signing key, that the signed audit chain
-// does not record the request as closed, or, before a send, as sent already (closed-on-chain.ts): approvals and seal a closed request keeps.
-// Undefined: it may be sent.
+// above are the ones filed; last, for the tracker settling the bot's own write, where the bot holds the
+// audit signing key, that the signed audit chain does not record the request as closed
+// (closed-on-chain.ts): approvals and seal a closed request keeps. The executor reads the chain itself
+// right after this check (ClosedOnChain.failureAtTheCall). Undefined: it may be sent.
 // Before those, the write-ahead mark itself is refused unless the approvals are the claimed ones
 // (approvalsAsClaimed): what was vetted before the claim is what the checks judge.
 import type { ApprovalPolicy } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { approvalsShort, TOO_FEW_APPROVALS } from './approvals-needed.js';
-import { type ClosedCheckFor, closedOnChainNote, NOT_SHOWN_OPEN } from './closed-on-chain.js';
+import { closedOnChainNote, NOT_SHOWN_OPEN } from './closed-on-chain.js';
 import { FILING_SEAL_BROKEN, FILING_SEAL_MISSING } from './request-seal.js';
 import type { CallFailure } from './service-call.js';
 import { EVIDENCE_FAILED, FIRST_PASSKEYS_CLOSED, type SendChecks } from './signed-approvals.js';
@@ -21,27 +22,30 @@ async function approvalsProblem(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
   request: ApprovalRequest,
-  checkFor: ClosedCheckFor = 'send',
+  chain: 'settle' | undefined,
 ): Promise<string | undefined> {
   const problem = await signed.problemAtSend(request);
   if (problem) return problem;
   const short = approvalsShort(request, tiers);
   if (short) signed.failedAtSend(request.id); // counted as the signature checks count theirs
-  return (
-    short ?? signed.filingSealProblem(request) ?? (await signed.closedOnChain.problem(request, checkFor))
-  );
+  const held = short ?? signed.filingSealProblem(request);
+  if (held || !chain) return held;
+  return signed.closedOnChain.problem(request, chain);
 }
 
 /** The approvals' last check (approvalsProblem) as one function: the executor and the tracker share it. */
 export type ApprovalsCheck = (request: ApprovalRequest) => Promise<string | undefined>;
 
-/** The one check both the executor (before its write or call) and the tracker (settling an own write) run. */
+/**
+ * The one check both the executor (before its write or call) and the tracker (settling an own write,
+ * `chain` 'settle': the signed chain read too) run.
+ */
 export function approvalsCheck(
   signed: SendChecks,
   tiers: Pick<ApprovalPolicy, 'requiredFor'>,
-  checkFor: ClosedCheckFor = 'send',
+  chain?: 'settle',
 ): ApprovalsCheck {
-  return (request) => approvalsProblem(signed, tiers, request, checkFor);
+  return (request) => approvalsProblem(signed, tiers, request, chain);
 }
 
 /** The note a request fails with when its approvals changed between its claim and its write-ahead mark. */

@@ -1,72 +1,31 @@
 // A request the bot closed (completed, failed, cancelled, rejected after approval, expired) keeps its
 // real approvals and its filing seal. Where the bot holds the audit signing key, a store writer who sets
 // it back to approved, or marks it interrupted, never has it sent, or completed by the tracker, again:
-// its closing is on the signed audit chain, read just before the call (closed-on-chain.ts). The request
-// fails, nothing sent, and the note is one the alerts channel hears. Without the key nothing changes.
+// its closing is on the signed audit chain, read before and under the claim and again right before the
+// call (closed-on-chain.ts). The request ends as the chain records it, and the note is one the alerts
+// channel hears. Without the key nothing changes.
 import { describe, expect } from 'vitest';
-import { CLOSED_ON_CHAIN, NOT_SHOWN_OPEN, SENT_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import {
+  CHAIN_UNREAD_AT_CALL,
+  CLOSED_ON_CHAIN,
+  ClosedOnChain,
+  NOT_SHOWN_OPEN,
+  SENT_ON_CHAIN,
+} from '../../src/approvals/closed-on-chain.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
-import { type ApprovalEngine, type ApprovalRequest, needsAPerson } from '../../src/approvals/index.js';
-import { ApprovalRepository } from '../../src/approvals/repository.js';
+import { type ApprovalRequest, LOOKED_UP_BEFORE_SENDING, needsAPerson } from '../../src/approvals/index.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
-import type { Store } from '../../src/store/index.js';
+import { VerifiedClosings } from '../../src/audit/verified-closings.js';
 import { approveAsSeen, rejectAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
+import { capturedLog } from '../support/captured-log.js';
 import { REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { liftFreeze } from '../support/unfreeze.js';
-import {
-  ADE,
-  BOLA,
-  CHIDI,
-  DAY,
-  DAYO,
-  test as delegationTest,
-  policy,
-  withdrawal,
-  withdrawCalls,
-} from './delegation-support.js';
+import { approvedUnsent, execute, revive, revivedApproved, test } from './closed-support.js';
+import { ADE, BOLA, CHIDI, DAY, DAYO, policy, withdrawal, withdrawCalls } from './delegation-support.js';
 import { rewrite } from './signed-support.js';
-
-/** The delegation tests' engine, holding an audit signing key, approvals by click. */
-const test = delegationTest.extend('engineOptions', () => ({
-  engine: { policy: policy(), auditSeal: { signer: newSigner(), marks: new HeadMarks() } },
-}));
-
-/** What a store writer makes of a closed request: approved again, its steps from the approval on gone. */
-const revivedApproved = (stored: ApprovalRequest): ApprovalRequest => {
-  const approvedAt = stored.history.findIndex((step) => step.state === 'approved');
-  const { execution: _claim, outcome: _outcome, ...rest } = stored;
-  return {
-    ...rest,
-    state: 'approved',
-    history: stored.history.slice(0, approvedAt + 1),
-  } as ApprovalRequest;
-};
-
-/**
- * A store writer sets the closed request `id` back to approved (revivedApproved), and takes away the
- * claim key of its round's call, as write access to the store allows.
- */
-async function revive(store: Store, id: string): Promise<void> {
-  await rewrite(store, id, revivedApproved, { audited: false });
-  const round = (await new ApprovalRepository(store, 'sandbox').get(id))?.round;
-  await store.delete(`approval-exec:${id}:${round}`);
-}
-
-/** Approved (the approval recorded, nothing sent yet: as if the process stopped before sending). */
-async function approvedUnsent(engine: ApprovalEngine, id: string): Promise<void> {
-  const result = await partsOf(engine).core.approve(id, DAYO);
-  expect(result.ok && result.request.state).toBe('approved');
-}
-
-/** The executor's run on `id` (as its sweep would), then what it became. */
-async function execute(engine: ApprovalEngine, id: string): Promise<ApprovalRequest | undefined> {
-  await partsOf(engine).executor.execute(id);
-  await engine.idle();
-  return engine.get(id);
-}
 
 /** Failed before sending with the chain's note, which the alerts channel hears. */
 function failedAsClosed(request: ApprovalRequest | undefined, closedAs: string): void {
@@ -76,8 +35,26 @@ function failedAsClosed(request: ApprovalRequest | undefined, closedAs: string):
   expect(needsAPerson(note)).toBe(true);
 }
 
+/**
+ * Outcome unknown, never "nothing sent": the chain's note says the call was made, and a person is asked
+ * to check it with the service (the reconciler leaves it alone: the bot no longer holds the call's record).
+ */
+function leftToAPersonAsSent(request: ApprovalRequest | undefined, sentAs: string): void {
+  expect(request?.state).toBe('outcome-unknown');
+  expect(request?.outcome?.nothingSent).toBeUndefined();
+  const step = request?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
+  expect(step?.state).toBe('outcome-unknown');
+  expect(step?.note).toContain(`${SENT_ON_CHAIN} (${sentAs},`);
+  expect(needsAPerson(step?.note ?? '')).toBe(true);
+  expect(request?.history.at(-1)?.action).toBe('needs-manual-check');
+}
+
 describe('with the audit signing key, a closed withdrawal set back to approved in the store', () => {
-  test('completed: sent once, and not sent again', async ({ fx, engine, networkId }) => {
+  test('completed: sent once, not sent again, and completed as the chain records', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
     await fx.receiveWebhooks();
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
@@ -87,13 +64,21 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     expect(withdrawCalls(fx)).toBe(1);
 
     await revive(fx.store, request.id);
-    const failed = await execute(engine, request.id);
-    failedAsClosed(failed, 'completed');
-    expect(failed?.outcome).toMatchObject({ nothingSent: true });
+    const settled = await execute(engine, request.id);
+    expect(settled?.state).toBe('completed');
+    const step = settled?.history.at(-1);
+    expect(step).toMatchObject({ state: 'completed', action: LOOKED_UP_BEFORE_SENDING });
+    expect(step?.note).toContain(`${CLOSED_ON_CHAIN} (completed,`);
+    expect(needsAPerson(step?.note ?? '')).toBe(true);
+    expect(settled?.outcome?.nothingSent).toBeUndefined();
     expect(withdrawCalls(fx)).toBe(1);
   });
 
-  test('sent, its answer not yet in: not sent again', async ({ fx, engine, networkId }) => {
+  test('sent, its answer not yet in: not sent again, and left to a person as sent', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
     await engine.idle();
@@ -101,11 +86,24 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     expect(withdrawCalls(fx)).toBe(1);
 
     await revive(fx.store, request.id);
-    const failed = await execute(engine, request.id);
-    expect(failed?.state).toBe('failed');
-    const note = failed?.history.at(-1)?.note ?? '';
-    expect(note).toContain(`${SENT_ON_CHAIN} (sent,`);
-    expect(needsAPerson(note)).toBe(true);
+    leftToAPersonAsSent(await execute(engine, request.id), 'sent');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('sent with no answer (outcome unknown): not sent again, and left to a person as sent', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
+    await engine.idle();
+    expect((await engine.get(request.id))?.state).toBe('outcome-unknown');
+    expect(withdrawCalls(fx)).toBe(1);
+
+    await revive(fx.store, request.id);
+    leftToAPersonAsSent(await execute(engine, request.id), 'outcome-unknown');
     expect(withdrawCalls(fx)).toBe(1);
   });
 
@@ -186,6 +184,55 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     expect((await engine.get(second.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(2);
     expect(wholeReads).toBe(0);
+  });
+});
+
+describe('with the audit signing key, the check before the claim', () => {
+  test('a chain read that fails once leaves the request approved; the next sweep sends it', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    const log = partsOf(engine).core.repo.auditLog;
+    const head = log.head.bind(log);
+    let failures = 1;
+    log.head = (environment) => {
+      if (failures-- > 0) return Promise.reject(new Error('the store did not answer'));
+      return head(environment);
+    };
+    await expect(partsOf(engine).executor.execute(request.id)).rejects.toThrow('the store did not answer');
+    await engine.idle();
+    expect((await engine.get(request.id))?.state).toBe('approved');
+    expect(withdrawCalls(fx)).toBe(0);
+
+    await engine.tick();
+    await engine.idle();
+    expect((await engine.get(request.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('comes before the late lookup: a revived request approved long ago is settled by the chain', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    await fx.receiveWebhooks();
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approveAsSeen(engine, request.id, DAYO);
+    await engine.idle();
+    await fx.sandbox.settleAll();
+    expect((await engine.get(request.id))?.state).toBe('completed');
+
+    await revive(fx.store, request.id);
+    fx.clock.advance(5 * 60_000); // its approval is older than the claim lease: a late send
+    const lists = fx.sandbox.count('GET', '/v1/api/transactions');
+    const settled = await execute(engine, request.id);
+    expect(settled?.state).toBe('completed');
+    expect(settled?.history.at(-1)?.note).toContain(`${CLOSED_ON_CHAIN} (completed,`);
+    expect(fx.sandbox.count('GET', '/v1/api/transactions')).toBe(lists);
+    expect(withdrawCalls(fx)).toBe(1);
   });
 });
 
@@ -332,5 +379,32 @@ describe('without the audit signing key', () => {
     await revive(fx.store, request.id);
     expect((await execute(fx.engine, request.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(2);
+  });
+});
+
+describe('with the audit signing key, a chain that cannot be read', () => {
+  test('before or under the claim, and settling, the error is thrown; right before the call, the request fails, nothing sent', async () => {
+    const unreadable = {
+      head: () => Promise.reject(new Error('the store did not answer')),
+      entries: () => Promise.resolve([]),
+      latest: () => Promise.resolve([]),
+    };
+    const closings = new VerifiedClosings(unreadable, 'sandbox', {
+      signer: newSigner(),
+      marks: new HeadMarks(),
+    });
+    const { logger, entries } = capturedLog('error');
+    const refused: string[] = [];
+    const check = new ClosedOnChain(closings, logger, (id) => refused.push(id));
+    const request = { id: 'AR-UNREAD' } as ApprovalRequest;
+    await expect(check.refusal(request, 'claim')).rejects.toThrow('the store did not answer');
+    await expect(check.refusal(request, 'settle')).rejects.toThrow('the store did not answer');
+    await expect(check.refusal(request, 'send')).rejects.toThrow('the store did not answer');
+    expect(await check.failureAtTheCall(request)).toEqual({ to: 'failed', note: CHAIN_UNREAD_AT_CALL });
+    expect(needsAPerson(CHAIN_UNREAD_AT_CALL)).toBe(true);
+    expect(entries).toMatchObject([
+      { level: 'error', message: 'NOT SENT: the signed audit chain could not be read right before the call' },
+    ]);
+    expect(refused).toEqual([]);
   });
 });

@@ -29,6 +29,8 @@ describe('with the audit signing key, approvals by click', () => {
     networkId,
   }) => {
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    // Unaudited, as a writer without the audit signing key: an unsigned entry would break the signed
+    // chain, read before the claim (closed-on-chain.ts), ahead of the seal check this test is about.
     await rewrite(
       fx.store,
       request.id,
@@ -121,6 +123,8 @@ describe('with the audit signing key, a delegation', () => {
     const id = await delegate(fx, CHIDI, BOLA);
     const request = await fileDraft(engine, withdrawal(networkId, '1500000'));
     expect(await approveAsSeen(engine, request.id, BOLA)).toMatchObject({ ok: true });
+    // Unaudited: an unsigned entry would break the signed chain, and the withdrawal, filed before the
+    // break, would fail before its claim (not shown open) ahead of the delegation check judged here.
     await rewrite(
       fx.store,
       id,

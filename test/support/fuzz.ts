@@ -7,6 +7,7 @@ import { type Harness, type HarnessOptions, startHarness } from './harness.js';
 import type { SlackResponse } from './slack-requests.js';
 
 export { assertFuzz, HIDDEN_TEXT, jsonValue, OBJECT_MEMBER_NAMES, text } from './fuzz-inputs.js';
+export { runs } from './runs-scale.js';
 
 export interface FuzzBot {
   h: Harness;
@@ -22,22 +23,6 @@ export interface FuzzBot {
 
 /** A cap for one property's run on a busy machine (not a timing assertion: the suites take seconds). */
 export const FUZZ_TIMEOUT_MS = 90_000;
-
-/**
- * The share of a property's CI size that `npm test` runs: enough, with the fixed seeds, to see every
- * property hold on every surface, while the suite stays quick. The CI size itself runs in the proof
- * suite (prove/lines/fuzz-suites.ts runs these files with FUZZ_RUNS_SCALE=1, or more).
- */
-const TEST_SHARE = 0.1;
-
-/**
- * Cases per property: `ci`, the size CI proves it at (a few thousand per surface in total), times
- * FUZZ_RUNS_SCALE, which is TEST_SHARE unless set.
- */
-export function runs(ci: number): number {
-  const scale = Number(process.env.FUZZ_RUNS_SCALE ?? TEST_SHARE);
-  return Math.max(1, Math.round(ci * (Number.isFinite(scale) && scale > 0 ? scale : TEST_SHARE)));
-}
 
 const FAILURE =
   /unhandled error in a Slack listener|not acknowledged|unexpected error occurred|failed before Bolt/i;

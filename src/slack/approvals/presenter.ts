@@ -13,6 +13,7 @@ import {
   FINAL_STATES,
   type Freeze,
   needsAPerson as isNeedsAPersonNote,
+  LOOKED_UP_BEFORE_SENDING,
 } from '../../approvals/index.js';
 import type { RequestState } from '../../audit/index.js';
 import type { Logger } from '../../log.js';
@@ -77,6 +78,8 @@ export interface Shown {
   cancelHidden?: boolean;
   /** The requester was told (by DM) how to stop the request without its Cancel. */
   toldCancelHidden?: boolean;
+  /** The newest step of the history the indexes above count (rebaseIfRewritten). */
+  seen?: { steps: number; at: string; action: string };
 }
 
 const shownKey = (id: string) => `approval-shown:${id}`;
@@ -214,6 +217,7 @@ export class ApprovalPresenter {
     await store.addToSet(UNSHOWN_SET, id);
     const shown = (await store.get<Shown>(shownKey(id))) ?? firstShown(request);
     shown.alerted ??= shown.threaded;
+    rebaseIfRewritten(shown, request);
     const save = () => store.set(shownKey(id), shown);
     const failures: unknown[] = [];
     const attempt = async (step: () => Promise<void>) => {
@@ -352,6 +356,10 @@ export class ApprovalPresenter {
 function alertFor(request: ApprovalRequest) {
   const step = request.history.at(-1);
   if (step && NEEDS_A_PERSON_NOTICES.has(step.action)) return conflictAlert(request);
+  // Settled before sending as the signed chain records it (completed, or called), before the claim or
+  // right before the call: the store was changed.
+  const settledOnChain = step?.action === LOOKED_UP_BEFORE_SENDING || step?.action === 'outcome-unknown';
+  if (settledOnChain && step?.note && isNeedsAPersonNote(step.note)) return conflictAlert(request, step.note);
   const note = step?.action === 'failed' ? needsAPerson(request, step.note) : undefined;
   return note ? evidenceAlert(request, note) : undefined;
 }
@@ -365,6 +373,26 @@ function needsAPerson(request: ApprovalRequest, note: string | undefined): strin
   if (note && isNeedsAPersonNote(note)) return note;
   const reason = request.outcome?.reason;
   return reason && IN_THE_BOT.has(request.kind) && isNeedsAPersonNote(reason) ? reason : undefined;
+}
+
+/**
+ * A history rewritten outside the bot (a store writer set a closed request back to approved, cutting
+ * its steps) no longer holds the step last seen at its index: the indexes would skip the bot's own
+ * steps appended since, and their alerts. They are cut back to the steps older than that one; a step
+ * as old may be told twice, never a newer one not at all.
+ */
+function rebaseIfRewritten(shown: Shown, request: ApprovalRequest): void {
+  const { seen } = shown;
+  const step = seen && request.history[seen.steps - 1];
+  if (seen && !(step && step.at === seen.at && step.action === seen.action)) {
+    const newer = request.history.findIndex((h) => h.at >= seen.at);
+    const older = newer === -1 ? request.history.length : newer;
+    shown.threaded = Math.min(shown.threaded, older);
+    shown.told = Math.min(shown.told, older);
+    shown.alerted = Math.min(shown.alerted ?? shown.threaded, older);
+  }
+  const last = request.history.at(-1);
+  shown.seen = last && { steps: request.history.length, at: last.at, action: last.action };
 }
 
 /**

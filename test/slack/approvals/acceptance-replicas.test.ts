@@ -4,7 +4,7 @@
 // real client against the sandbox. Each flow: one service call, its final state, its message updated,
 // the settlement webhook in the alerts channel, and an audit chain that verifies.
 import { describe, expect } from 'vitest';
-import type { RequestState } from '../../../src/approvals/types.js';
+import type { ApprovalRequest, RequestState } from '../../../src/approvals/types.js';
 import { approvalsTest } from '../../support/approvals-bot.js';
 import {
   announced,
@@ -18,7 +18,7 @@ import {
 import type { FakeSlack } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
 import { STORE_KINDS } from '../../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, type ApprovalApp, DEST, fileWithdrawal, waitUntil } from './support.js';
+import { APPROVER_A, APPROVER_B, type ApprovalApp, DEST, fileWithdrawal } from './support.js';
 
 /**
  * `pair`, two replicas' handles on the test's store kind; `a` and `b`, a replica on each, on one
@@ -34,12 +34,27 @@ const test = approvalsTest
     return { a, b };
   });
 
+type Apps = { a: ApprovalApp; b: ApprovalApp };
+
 for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
   describe.skipIf(!kind.up)(`acceptance across two replicas on ${kind.name}`, () => {
     test.override('storeKind', kind.name);
 
-    const reaches = (a: ApprovalApp, id: string, state: RequestState) =>
-      waitUntil(async () => (await a.engine.get(id))?.state === state, `${id} ${state}`);
+    /**
+     * The request reached `state` as replica A reads it from the store. The replica that moved it tells
+     * its listeners once the move is saved, so the wait is on either replica's word, not a poll.
+     */
+    async function reaches({ a, b }: Apps, id: string, state: RequestState) {
+      const told = new Promise<void>((resolve) => {
+        const listener = async (request: ApprovalRequest) => {
+          if (request.id === id && request.state === state) resolve();
+        };
+        a.engine.onChange(listener);
+        b.engine.onChange(listener);
+      });
+      if ((await a.engine.get(id))?.state !== state) await told;
+      expect((await a.engine.get(id))?.state, `${id} ${state}`).toBe(state);
+    }
 
     /** The request's message was updated to say `marker`. */
     const updated = (slack: FakeSlack, id: string, marker: string) =>
@@ -80,9 +95,9 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       const { a, b } = apps;
       const id = await fileWithdrawal(a, '2500.50');
       await approveAs(b, id, APPROVER_A);
-      await reaches(a, id, 'sent');
+      await reaches(apps, id, 'sent');
       await sandbox.settleAll();
-      await reaches(a, id, 'completed');
+      await reaches(apps, id, 'completed');
       await updated(slack, id, 'Completed');
       await alerted(slack, 'Withdrawal completed');
       expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
@@ -102,14 +117,14 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       const { request } = await fileRedeem(a, '5,000.25');
       expect(request.display.accountName).toMatch(/\w+/);
       await approveAs(b, request.id, APPROVER_A);
-      await reaches(a, request.id, 'sent');
+      await reaches(apps, request.id, 'sent');
       // Resolved when filed and again when approved.
       expect(sandbox.count('POST', '/v1/api/account/verify')).toBe(2);
       expect(
         sandbox.requests.filter((r) => r.path === '/v1/api/redeemAsset').map((r) => r.plainBody),
       ).toEqual([{ amount: 5000.25, bankCode: '058', accountNumber: '0123456789' }]);
       await sandbox.settleAll();
-      await reaches(a, request.id, 'completed');
+      await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
       await alerted(slack, 'Redemption paid out');
       expect(sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
@@ -144,10 +159,10 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       const { base, bsc } = await networkIds(a);
       const { request } = await fileBridge(a, '100000', base, bsc, DEST);
       await approveAs(b, request.id, APPROVER_A);
-      await reaches(a, request.id, 'sent');
+      await reaches(apps, request.id, 'sent');
       expect(sandbox.count('POST', '/v1/api/bridge-quote')).toBe(2);
       await sandbox.settleAll();
-      await reaches(a, request.id, 'completed');
+      await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
       await alerted(slack, 'Bridge completed');
       expect(sandbox.requests.filter((r) => r.path === '/v1/api/bridge').map((r) => r.plainBody)).toEqual([
@@ -170,7 +185,7 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       const { base } = await networkIds(a);
       const { request } = await fileWhitelist(a, base, 'base', DEST);
       await approveAs(b, request.id, APPROVER_A);
-      await reaches(a, request.id, 'completed');
+      await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
       expect(sandbox.requests.filter((r) => r.path === '/v1/api/whitelist').map((r) => r.plainBody)).toEqual([
         { networkId: base, address: DEST },
@@ -190,7 +205,7 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       await updated(slack, request.id, '1 of 2');
       expect(sandbox.count('POST', '/v1/api/bank-account')).toBe(0);
       await approveAs(a, request.id, APPROVER_B);
-      await reaches(a, request.id, 'completed');
+      await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
       expect(
         sandbox.requests.filter((r) => r.path === '/v1/api/bank-account').map((r) => r.plainBody),

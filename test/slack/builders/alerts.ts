@@ -14,7 +14,7 @@ import { webhookMessage } from '../../../src/slack/alerts/message-blocks.js';
 import { alertWhereaboutsBlock } from '../../../src/slack/reads/alert-whereabouts.js';
 import { txFromAlertsMessage } from '../../../src/slack/reads/tx-alerts.js';
 import { alertFor } from '../../../src/webhooks/alert.js';
-import { type Add, fakeExplorers, PERMALINK, receiversOf } from './inputs.js';
+import { type Add, everyCombination, fakeExplorers, PERMALINK, receiversOf } from './inputs.js';
 import { NOW } from './support.js';
 
 /** Dead letters: each line, the list, the re-post modals and summary. */
@@ -48,10 +48,14 @@ export function webhookAlertBuilders(text: string, add: Add): void {
     'transaction.failed',
     text,
   ];
+  const types = ['crypto_deposit', 'fiat_redeem', 'swap', text];
   for (const explorer of fakeExplorers(text)) {
-    for (const event of events) {
-      for (const receiver of receivers) {
-        for (const type of ['crypto_deposit', 'fiat_redeem', 'swap', text]) {
+    const every = everyCombination(explorer, text);
+    for (const [e, event] of events.entries()) {
+      for (const [r, receiver] of receivers.entries()) {
+        for (const [t, type] of types.entries()) {
+          // Otherwise one receiver per event and type, each receiver in turn.
+          if (!every && r !== (e + t) % receivers.length) continue;
           const parsed = webhookEventSchema.parse({
             event,
             data: {

@@ -22,7 +22,7 @@ import { requesterNotice, threadReply } from '../../../src/slack/approvals/block
 import { homeView } from '../../../src/slack/approvals/home/blocks.js';
 import { delegationList } from '../../../src/slack/ui/delegations.js';
 import { freezeBanner, frozenAnnouncement, liftedAnnouncement } from '../../../src/slack/ui/freeze.js';
-import { type Add, fakeExplorers, freezeOf, PERMALINK } from './inputs.js';
+import { type Add, everyCombination, fakeExplorers, freezeOf, PERMALINK } from './inputs.js';
 import { ACTIONS, atStep, NOW, requestsOf, STATES } from './support.js';
 
 /**
@@ -67,6 +67,7 @@ export function approvalBuilders(text: string, add: Add): void {
           ],
         }),
       );
+      if (!everyCombination(explorer, text)) continue;
       for (const action of [...ACTIONS, text]) {
         for (const state of ['pending', 'failed', 'rejected', 'completed'] as const) {
           const step = atStep(request, state, action, text);

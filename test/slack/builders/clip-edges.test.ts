@@ -7,7 +7,9 @@ import { CUT_MARK } from '../../../src/format/mrkdwn.js';
 import { pendingList } from '../../../src/slack/approvals/blocks/lists.js';
 import { reviewAllResultView } from '../../../src/slack/approvals/blocks/review-all.js';
 import { delegationList } from '../../../src/slack/ui/delegations.js';
-import { everyBuilder, forEveryBuilder } from './every-builder.js';
+import { alertLookupBuilders, deadLetterBuilders, webhookAlertBuilders } from './alerts.js';
+import { forEveryBuilder } from './every-builder.js';
+import type { Add } from './inputs.js';
 import { NOW, requestsOf, slackTexts } from './support.js';
 
 /**
@@ -62,9 +64,12 @@ describe('a cut text', () => {
   });
 
   it('says it was cut with the one cut mark: an amount that is no amount, in an alert', () => {
-    const said = everyBuilder('9'.repeat(400)).flatMap(({ built }) =>
-      slackTexts(built).mrkdwn.filter((text) => text.includes('is not a valid amount')),
-    );
+    const said: string[] = [];
+    const add: Add = (_name, built) =>
+      said.push(...slackTexts(built).mrkdwn.filter((text) => text.includes('is not a valid amount')));
+    for (const alerts of [webhookAlertBuilders, alertLookupBuilders, deadLetterBuilders]) {
+      alerts('9'.repeat(400), add);
+    }
     expect(said.length).toBeGreaterThan(0);
     // After the code span, so the mark reads as the bot's words rather than as part of the amount.
     expect(said.filter((text) => !/`[0-9]{24}`…\(cut\) \(400 characters\)/.test(text))).toEqual([]);

@@ -50,14 +50,16 @@ export interface BuiltText {
  */
 export function builtTexts(built: Built[]): { mrkdwn: BuiltText[]; plain: BuiltText[] } {
   const out = { mrkdwn: [] as BuiltText[], plain: [] as BuiltText[] };
-  const seen = { mrkdwn: new Set<string>(), plain: new Set<string>() };
+  // The texts seen, by builder name: a key joining name and text would copy each long text again.
+  const seen = { mrkdwn: new Map<string, Set<string>>(), plain: new Map<string, Set<string>>() };
   for (const { name, built: one } of built) {
     const texts = slackTexts(one);
     for (const kind of ['mrkdwn', 'plain'] as const) {
+      const known = seen[kind].get(name) ?? new Set<string>();
+      seen[kind].set(name, known);
       for (const text of texts[kind]) {
-        const key = `${name}\0${text}`;
-        if (seen[kind].has(key)) continue;
-        seen[kind].add(key);
+        if (known.has(text)) continue;
+        known.add(text);
         out[kind].push({ name, text });
       }
     }

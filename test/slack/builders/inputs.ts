@@ -1,6 +1,7 @@
 // The outside values the builders are given, shared by the builder groups of this folder, and how
 // what a builder returns is collected.
 import { networkSchema } from '../../../src/cngn/schemas.js';
+import { atCiSize } from '../../support/runs-scale.js';
 import { NOW } from './support.js';
 
 export type Built = { name: string; built: unknown };
@@ -13,6 +14,15 @@ export const fakeExplorers = (text: string) => [
   'http://basescan.org/tx/0xabc',
   text,
 ];
+
+/**
+ * Whether a builder group runs `explorer` through every combination of its other inputs. The outside
+ * text as explorer always does. The two links that must not become links do at CI size (the proof
+ * suite's run of these files); in `npm test` they go through the builders that show an explorer link
+ * (the approval message and its copies, every kind and state; the webhook alerts, every event and
+ * type), not the many steps and refusals around them, which would build thousands more messages.
+ */
+export const everyCombination = (explorer: string, text: string): boolean => explorer === text || atCiSize();
 
 /** Slack's own link to a request message (chat.getPermalink): the one link Home makes. */
 export const PERMALINK = 'https://example.slack.com/archives/C1/p1000000000000001';

@@ -426,12 +426,13 @@ export const NEEDS_A_PERSON_NOTICES: ReadonlySet<string> = new Set([
 
 /**
  * The alert for a person when the newest step is one of NEEDS_A_PERSON_NOTICES (the service
- * contradicted itself, a stopped request matches a transaction): posted in the alerts channel,
- * pointing at the request's message.
+ * contradicted itself, a stopped request matches a transaction), or saying `said` (a request settled
+ * before sending as the signed audit chain records it): posted in the alerts channel, pointing at the
+ * request's message.
  */
-export function conflictAlert(request: ApprovalRequest): SlackMessage {
+export function conflictAlert(request: ApprovalRequest, said?: string): SlackMessage {
   const step = request.history.at(-1);
-  const note = step && NEEDS_A_PERSON_NOTICES.has(step.action) ? (step.note ?? '') : '';
+  const note = said ?? (step && NEEDS_A_PERSON_NOTICES.has(step.action) ? (step.note ?? '') : '');
   const reference = request.outcome?.reference ? ` · reference ${code(request.outcome.reference)}` : '';
   const where = request.announcement
     ? ` · its message is in ${mentionChannel(request.announcement.channel)}`

@@ -1,0 +1,114 @@
+// What the signed audit chain says of a request (closed, called, open, or not shown open), read only from
+// entries that verify up to a signed head at or past the mark: a head put back behind the mark, or one
+// whose chain holds another entry at the mark's seq, vouches for nothing, so no request is shown open
+// and none is sent.
+import { expect } from 'vitest';
+import type { AuditDraft, RequestState } from '../../src/audit/index.js';
+import { auditHeadKey } from '../../src/audit/log.js';
+import { HeadMarks } from '../../src/audit/signing.js';
+import { VerifiedClosings } from '../../src/audit/verified-closings.js';
+import { holdsMark } from '../../src/audit/verified-read.js';
+import { auditTest } from '../support/audit-archive.js';
+
+const NOW = new Date('2026-11-01T09:00:00.000Z');
+
+/** The entry of step `step` of withdrawal `requestId`, moving it to `state`. */
+const stepOf = (requestId: string, step: number, state: RequestState): AuditDraft => ({
+  at: NOW.toISOString(),
+  requestId,
+  kind: 'withdraw',
+  action: step === 0 ? 'filed' : state,
+  state,
+  step,
+});
+
+auditTest(
+  'reads each request as closed, called, open, or not shown open',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('closings-words');
+    const replica = auditReplica(a, { now: () => NOW });
+    const onChain = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
+    await replica.log.append('sandbox', stepOf('AR-DONE', 0, 'pending'));
+    await replica.log.append('sandbox', stepOf('AR-DONE', 1, 'sent'));
+    await replica.log.append('sandbox', stepOf('AR-DONE', 2, 'completed'));
+    await replica.log.append('sandbox', stepOf('AR-SENT', 0, 'pending'));
+    await replica.log.append('sandbox', stepOf('AR-SENT', 1, 'outcome-unknown'));
+    await replica.log.append('sandbox', stepOf('AR-OPEN', 0, 'pending'));
+    await replica.log.append('sandbox', stepOf('AR-OPEN', 1, 'approved'));
+
+    expect(await onChain.wordOn('AR-DONE')).toMatchObject({ closed: { state: 'completed' } });
+    expect(await onChain.wordOn('AR-SENT')).toMatchObject({ called: { state: 'outcome-unknown' } });
+    expect(await onChain.wordOn('AR-OPEN')).toBe('open');
+    expect(await onChain.wordOn('AR-NEVER-FILED')).toBe('unknown');
+  },
+);
+
+auditTest(
+  'a head put back behind the mark vouches for nothing: a closed request is not shown open, nor is an open one',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('closings-rolled-back');
+    const replica = auditReplica(a, { now: () => NOW });
+    await replica.log.append('sandbox', stepOf('AR-OPEN', 0, 'pending'));
+    await replica.log.append('sandbox', stepOf('AR-DONE', 0, 'pending'));
+    const behind = await a.get(auditHeadKey('sandbox'));
+    await replica.log.append('sandbox', stepOf('AR-DONE', 1, 'completed'));
+    const onChain = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
+    expect(await onChain.wordOn('AR-DONE')).toMatchObject({ closed: { state: 'completed' } });
+
+    // A store writer puts back the signed head from before the closing: the read has raised the mark past it.
+    await a.set(auditHeadKey('sandbox'), behind);
+    expect(await onChain.wordOn('AR-DONE')).toBe('unknown');
+    expect(await onChain.wordOn('AR-OPEN')).toBe('unknown');
+    // Nor does a reader with nothing cached, on the same mark.
+    const fresh = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
+    expect(await fresh.wordOn('AR-DONE')).toBe('unknown');
+  },
+);
+
+auditTest(
+  'a chain holding another entry at the mark’s seq is another chain: nothing in it is shown open',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('closings-fork');
+    const replica = auditReplica(a, { now: () => NOW });
+    await replica.log.append('sandbox', stepOf('AR-OPEN', 0, 'pending'));
+    await replica.log.append('sandbox', stepOf('AR-OPEN', 1, 'approved'));
+    const [first] = await replica.log.entries('sandbox');
+    if (first?.seq === undefined || !first.hash) throw new Error('the first entry is not chained');
+    const agrees = new HeadMarks();
+    agrees.raise('sandbox', { seq: first.seq, hash: first.hash }, NOW);
+    const read = new VerifiedClosings(replica.log, 'sandbox', { ...replica.seal, marks: agrees });
+    expect(await read.wordOn('AR-OPEN')).toBe('open');
+
+    const other = new HeadMarks();
+    other.raise('sandbox', { seq: first.seq, hash: 'f'.repeat(64) }, NOW);
+    const forked = new VerifiedClosings(replica.log, 'sandbox', { ...replica.seal, marks: other });
+    expect(await forked.wordOn('AR-OPEN')).toBe('unknown');
+  },
+);
+
+auditTest(
+  'holdsMark: the mark’s entry, or a chain cut past the mark; never another entry at its seq',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('closings-holds-mark');
+    const replica = auditReplica(a, { now: () => NOW });
+    for (let step = 0; step < 3; step += 1) {
+      await replica.log.append('sandbox', stepOf('AR-OPEN', step, step === 0 ? 'pending' : 'approved'));
+    }
+    const chain = await replica.log.entries('sandbox');
+    const [first, second] = chain;
+    if (first?.seq === undefined || !first.hash || second?.seq === undefined || !second.hash) {
+      throw new Error('the entries are not chained');
+    }
+    const at = NOW.toISOString();
+    const mark = { seq: second.seq, hash: second.hash, at };
+    expect(holdsMark(chain, mark)).toBe(true);
+    expect(holdsMark(chain, { ...mark, hash: first.hash })).toBe(false);
+    // The mark's entry edited in place: its hash no longer reads as the mark's.
+    const edited = chain.map((e) => (e.seq === second.seq ? { ...e, note: 'edited' } : e));
+    expect(holdsMark(edited, mark)).toBe(false);
+    // Cut by retention: every entry left is past the mark.
+    expect(holdsMark(chain.slice(2), mark)).toBe(true);
+    // Rolled back: the chain ends before the mark's seq.
+    expect(holdsMark(chain.slice(0, 1), mark)).toBe(false);
+  },
+);
