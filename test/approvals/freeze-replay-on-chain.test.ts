@@ -1,12 +1,16 @@
 // A store writer without the audit signing key puts back an unfreeze that already lifted a freeze, or
 // was given up on, as approved with its claims gone: the signed chain names that request as spent, so
-// it lifts nothing, and an unfreeze of one episode the chain cannot be read in never lifts the next.
+// it lifts nothing (one the chain records completed ends so again, and nothing says sends resume), and
+// an unfreeze of one episode the chain cannot be read in never lifts the next.
 import { expect } from 'vitest';
+import { CLOSED_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import type { FreezeChange } from '../../src/approvals/freeze.js';
 import type { ApprovalRequest } from '../../src/approvals/index.js';
 import { type ChainHead, entryHash } from '../../src/audit/chain.js';
 import type { AuditEntry } from '../../src/audit/index.js';
 import { auditHeadKey, auditListKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
+import { requesterNotice } from '../../src/slack/approvals/blocks/steps.js';
 import { createStore, type Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
@@ -172,9 +176,20 @@ engineTest(
     await replay(fx.store, filed.request.id);
     // Another replica, or the bot started again, with the same head marks and nothing read yet.
     fx = { ...first, ...(await first.another({ engine: { auditSeal: seal } })) };
+    const changes: FreezeChange[] = [];
+    fx.engine.onFreezeChange(async (change) => {
+      changes.push(change);
+    });
     const w = await approved();
     for (let k = 0; k < 3; k++) await sweep();
-    expect((await fx.engine.get(filed.request.id))?.state).not.toBe('completed');
+    // U ends as the chain records it (completed, once), without lifting anything again or saying so.
+    const after = (await fx.engine.get(filed.request.id)) as ApprovalRequest;
+    expect(after.history.at(-1)).toMatchObject({ state: 'completed' });
+    expect(after.history.at(-1)?.action).not.toBe('completed');
+    expect(after.history.at(-1)?.note).toContain(`${CLOSED_ON_CHAIN} (completed,`);
+    expect(requesterNotice(after)).toBeUndefined();
+    expect(changes.filter((change) => 'lifted' in change)).toEqual([]);
+    expect(await fx.engine.currentFreeze()).toMatchObject({ by: 'the audit chain' });
     expect((await fx.engine.get(w))?.state).toBe('approved');
     expect(withdrawCalls(fx)).toBe(sent);
     await fx.engine.stop();
