@@ -148,6 +148,9 @@ describe('with the audit signing key', () => {
   }) => {
     await delegate(fx, CHIDI, BOLA);
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
+    // Sent before the revocation: one revoked before its claim goes back to the approvers instead.
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(1);
     expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false, reason: 'delegation-ended' });
     const again = await delegate(fx, CHIDI, BOLA);
