@@ -2,8 +2,10 @@
 // a bot replica (the real startBot) against a sandbox and a fake Slack of the caller's choosing.
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { auditStateFiles } from '../src/audit/location.js';
 import type { Config } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import type { Sandbox } from '../src/sandbox/index.js';
@@ -125,13 +127,16 @@ export async function proveStore(
       };
     }
     // A child process runs src/main.ts, which keeps the default prefix: the line gets a Redis database
-    // of its own instead, emptied of that prefix before and after.
+    // of its own instead, emptied of that prefix before and after, and its audit head marks with it (a
+    // mark left from an earlier run, of a chain since emptied, would be a head gone missing).
     const url = new URL(REDIS_URL);
     url.pathname = `/${PROVE_REDIS_DB}`;
     const clear = async () => {
       const store = await createStore(url.toString());
       await clearStore(store);
       await store.close();
+      const marks = auditStateFiles(url.toString())?.marksFile;
+      if (marks) rmSync(marks, { force: true });
     };
     await clear();
     return { name, url: url.toString(), open: () => createStore(url.toString()), dispose: clear };

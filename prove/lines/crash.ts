@@ -36,6 +36,8 @@ const AUDIT_KEY = generateKeyPairSync('ed25519')
   .toString();
 /** The restart comes after every lease of the dead process ran out (execution leases are 2 min). */
 const LATER_MS = 5 * 60_000;
+/** How long the during-post trial waits for the bot's POST before it fails the trial (never hangs). */
+const POST_DEADLINE_MS = 60_000;
 
 const POINTS = (process.env.PROVE_POINTS?.split(',') ?? [
   ...CRASH_POINTS,
@@ -180,6 +182,7 @@ export async function crashes(store: ProveStore, k: number): Promise<Omit<Line, 
         );
         const sender = { baseUrl: child.url, signingSecret: SIGNING_SECRET };
         let id: string;
+        let late: string | undefined;
         try {
           mark('child running');
           id = await fileWithdrawal(sender, slack, network, amount);
@@ -190,15 +193,25 @@ export async function crashes(store: ProveStore, k: number): Promise<Omit<Line, 
           if (!review.view) throw new Error(`no review opened: ${String(review.told?.body.text)}`);
           void submitReview(sender, review.view, APPROVERS[0]).catch(() => {});
           if (held) {
-            await Promise.race([held.arrived, child.exited]);
+            const reached = await Promise.race([
+              held.arrived.then(() => 'posted' as const),
+              child.exited.then(() => 'exited' as const),
+              new Promise<'late'>((r) => setTimeout(() => r('late'), POST_DEADLINE_MS).unref()),
+            ]);
             child.process.kill('SIGKILL');
+            if (reached === 'late') {
+              late = `${point}: the approved withdrawal was not POSTed within ${POST_DEADLINE_MS / 1000} s (sends held?)`;
+            }
           }
           const how = await Promise.race([
             child.exited,
             new Promise((r) => setTimeout(() => r('alive'), 20_000)),
           ]);
           held?.release();
-          if (how !== 'SIGKILL') {
+          if (late) {
+            tally.notReached += 1;
+            tally.problems.push(late);
+          } else if (how !== 'SIGKILL') {
             tally.notReached += 1;
             tally.problems.push(`${point}: the bot did not die there (${String(how)})`);
             child.process.kill('SIGKILL');
@@ -218,7 +231,12 @@ export async function crashes(store: ProveStore, k: number): Promise<Omit<Line, 
           slack,
           store: restarted,
           now: () => new Date(Date.now() + LATER_MS),
-          config: { service },
+          // The same bot again: the line's one audit key, and the head marks of the store's own file.
+          config: {
+            service,
+            storeUrl: store.url,
+            auditSigningKey: { pem: AUDIT_KEY, origin: 'CNGN_AUDIT_SIGNING_KEY' },
+          },
         });
         mark('replica running');
         try {

@@ -3,7 +3,7 @@
 // under the request's lock, persisted (and audited) before any listener hears of it. No Slack here.
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
-import { type AuditSeal, VerifiedClosings, VerifiedDelegations } from '../audit/index.js';
+import { type AuditSeal, VerifiedClosings, VerifiedDelegations, VerifiedFreeze } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
@@ -94,7 +94,7 @@ export const MAX_SECTION_RUNS = 5;
 export class ApprovalCore implements CoreSections, ClosingCore {
   readonly repo: ApprovalRepository;
   readonly delegations: DelegationBook;
-  /** The freeze of sends, shared by every replica through the store. */
+  /** The freeze of sends, shared by every replica through the store (and the signed chain, with the key). */
   readonly freeze: FreezeSwitch;
   /** Where this business has paid (the bot's own record), kept as requests reach sent or completed. */
   readonly paid: PaidDestinations;
@@ -133,12 +133,16 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     );
     options.policy.useDelegations({ all: () => this.delegations.all(), now: this.now });
     const { repo, now } = this;
+    const freezeOnChain =
+      auditSeal && new VerifiedFreeze(repo.auditLog, options.custody.environment, auditSeal);
     this.freeze = new FreezeSwitch({
       store: options.store,
       repo,
       auditLog: repo.auditLog,
       now,
       log: options.log,
+      onChain: freezeOnChain && (() => freezeOnChain.read()),
+      liftWithinMs: 2 * options.ttlMs,
     });
     this.paid = new PaidDestinations(options.store, options.custody.environment);
     this.preflight = new Preflight({

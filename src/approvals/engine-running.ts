@@ -48,9 +48,20 @@ export class EngineRunning {
       // After expiry: a request that just lapsed gets no reminder.
       await this.sendReminders();
       await this.parts.trail.sweep();
+      await this.readFreeze();
     } finally {
       this.ticking = false;
     }
+  }
+
+  /**
+   * The freeze read with the signed chain once a sweep, sends or none: a freeze record changed outside
+   * the bot is found (and alerted) within a sweep, and what the surfaces show is at most a sweep old.
+   */
+  private async readFreeze(): Promise<void> {
+    await this.parts.core.freeze.current({ fresh: true }).catch((error: unknown) => {
+      this.options.log?.warn('the freeze could not be read; read again next sweep', { error: String(error) });
+    });
   }
 
   /** Reminders due now; one that cannot be sent is tried again at the next sweep. */

@@ -29,7 +29,7 @@ export class FreezeHold {
 
   /** Sends are frozen and this request would reach the service. */
   async applies(request: ApprovalRequest): Promise<boolean> {
-    return heldByFreeze(request) && (await this.deps.freeze.current()) !== undefined;
+    return heldByFreeze(request) && (await this.deps.freeze.current({ fresh: true })) !== undefined;
   }
 
   /**
@@ -57,7 +57,7 @@ export class FreezeHold {
     const { core, repo } = this.deps;
     const request = await repo.get(id);
     if (request?.state !== 'approved' || !heldByFreeze(request)) return undefined;
-    const frozen = (await this.deps.freeze.current()) !== undefined;
+    const frozen = (await this.deps.freeze.current({ fresh: true })) !== undefined;
     if (this.heldTooLong(request, frozen)) {
       const expired = await core.locked(id, async (current) => {
         if (current?.state !== 'approved' || !this.heldTooLong(current, frozen)) return undefined;

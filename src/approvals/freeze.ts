@@ -10,10 +10,11 @@
 // freeze: it is named in the freeze's answer) or the end (the mark is refused: nothing is sent).
 // See docs/decisions/freeze-fences-claims.md.
 
-import type { AuditLog } from '../audit/index.js';
+import type { AuditLog, ChainFreeze } from '../audit/index.js';
 import type { Store } from '../store/index.js';
 import { freezeReason, InvalidDraftError } from './draft.js';
 import { ApprovalErrorCode } from './error-codes.js';
+import { ChainHold, chainUnreadable } from './freeze-chain.js';
 import { CustodyCallError, type ServiceEnvironment } from './ports.js';
 import type { ApprovalRepository } from './repository.js';
 import type { ApprovalRequest, EngineLog, Freeze, RequestKind, RequestOf } from './types.js';
@@ -58,11 +59,16 @@ const liftToldKey = (environment: ServiceEnvironment, requestId: string) =>
 /** Long past any sweep that could settle the lift again. */
 const LIFT_TOLD_TTL_MS = 90 * 86_400_000;
 const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${environment}`;
+/** Taken once per freeze the chain holds against the record, by the replica that tells it. */
+const heldToldKey = (environment: ServiceEnvironment, frozenAt: string) =>
+  `approvals:freeze:${environment}:held-told:${frozenAt}`;
 
 /** A change of the freeze, as listeners hear it (after it is stored and audited). */
 export type FreezeChange =
   | { frozen: Freeze; underway: string[] }
-  | { lifted: Freeze; by: string; requestId: string };
+  | { lifted: Freeze; by: string; requestId: string }
+  /** The store's record says sends are not frozen, but the signed chain holds `heldByChain`: they stay frozen. */
+  | { heldByChain: Freeze };
 
 export type FreezeListener = (change: FreezeChange) => Promise<void>;
 
@@ -104,6 +110,13 @@ export interface FreezeDeps {
   auditLog: AuditLog;
   now: () => Date;
   log?: EngineLog | undefined;
+  /** Where the bot holds the audit signing key: the freeze the verified chain holds (freeze-chain.ts). */
+  onChain?: (() => Promise<ChainFreeze>) | undefined;
+  /**
+   * With `onChain`: how long after it was filed (sealed createdAt) an unfreeze may still lift: its
+   * lifetime and one Extend. A retention cut forgets the requests the chain named as spent; this does not.
+   */
+  liftWithinMs?: number | undefined;
 }
 
 /** An interrupted lift against the record as read: settled already, or the record that bars it. Pure. */
@@ -131,19 +144,29 @@ export class FreezeSwitch {
   private readonly listeners: FreezeListener[] = [];
   private readonly telling = new Set<Promise<void>>();
   private readonly key: string;
+  private readonly chain: ChainHold | undefined;
 
   constructor(private readonly deps: FreezeDeps) {
     this.key = freezeKey(deps.repo.environment);
+    const read = deps.onChain;
+    this.chain = read && new ChainHold({ read, log: deps.log, disagrees: (freeze) => this.tellHeld(freeze) });
   }
 
   get environment(): ServiceEnvironment {
     return this.deps.repo.environment;
   }
 
-  /** The freeze in place now, read from the store (current on every replica); undefined when none. */
-  async current(): Promise<Freeze | undefined> {
+  /**
+   * The freeze in place now, read from the store (current on every replica), or else the one the signed
+   * chain holds; undefined when none. The chain is read again when the record changed since its last
+   * read (a surface showing the freeze); `fresh` (a send, the sweep, filing an unfreeze) reads it always.
+   */
+  async current(options: { fresh?: boolean } = {}): Promise<Freeze | undefined> {
     const record = await this.deps.store.get<FreezeRecord>(this.key);
-    return record?.state === 'frozen' ? freezeOf(record) : undefined;
+    if (record?.state !== 'frozen') return this.chain?.held(record, options.fresh === true);
+    // A record that is lifted or gone again after this is read against the chain again.
+    this.chain?.forget();
+    return freezeOf(record);
   }
 
   onChange(listener: FreezeListener): void {
@@ -152,7 +175,8 @@ export class FreezeSwitch {
 
   /**
    * Freeze every send: audited, then stored; then every claim not yet marked as sending is ended, so
-   * none of them sends. Refused when already frozen (the freeze in place is returned).
+   * none of them sends. Refused when already frozen, by the record or the signed chain (the freeze in
+   * place is returned).
    */
   async freeze(by: string, why: string, options: { quiet?: boolean } = {}): Promise<FreezeResult> {
     const checked = freezeReason.safeParse(why);
@@ -162,7 +186,8 @@ export class FreezeSwitch {
     const environment = this.environment;
     const written = await store.withLock(lockName(environment), async (): Promise<FreezeResult> => {
       const read = await store.get<FreezeRecord>(this.key);
-      if (read?.state === 'frozen') return { ok: false, reason: 'already-frozen', freeze: freezeOf(read) };
+      const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.heldForFreeze(read);
+      if (held) return { ok: false, reason: 'already-frozen', freeze: held };
       const freeze: Freeze = { by, reason, at: this.deps.now().toISOString() };
       // The entry first, like every step: a freeze never exists without it.
       await auditLog.append(environment, {
@@ -177,6 +202,7 @@ export class FreezeSwitch {
       if (!(await store.compareAndSet<FreezeRecord>(this.key, read, next))) {
         throw new Error('the freeze record changed while the freeze was written; try again');
       }
+      this.chain?.forget();
       return { ok: true, freeze, underway: [] };
     });
     // Run again when already frozen: a freeze whose own run stopped part-way (a store error) is
@@ -202,19 +228,10 @@ export class FreezeSwitch {
     const environment = this.environment;
     const change = await store.withLock(lockName(environment), async () => {
       const read = await store.get<FreezeRecord>(this.key);
-      if (read?.state === 'lifted' && read.requestId === request.id) return undefined;
-      if (read?.state !== 'frozen' || read.at !== request.payload.frozenAt) {
-        throw new CustodyCallError(
-          'not-done',
-          'the freeze it was filed to lift is no longer in place; nothing changed',
-        );
-      }
-      if (read.barred?.includes(request.id)) {
-        throw new CustodyCallError('not-done', 'this unfreeze was given up on; nothing changed');
-      }
+      const frozen = await this.liftable(read, request);
+      if (!frozen) return undefined;
       const at = this.deps.now().toISOString();
       const by = request.approvals.at(-1)?.user ?? request.requester;
-      const frozen = freezeOf(read);
       await auditLog.append(environment, {
         at,
         kind: 'freeze',
@@ -233,13 +250,53 @@ export class FreezeSwitch {
   }
 
   /**
+   * The freeze `request` lifts, under the freeze's lock: the record's, or, when the record says sends
+   * are not frozen, the one the signed chain holds (a record lifted or deleted outside the bot). Undefined
+   * when this request lifted it already. Throws CustodyCallError `not-done` when it may not lift it.
+   */
+  private async liftable(
+    read: FreezeRecord | undefined,
+    request: RequestOf<'unfreeze'>,
+  ): Promise<Freeze | undefined> {
+    const { frozenAt } = request.payload;
+    if (read?.state === 'frozen' && read.barred?.includes(request.id)) {
+      throw new CustodyCallError('not-done', 'this unfreeze was given up on; nothing changed');
+    }
+    if (read?.state === 'lifted' && read.requestId === request.id) return undefined;
+    await this.refuseReplay(request);
+    const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.held(read, true);
+    if (held?.at === frozenAt) return held;
+    throw new CustodyCallError(
+      'not-done',
+      'the freeze it was filed to lift is no longer in place; nothing changed',
+    );
+  }
+
+  /**
+   * Where the chain holds the freeze: an unfreeze the chain names already (lifted or given up), or filed
+   * longer ago than any unfreeze lives, is one put back by a store writer: it lifts nothing.
+   */
+  private async refuseReplay(request: RequestOf<'unfreeze'>): Promise<void> {
+    const { chain } = this;
+    if (!chain) return;
+    const within = this.deps.liftWithinMs;
+    const age = this.deps.now().getTime() - Date.parse(request.createdAt);
+    if ((within !== undefined && age > within) || (await chain.spent(request))) {
+      throw new CustodyCallError(
+        'not-done',
+        'the signed audit chain shows this unfreeze already lifted a freeze or was given up on, or it is too old to lift one; nothing changed',
+      );
+    }
+  }
+
+  /**
    * Filing an unfreeze request (the engine built it from the freeze now in place): saved only while
    * that freeze is still in place and no other unfreeze is open, under the freeze's lock.
    */
   async saveUnfreezeRequest(request: RequestOf<'unfreeze'>): Promise<void> {
     const { store, repo } = this.deps;
     await store.withLock(lockName(this.environment), async () => {
-      const freeze = await this.current();
+      const freeze = await this.current({ fresh: true });
       if (freeze?.at !== request.payload.frozenAt) throw new UnfreezeRefusedError('not-frozen');
       const waiting = (await repo.openRequests()).find((open) => open.kind === 'unfreeze');
       if (waiting) throw new UnfreezeRefusedError('already-waiting', waiting);
@@ -257,21 +314,40 @@ export class FreezeSwitch {
    * (the next sweep tries again). See docs/decisions/unanswered-writes-fenced.md.
    */
   async settleInterrupted(request: RequestOf<'unfreeze'>): Promise<InterruptedLift> {
+    return this.deps.store.withLock(lockName(this.environment), () => this.barUnderLock(request));
+  }
+
+  private async barUnderLock(request: RequestOf<'unfreeze'>): Promise<InterruptedLift> {
     const { store } = this.deps;
-    return store.withLock(lockName(this.environment), async () => {
-      let audited = false;
-      for (let run = 1; ; run++) {
-        const read = await store.get<FreezeRecord>(this.key);
-        const step = barStep(read, request);
-        if ('landed' in step) return step;
-        // The entry first, like every step: the chain already says "unfrozen" (the lift audits before
-        // its write), and this says that lift never took effect.
-        if (!audited) await this.auditBar(request);
-        audited = true;
-        if (await store.compareAndSet<FreezeRecord>(this.key, read, step.bar)) return { landed: false };
-        if (run >= BAR_RUNS) throw new Error(`the freeze record kept changing while ${run} bars were tried`);
-      }
-    });
+    let audited = false;
+    for (let run = 1; ; run++) {
+      const read = await store.get<FreezeRecord>(this.key);
+      const step = barStep(read, request);
+      if ('landed' in step) return audited ? step : this.barChainLift(step, read, request);
+      // The entry first, like every step: the chain already says "unfrozen" (the lift audits before
+      // its write), and this says that lift never took effect.
+      if (!audited) await this.auditBar(request);
+      audited = true;
+      if (await store.compareAndSet<FreezeRecord>(this.key, read, step.bar)) return { landed: false };
+      if (run >= BAR_RUNS) throw new Error(`the freeze record kept changing while ${run} bars were tried`);
+    }
+  }
+
+  /**
+   * A lift of a freeze only the chain held (the record lifted or gone outside the bot) is conditional on
+   * that record, which may still be there when its write lands: the bar on the chain keeps it from
+   * taking effect. A bar of a lift that never reached the chain changes nothing there.
+   */
+  private async barChainLift(
+    step: InterruptedLift,
+    read: FreezeRecord | undefined,
+    request: RequestOf<'unfreeze'>,
+  ): Promise<InterruptedLift> {
+    if (step.landed || !this.chain || read?.state === 'frozen') return step;
+    await this.auditBar(request);
+    // As after a freeze: a claim taken while the lift seemed to hold is ended before it sends.
+    await this.stopUnmarkedClaims();
+    return step;
   }
 
   private async auditBar(request: RequestOf<'unfreeze'>): Promise<void> {
@@ -282,6 +358,46 @@ export class FreezeSwitch {
       subject: request.id,
       note: `its lift of the freeze of ${request.payload.frozenAt} was not confirmed; it never takes effect`,
     });
+  }
+
+  /**
+   * The record says sends are not frozen while the chain holds `held`. Read again under the freeze's
+   * lock before anyone is told: a freeze written on another replica is on the chain before it is in the
+   * record, and its writer holds the lock between the two, so that moment is never told as a store
+   * writer's change. Told once per freeze across replicas, and only once someone listens. True when told
+   * (here or on another replica).
+   */
+  private tellHeld(held: Freeze): Promise<boolean> {
+    const told = this.confirmHeld(held).catch((error: unknown) => {
+      this.deps.log?.warn('the freeze held by the signed audit chain could not be read again', {
+        error: String(error),
+      });
+      return false;
+    });
+    this.track(told.then(() => undefined));
+    return told;
+  }
+
+  private async confirmHeld(held: Freeze): Promise<boolean> {
+    const { store } = this.deps;
+    const confirmed = await store.withLock(lockName(this.environment), async () => {
+      const record = await store.get<FreezeRecord>(this.key);
+      return record?.state !== 'frozen' && (await this.chain?.stillHeld(held.at)) === true;
+    });
+    if (!confirmed || this.listeners.length === 0) return false;
+    const key = heldToldKey(this.environment, held.at);
+    const first = await store
+      .setIfAbsent(key, this.deps.now().toISOString(), LIFT_TOLD_TTL_MS)
+      .catch(() => true);
+    if (!first) return true;
+    const problem = chainUnreadable(held)
+      ? 'sends are held: the signed audit chain does not verify back to its latest freeze'
+      : 'the freeze record in the store says sends are not frozen, but the signed audit chain holds them frozen: the store was changed outside the bot; sends stay frozen';
+    const fields = { frozenAt: held.at, frozenBy: held.by };
+    if (this.deps.log?.error) this.deps.log.error(problem, fields);
+    else this.deps.log?.warn(problem, fields);
+    this.startListeners({ heldByChain: held });
+    return true;
   }
 
   /** Resolves when listeners told so far have finished (tests, shutdown). */

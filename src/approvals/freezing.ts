@@ -62,7 +62,8 @@ export async function fileUnfreeze(
   user: string,
 ): Promise<UnfreezeFiling> {
   if (!(await policy.isApprover(user))) return { ok: false, reason: 'not-approver' };
-  const freeze = await core.freeze.current();
+  // Read fresh: the unfreeze names the freeze the chain holds now, not one a rendering cached.
+  const freeze = await core.freeze.current({ fresh: true });
   if (!freeze) return { ok: false, reason: 'not-frozen' };
   try {
     const request = await core.file({

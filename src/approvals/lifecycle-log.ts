@@ -45,9 +45,13 @@ export function logLifecycle(log: Logger): (request: ApprovalRequest) => Promise
   };
 }
 
-/** For the engine's onFreezeChange: a freeze and its lift, at info. */
+/**
+ * For the engine's onFreezeChange: a freeze and its lift, at info (a freeze the chain holds against the
+ * store's record is logged as an error where it is found, freeze-chain.ts).
+ */
 export function logFreezeChanges(log: Logger): (change: FreezeChange) => Promise<void> {
   return async (change) => {
+    if ('heldByChain' in change) return;
     if ('frozen' in change) {
       const { by, reason, at } = change.frozen;
       log.info('sends frozen', { actor: by, reason, at, underway: change.underway });

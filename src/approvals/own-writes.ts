@@ -15,7 +15,7 @@ import { revokeWritten, type WrittenRegistrationDeps, writtenProblem } from './w
 
 export interface OwnWriteDeps {
   delegations: Pick<DelegationBook, 'isRecorded'>;
-  freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce' | 'freeze'>;
+  freeze: Pick<FreezeSwitch, 'settleInterrupted' | 'announce' | 'freeze' | 'current'>;
   passkeys: PasskeyWrite & Pick<PasskeyBook, 'revoke'>;
   core: WrittenRegistrationDeps['core'];
   /** A registration found written counts only if it still reads as filed (its filing seal). */
@@ -72,8 +72,13 @@ export async function settleOwnWrite(deps: OwnWriteDeps, request: ApprovalReques
           NOT_FOUND,
           'lifting the freeze was not confirmed, and it is now barred from landing later; sends are still frozen. File /cngn unfreeze again.',
         );
-      } else if ((await completedIfApproved(FOUND, () => freezeAgain(deps, request))) && settled.change) {
-        // Told as when the lift is answered: the channel hears it, and what was held goes out.
+      } else if (
+        (await completedIfApproved(FOUND, () => freezeAgain(deps, request))) &&
+        settled.change &&
+        (await nothingFrozen(deps))
+      ) {
+        // Told as when the lift is answered: the channel hears it, and what was held goes out. Never
+        // while a freeze holds (the record's, or the signed chain's): "sends resume" would be untrue.
         deps.freeze.announce(settled.change);
       }
       return;
@@ -131,4 +136,12 @@ async function settleWritten(
   });
   await revokeWritten(deps, request, BY_THE_BOT);
   await failed(WRITTEN_NOT_FILED, problem);
+}
+
+/** Whether no freeze holds now, read fresh from the record and the signed chain; a failed read: no. */
+function nothingFrozen(deps: OwnWriteDeps): Promise<boolean> {
+  return deps.freeze.current({ fresh: true }).then(
+    (freeze) => freeze === undefined,
+    () => false,
+  );
 }

@@ -100,15 +100,49 @@ export function forkedPastMark(
   };
 }
 
-/** The entry recording that an append found the head it extends unverified (in numbers and hashes). */
-export function unverifiedHeadDraft(problem: HeadProblem, head: ChainHead | undefined, at: string): Draft {
+/**
+ * The finding about the entry an append links to: it no longer hashes to its own hash (the bot writes
+ * every entry whole, so a crash never leaves one so: a store writer edited it).
+ */
+export function editedEntryProblem(previous: AuditEntry | undefined): HeadProblem | undefined {
+  if (!previous?.hash || entryHash(previous) === previous.hash) return undefined;
+  return {
+    kind: 'entry-edited',
+    text: `the entry at seq ${previous.seq ?? 'none'} no longer hashes to its hash ${short(previous.hash)}: it was edited`,
+  };
+}
+
+/** How a finding with nothing to link to records the mark it was found under (markOf reads it). */
+const MARKED = ' marked ';
+
+/**
+ * The entry recording that an append found the head it extends unverified (in numbers and hashes).
+ * `mark`: given where there is no entry to link it to (the head and the list gone); the episode it
+ * starts is then named by the mark's time, as the freeze read names it before the finding goes in.
+ */
+export function unverifiedHeadDraft(
+  problem: HeadProblem,
+  head: ChainHead | undefined,
+  at: string,
+  mark?: HeadMark | undefined,
+): Draft {
+  const found = head ? `seq ${head.seq} hash ${head.hash}` : 'no head';
   return {
     at,
     kind: 'audit',
     action: HEAD_UNVERIFIED,
-    subject: head ? `seq ${head.seq} hash ${head.hash}` : 'no head',
+    subject: mark ? `${found};${MARKED}seq ${mark.seq} hash ${mark.hash} at ${mark.at}` : found,
     note: `${problem.kind}: ${problem.text}. Recorded before the next entry was linked to it.`,
   };
+}
+
+/** The time of the mark a finding with nothing to link to records, or undefined. */
+export function markedAt(finding: AuditEntry): string | undefined {
+  const subject = finding.subject ?? '';
+  const marked = subject.indexOf(MARKED);
+  if (marked < 0) return undefined;
+  const at = subject.slice(subject.lastIndexOf(' at ') + ' at '.length);
+  return Number.isNaN(Date.parse(at)) ? undefined : at;
 }
 
 /**

@@ -2,13 +2,15 @@
 
 import { isCutMarker, sealOf } from './chain.js';
 import type { AuditEntry } from './types.js';
+import { liveFreezeEntry } from './verified-freeze.js';
 import { holdsLiveDelegation } from './verified-read.js';
 
 /**
  * Where a cut of `entries` from `start` ends: past every entry older than `olderThan` that `archived`
  * holds, in a row, up to the first that grants or revokes a delegation not yet ended at `now` (the
  * chain is where that grant and that revocation hold, verified-read.ts: they stay until the delegation
- * ends). Undefined when it would split the entries of an older version, which are sealed together:
+ * ends), and before the `frozen` entry of a freeze still in effect (verified-freeze.ts: the chain
+ * holds sends frozen by it). Undefined when it would split the entries of an older version, which are sealed together:
  * they go all at once or not at all.
  */
 function cutEnd(
@@ -19,10 +21,11 @@ function cutEnd(
   now: Date,
 ): number | undefined {
   let end = start;
+  const liveFreeze = liveFreezeEntry(entries);
   while (end < entries.length) {
     const entry = entries[end] as AuditEntry;
     if (Date.parse(entry.at) >= olderThan.getTime() || !archived(entry)) break;
-    if (holdsLiveDelegation(entry, now)) break;
+    if (holdsLiveDelegation(entry, now) || entry === liveFreeze) break;
     end += 1;
   }
   const unchained = entries.slice(start).findIndex((e) => e.hash);

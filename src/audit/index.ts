@@ -34,6 +34,7 @@ export type {
   ServiceEnvironment,
 } from './types.js';
 export { type ChainWord, VerifiedClosings } from './verified-closings.js';
+export { type ChainFreeze, VerifiedFreeze } from './verified-freeze.js';
 export {
   type ChainDelegations,
   DELEGATION_REVOKED,

@@ -26,6 +26,7 @@ import type { Store } from '../store/index.js';
 import { type ActorLookup, withActorDetails } from './actors.js';
 import { type ChainHead, type ChainReport, chainEntry, entryHash, verifyChain } from './chain.js';
 import {
+  editedEntryProblem,
   endsAtHead,
   foreignEntryProblem,
   forkedPastMark,
@@ -151,8 +152,7 @@ export class AuditLog {
     if (this.seal && !state.found) {
       const found = await this.headFinding(environment, head, list, previous);
       if (found === 'moved') return undefined;
-      state.found = found;
-      if (state.found) state.pending = [unverifiedHeadDraft(state.found, head, state.draft.at), state.draft];
+      this.findingFirst(environment, state, found, head, previous);
     }
     const entry = chainEntry({ ...(state.pending[0] as AuditDraft), environment }, previous, sealed);
     const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
@@ -169,6 +169,23 @@ export class AuditLog {
     return entry;
   }
 
+  /**
+   * A finding goes into the chain before the draft asked for; with no entry to link it to, it records
+   * the mark (unverifiedHeadDraft).
+   */
+  private findingFirst(
+    environment: ServiceEnvironment,
+    state: AppendState,
+    found: HeadProblem | undefined,
+    head: ChainHead | undefined,
+    previous: AuditEntry | undefined,
+  ): void {
+    state.found = found;
+    if (!found) return;
+    const mark = previous?.hash ? undefined : this.seal?.marks.get(environment);
+    state.pending = [unverifiedHeadDraft(found, head, state.draft.at, mark), state.draft];
+  }
+
   /** What an append finds wrong with the head it extends (see the file's comment), or undefined. */
   private async headFinding(
     environment: ServiceEnvironment,
@@ -177,7 +194,10 @@ export class AuditLog {
     previous: AuditEntry | undefined,
   ): Promise<HeadProblem | 'moved' | undefined> {
     const seal = this.seal;
-    const found = (seal && headProblem(seal, environment, head)) ?? (head && foreignEntryProblem(head));
+    const found =
+      (seal && headProblem(seal, environment, head)) ??
+      (head && foreignEntryProblem(head)) ??
+      editedEntryProblem(previous);
     return (
       found ??
       (await this.pastHead(environment, head, list, previous)) ??

@@ -357,7 +357,9 @@ export type HeadProblemKind =
    */
   | 'entries-past-head'
   /** The head carries an entry (outside its signature) other than the one its seq and hash name. */
-  | 'head-entry-foreign';
+  | 'head-entry-foreign'
+  /** The entry the next append links to no longer hashes to its own hash: it was edited. */
+  | 'entry-edited';
 
 export interface HeadProblem {
   kind: HeadProblemKind;

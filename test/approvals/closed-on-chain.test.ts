@@ -22,6 +22,7 @@ import { newSigner } from '../support/audit-archive.js';
 import { capturedLog } from '../support/captured-log.js';
 import { REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
+import { liftFreeze } from '../support/unfreeze.js';
 import { approvedUnsent, execute, revive, revivedApproved, test } from './closed-support.js';
 import { ADE, BOLA, CHIDI, DAY, DAYO, policy, withdrawal, withdrawCalls } from './delegation-support.js';
 import { rewrite } from './signed-support.js';
@@ -274,14 +275,16 @@ describe('with the audit signing key, what the chain holds but the store does no
       kind: 'audit',
       action: 'note',
     });
+    // What is filed after the finding goes out as usual (below); its filing records the finding.
+    const next = await fileDraft(engine, withdrawal(networkId, '1600'));
+    // The break also holds sends frozen until an approved unfreeze (freeze-on-the-signed-chain.md).
+    await liftFreeze(engine, ADE, DAYO);
     const failed = await execute(engine, request.id);
     expect(failed?.state).toBe('failed');
     expect(failed?.history.at(-1)?.note).toBe(NOT_SHOWN_OPEN);
     expect(needsAPerson(NOT_SHOWN_OPEN)).toBe(true);
     expect(withdrawCalls(fx)).toBe(0);
 
-    // What is filed after the finding goes out as usual.
-    const next = await fileDraft(engine, withdrawal(networkId, '1600'));
     await approveAsSeen(engine, next.id, DAYO);
     await engine.idle();
     expect((await engine.get(next.id))?.state).toBe('sent');
@@ -310,6 +313,10 @@ describe('with the audit signing key, an entry edited in place', () => {
     }
     // The bot after a restart: nothing of the chain read before the edit.
     const { engine } = await fx.another({ engine: { policy: policy(), auditSeal } });
+    // The break also holds sends frozen until an approved unfreeze (freeze-on-the-signed-chain.md),
+    // filed once the bot has written since the restart.
+    await fileDraft(engine, withdrawal(networkId, '1700'));
+    await liftFreeze(engine, ADE, DAYO);
     const failed = await execute(engine, request.id);
     expect(failed?.state).toBe('failed');
     expect(failed?.history.at(-1)?.note).toBe(NOT_SHOWN_OPEN);

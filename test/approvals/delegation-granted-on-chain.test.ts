@@ -13,11 +13,13 @@ import { newSigner } from '../support/audit-archive.js';
 import { DEST, type EngineFixture, REQUESTER, replicasTest, twoNetworks } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
+import { liftFreeze } from '../support/unfreeze.js';
 import {
   ADE,
   BOLA,
   CHIDI,
   DAY,
+  DAYO,
   delegate,
   delegateApproves,
   test as delegationTest,
@@ -110,6 +112,10 @@ describe('with the audit signing key', () => {
     await delegate(fx, CHIDI, BOLA);
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
     await engine.idle();
+    // What came before the recorded head hides the chain's freezes too: sends are held until an
+    // approved unfreeze lifts them.
+    expect(withdrawCalls(fx)).toBe(0);
+    await liftFreeze(engine, ADE, DAYO);
     expect(withdrawCalls(fx)).toBe(1);
   });
 });

@@ -17,9 +17,12 @@ import type { Store } from '../../src/store/index.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { newSigner } from '../support/audit-archive.js';
 import { fileDraft } from '../support/filing.js';
+import { liftFreeze } from '../support/unfreeze.js';
 import {
+  ADE,
   BOLA,
   CHIDI,
+  DAYO,
   delegate,
   delegateApproves,
   test as delegationTest,
@@ -111,6 +114,9 @@ describe('with the audit signing key', () => {
     await delegate(fx, CHIDI, BOLA);
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
     await engine.idle();
+    // The break hides the chain's freezes too: sends are held until an approved unfreeze lifts them.
+    expect(withdrawCalls(fx)).toBe(0);
+    await liftFreeze(engine, ADE, DAYO);
     expect(withdrawCalls(fx)).toBe(1);
   });
 
@@ -142,6 +148,9 @@ describe('with the audit signing key', () => {
   }) => {
     await delegate(fx, CHIDI, BOLA);
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: true });
+    // Sent before the revocation: one revoked before its claim goes back to the approvers instead.
+    await engine.idle();
+    expect(withdrawCalls(fx)).toBe(1);
     expect(await engine.revokeDelegations(CHIDI, BOLA)).toHaveLength(1);
     expect(await delegateApproves(fx, networkId)).toMatchObject({ ok: false, reason: 'delegation-ended' });
     const again = await delegate(fx, CHIDI, BOLA);

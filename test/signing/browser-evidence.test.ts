@@ -275,9 +275,9 @@ describe.skipIf(!run)('what a passkey-signed approval withstands, in Chromium', 
     expect(stored.approvals[0]?.evidence).toBeDefined();
     const forged = withApproval(stored, APPROVER_B, new Date());
     expect(forged.state).toBe('approved');
-    // Unaudited, as a writer without the audit signing key: an unsigned entry would leave the request
-    // unable to be shown open on the signed chain, which is read before the claim (closed-on-chain.ts),
-    // ahead of the evidence check this test is about.
+    // Unaudited, as a writer without the audit signing key: an unsigned entry would hold every send
+    // frozen (freeze-on-the-signed-chain.md) and leave the request unable to be shown open on the signed
+    // chain, which is read before the claim (closed-on-chain.ts), ahead of the evidence check this test is about.
     expect(await repo.saveIf(stored, forged, false)).toBe(true);
     const calls = app.sandbox.count('POST', '/v1/api/withdraw');
     // The engine's send, as it runs for an approved request.

@@ -3,11 +3,10 @@
 // and records (approvals/freeze.ts); here the words are read and the answer said privately. The
 // approvals channel hears of each freeze and lift from the notices (notices.ts).
 import { FREEZE_REASON_MAX, FREEZE_REASON_MIN } from '../../approvals/index.js';
-import { lagosTime } from '../../format/display.js';
-import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { APPROVERS, type FeatureSubcommand, type SlackMessage } from '../types.js';
-import { FROZEN_MEANING, frozenBy } from '../ui/freeze.js';
+import { FROZEN_MEANING, frozenBy, mayLift, since } from '../ui/freeze.js';
 import { requestTitle } from '../ui/words.js';
 
 /** mrkdwn: its `<…>` placeholder written as entities, so Slack shows it as typed. */
@@ -34,9 +33,8 @@ async function freezeCommand(args: string[], userId: string, deps: ApprovalSlack
         'Only an approver can freeze sends (a delegate cannot). Nothing changed: if something looks wrong, tell an approver now.',
       );
     }
-    const since = escapeMrkdwn(lagosTime(result.freeze.at));
     return answer(
-      `Sends are already frozen (since ${since}). ${frozenBy(result.freeze)}. Nothing changed. \`/cngn unfreeze\` asks another approver to lift it.`,
+      `Sends are already frozen (${since(result.freeze)}). ${frozenBy(result.freeze)}. Nothing changed. \`/cngn unfreeze\` asks another approver to lift it.`,
     );
   }
   const late = result.underway.length
@@ -51,8 +49,7 @@ async function unfreezeCommand(userId: string, deps: ApprovalSlackDeps): Promise
   const result = await deps.engine.fileUnfreeze(userId);
   if (result.ok) {
     const { frozenBy: froze } = result.request.payload;
-    const other =
-      froze === userId ? 'another approver' : `an approver other than ${mentionUser(froze)} and you`;
+    const other = froze === userId ? 'another approver' : mayLift(froze, 'you');
     return answer(
       `Filed ${escapeMrkdwn(requestTitle(result.request))}: once ${other} approves it in ${mentionChannel(deps.approvalsChannel)}, the freeze is lifted and what was approved meanwhile goes out (unless it expired).`,
     );

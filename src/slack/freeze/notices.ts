@@ -3,9 +3,10 @@
 // replica that stored the change, after it was stored and audited; the other replicas read the freeze
 // from the store at each rendering, so what they show next is current too.
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalEngine } from '../../approvals/index.js';
+import type { ApprovalEngine, FreezeChange } from '../../approvals/index.js';
 import type { Logger } from '../../log.js';
-import { frozenAnnouncement, liftedAnnouncement } from '../ui/freeze.js';
+import type { SlackMessage } from '../types.js';
+import { chainHeldAlert, frozenAnnouncement, liftedAnnouncement } from '../ui/freeze.js';
 
 /** A surface that shows requests and renders them again when sends are frozen or resume. */
 interface ShowsFreeze {
@@ -22,6 +23,12 @@ export interface FreezeSurfaces {
   home?: { everyoneChanged(): Promise<void> } | undefined;
 }
 
+function announcement(change: FreezeChange): SlackMessage {
+  if ('heldByChain' in change) return chainHeldAlert(change.heldByChain);
+  if ('frozen' in change) return frozenAnnouncement(change.frozen, change.underway);
+  return liftedAnnouncement(change.lifted, change.by, change.requestId);
+}
+
 export function tellFreeze(
   engine: ApprovalEngine,
   client: WebClient,
@@ -30,10 +37,7 @@ export function tellFreeze(
   log?: Pick<Logger, 'warn'>,
 ): void {
   engine.onFreezeChange(async (change) => {
-    const message =
-      'frozen' in change
-        ? frozenAnnouncement(change.frozen, change.underway)
-        : liftedAnnouncement(change.lifted, change.by, change.requestId);
+    const message = announcement(change);
     const { presenter, dms, home } = surfaces();
     const said = client.chat
       .postMessage({ channel: approvalsChannel, ...message })

@@ -2,14 +2,23 @@
 // carries while sends are frozen, and what the approvals channel is told when they are frozen or
 // resume. Pure: the freeze in, Block Kit out. The reason came from a person: escaped.
 import type { KnownBlock } from '@slack/types';
-import type { ApprovalRequest, Freeze, UnfreezePayload } from '../../approvals/index.js';
+import {
+  type ApprovalRequest,
+  chainUnreadable,
+  type Freeze,
+  type UnfreezePayload,
+} from '../../approvals/index.js';
 import { lagosTime } from '../../format/display.js';
 import { clipMrkdwn, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
 import type { SlackMessage } from '../types.js';
 import { requestTitle } from './words.js';
 
-/** `Frozen by @Bola: reason` (mrkdwn). */
-export function frozenBy(freeze: Freeze): string {
+/** Held because the chain cannot be read back to its latest freeze: no person is named as having frozen. */
+const UNREADABLE_HOLD = 'Sends are held: the signed audit chain does not verify back to its latest freeze';
+
+/** `Frozen by @Bola: reason` (mrkdwn); for a freeze held because the chain cannot be read, no person. */
+export function frozenBy(freeze: Pick<Freeze, 'by' | 'reason'>): string {
+  if (chainUnreadable(freeze)) return UNREADABLE_HOLD;
   return `Frozen by ${mentionUser(freeze.by)}: ${escapeMrkdwn(freeze.reason)}`;
 }
 
@@ -17,15 +26,35 @@ export function frozenBy(freeze: Freeze): string {
 export const FROZEN_MEANING =
   'nothing is sent to the service until another approver approves `/cngn unfreeze`; filing and approving go on.';
 
+/**
+ * A hold because the chain cannot be read back: which break it is for, by the chain's time beside the
+ * break that names it (the entry the break was found at, or where no entry is left the bot's last check
+ * of the chain). Not when sends began to be held (mrkdwn).
+ */
+const heldFor = (at: string): string => `held for the break in the audit chain next to ${at}`;
+
+/** `since <when the freeze began>`, or for a hold because the chain cannot be read back, heldFor (mrkdwn). */
+export function since(freeze: Pick<Freeze, 'by' | 'at'>): string {
+  const at = escapeMrkdwn(lagosTime(freeze.at));
+  return chainUnreadable(freeze) ? heldFor(at) : `since ${at}`;
+}
+
+/** Who may approve an unfreeze of it, beside `whom` (its requester, in their words; mrkdwn). */
+export function mayLift(frozenBy: string, whom: string): string {
+  return chainUnreadable({ by: frozenBy })
+    ? `any approver other than ${whom}`
+    : `an approver other than ${mentionUser(frozenBy)} and ${whom}`;
+}
+
+const capitalised = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
 /** The banner: who froze the sends, why, since when, and what that means. */
 export function freezeBanner(freeze: Freeze): KnownBlock {
   return {
     type: 'section',
     text: {
       type: 'mrkdwn',
-      text: clipMrkdwn(
-        `:no_entry: *${frozenBy(freeze)}*\nSince ${escapeMrkdwn(lagosTime(freeze.at))}: ${FROZEN_MEANING}`,
-      ),
+      text: clipMrkdwn(`:no_entry: *${frozenBy(freeze)}*\n${capitalised(since(freeze))}: ${FROZEN_MEANING}`),
     },
   };
 }
@@ -71,12 +100,37 @@ export function liftedAnnouncement(freeze: Freeze, by: string, requestId: string
   };
 }
 
+/**
+ * Posted in the approvals channel when the store's freeze record says sends are not frozen but the
+ * signed audit chain holds them frozen: someone changed the store outside the bot.
+ */
+export function chainHeldAlert(freeze: Freeze): SlackMessage {
+  if (chainUnreadable(freeze)) return unreadableAlert(freeze);
+  const text = `:rotating_light: *The freeze record was changed outside the bot.* The store says sends are not frozen, but the signed audit chain holds them frozen (${frozenBy(freeze)}). Sends stay frozen.`;
+  return {
+    text: 'The freeze record was changed outside the bot; sends stay frozen.',
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: clipMrkdwn(
+            `${text}\nA person must find out who wrote to the store. To resume sends, file \`/cngn unfreeze\` for another approver to approve.`,
+          ),
+        },
+      },
+    ],
+  };
+}
+
 /** An unfreeze request's figures, label and mrkdwn value: the freeze it lifts and who may approve it. */
 export function unfreezeFields(payload: UnfreezePayload): Array<[label: string, value: string]> {
   return [
-    ['Lifts', frozenBy({ by: payload.frozenBy, reason: payload.reason, at: payload.frozenAt })],
-    ['Frozen since', escapeMrkdwn(lagosTime(payload.frozenAt))],
-    ['Who may approve', `an approver other than ${mentionUser(payload.frozenBy)} and the requester`],
+    ['Lifts', frozenBy({ by: payload.frozenBy, reason: payload.reason })],
+    chainUnreadable({ by: payload.frozenBy })
+      ? ['Held', heldFor(escapeMrkdwn(lagosTime(payload.frozenAt)))]
+      : ['Frozen since', escapeMrkdwn(lagosTime(payload.frozenAt))],
+    ['Who may approve', mayLift(payload.frozenBy, 'the requester')],
   ];
 }
 
@@ -109,4 +163,23 @@ export function unfreezeNotice(request: ApprovalRequest, by: string, approvedBy:
     default:
       return undefined;
   }
+}
+
+/** Posted when sends are held because the signed audit chain does not verify back to its latest freeze. */
+function unreadableAlert(freeze: Freeze): SlackMessage {
+  const text = `:rotating_light: *${UNREADABLE_HOLD}.* ${capitalised(since(freeze))}; whether a freeze was in place before the break cannot be checked.`;
+  return {
+    text: `${UNREADABLE_HOLD}; an approver may lift it with /cngn unfreeze.`,
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: clipMrkdwn(
+            `${text}\nA person must find out why the chain does not verify. Any approver may lift the hold: file \`/cngn unfreeze\` for another approver to approve.`,
+          ),
+        },
+      },
+    ],
+  };
 }
