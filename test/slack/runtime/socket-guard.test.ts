@@ -299,6 +299,8 @@ describe('Socket Mode: what the guard relies on in the socket client', () => {
   }, async ({ socket, socketApp: { client, entries, ran } }) => {
     const guard = client.listeners('ws_message');
     expect(guard).toHaveLength(1);
+    // The client waits its pong timeout (5 s by default) before it reconnects; the wait proves nothing.
+    (client as unknown as { clientPingTimeoutMS: number }).clientPingTimeoutMS = 250;
     const reconnected = new Promise<void>((resolve) => client.once('connected', () => resolve()));
     socket.send({
       type: 'disconnect',

@@ -36,9 +36,11 @@ const test = botTest.extend('redis', async ({ startApp, defer }) => {
   });
   const proxy = await TcpProxy.forRedis(REDIS_URL);
   const store = await createStore(proxy.url, { prefix });
+  // Closed while the proxy still passes traffic (thawed by then): a stopped proxy cuts the connection
+  // under a client that still counts itself ready, and its close waits out its deadline for a reply.
   defer(async () => {
-    await proxy.stop();
     await store.close();
+    await proxy.stop();
   });
   const app = await startApp({ store });
   defer(() => proxy.thaw());
