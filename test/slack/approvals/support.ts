@@ -1,8 +1,5 @@
 // The real bot (startBot: Bolt over HTTP, router, approvals, webhooks) with the real client against the
 // embedded sandbox, a store we choose, and the fake Slack Web API; plus helpers to click and submit.
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Roles } from '../../../src/access/roles.js';
 import type { ApprovalEngine } from '../../../src/approvals/index.js';
 import type { CngnClient } from '../../../src/cngn/client.js';
@@ -15,6 +12,7 @@ import type { Approvals } from '../../../src/wiring/approvals.js';
 import { type BotOptions, startBot } from '../../../src/wiring/bot.js';
 import { FakeSlack, openedViewId } from '../../support/fake-slack.js';
 import type { FakeSocketMode } from '../../support/fake-socket-mode.js';
+import { freePort } from '../../support/free-port.js';
 import { SIGNING_SECRET, testConfig } from '../../support/harness.js';
 import { approveInChannel, type OpenedReview, type Reviewed, reviewInChannel } from '../../support/review.js';
 import {
@@ -26,6 +24,8 @@ import {
   viewSubmission,
   withdrawValues,
 } from '../../support/slack-requests.js';
+
+export { freePort };
 
 export const APPROVALS_CHANNEL = 'CAPPROVALS';
 export const REQUESTER = 'UREQ';
@@ -82,15 +82,6 @@ export interface ApprovalAppOptions {
 export function adminUrlOf(bot: { adminUrl: string | undefined }): string {
   if (!bot.adminUrl) throw new Error('the bot was started without its admin listener');
   return bot.adminUrl;
-}
-
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 export interface ApprovalApp {
