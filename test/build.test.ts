@@ -1,6 +1,8 @@
 // The production build (scripts/build.mjs) and `npm start`: what serves Slack is one bundle of
 // compiled JavaScript, built again only when a source changed; a module in it still finds files next
-// to its TypeScript source; and a SIGTERM sent to npm alone stops the bot.
+// to its TypeScript source; and a SIGTERM sent to npm alone stops the bot. What the production bundle
+// holds is read from dist/, built by the suite's global set-up (test/support/build-main.ts) as
+// `npm start` builds it; this file's own builds are of small entries of its own.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -13,19 +15,29 @@ import { prebuiltAssets } from '../src/signing/assets.js';
 import { freePort } from './slack/approvals/support.js';
 import type { FakeSlack } from './support/fake-slack.js';
 import { slackTest } from './support/file-slack.js';
+import { bundledMain } from './support/node-entry.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // Inside the project, so the bundle resolves the packages it leaves out (sqlite3) as dist/ does.
 const WORK = `dist/test-build-${process.pid}`;
 const BUILD_MS = 120_000;
 
-const BUNDLE = `${WORK}/bot/main.js`;
 const WHERE = `${WORK}/where/where.ts`;
+
+/** What the build of `outfile` wrote beside it (its stamp's outputs; dist/ also keeps the build before's). */
+function outputsBeside(outfile: string): string[] {
+  const { outputs } = JSON.parse(readFileSync(`${outfile}.build.json`, 'utf8')) as { outputs: string[] };
+  return outputs
+    .map((path) => join(ROOT, path))
+    .filter((path) => dirname(path) === dirname(outfile))
+    .map((path) => relative(dirname(outfile), path));
+}
 
 /**
  * For the whole file: `work`, the folder WORK, made before the file's first test and removed after its
- * last; `slack`; `bundle`, the production bundle built once into BUNDLE (`inputs`: what went in, `dir`:
- * its folder); `whereSource`, WHERE, a module that says where it is.
+ * last; `slack`; `bundle`, the production bundle dist/main.js, fresh (`inputs`: what went in, from its
+ * stamp, `dir`: its folder, `files`: the names of the files that build wrote there); `whereSource`,
+ * WHERE, a module that says where it is.
  */
 const it = slackTest
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
@@ -34,9 +46,14 @@ const it = slackTest
     onCleanup(() => rmSync(join(ROOT, WORK), { recursive: true, force: true }));
     return WORK;
   })
-  .extend('bundle', { scope: 'file' }, async ({ work: _ }) => {
-    const inputs = await build({ outfile: BUNDLE });
-    return { inputs, outfile: BUNDLE, dir: join(ROOT, dirname(BUNDLE)) };
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('bundle', { scope: 'file' }, async ({}) => {
+    const outfile = await bundledMain();
+    const stamp = JSON.parse(readFileSync(`${outfile}.build.json`, 'utf8')) as {
+      inputs: Record<string, string>;
+    };
+    const inputs = Object.keys(stamp.inputs).map((path) => join(ROOT, path));
+    return { inputs, outfile, dir: dirname(outfile), files: outputsBeside(outfile) };
   })
   .extend('whereSource', { scope: 'file' }, async ({ work: _ }) => {
     mkdirSync(join(ROOT, WORK, 'where'), { recursive: true });
@@ -76,7 +93,8 @@ async function botEnv(slack: FakeSlack): Promise<NodeJS.ProcessEnv> {
   };
 }
 
-// The bundle is built by the first of these tests to run: each may wait as long as a build takes.
+// Built by the global set-up; the first of these tests to run builds it again should a source have
+// changed since: each may wait as long as a build takes.
 describe('the production bundle', { timeout: BUILD_MS }, () => {
   it('holds the bot and none of the tests', ({ bundle: { inputs } }) => {
     const files = inputs.map((path) => relative(ROOT, path).split('\\').join('/'));
@@ -98,11 +116,11 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
   });
 
   it('holds only Latin-1 characters, so V8 keeps its source at one byte a character', ({
-    bundle: { dir },
+    bundle: { dir, files },
   }) => {
-    const files = readdirSync(dir).filter((file) => file.endsWith('.js'));
-    expect(files.length).toBeGreaterThan(1);
-    for (const file of files) {
+    const scripts = files.filter((file) => file.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(1);
+    for (const file of scripts) {
       const text = readFileSync(join(dir, file), 'utf8');
       expect({ file, beyondLatin1: text.match(/[\u0100-\u{10ffff}]/gu)?.slice(0, 5) ?? [] }).toEqual({
         file,
@@ -110,19 +128,15 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
       });
     }
     // The escape still means ₦ where the source wrote it.
-    expect(
-      readdirSync(dir).some((file) => readFileSync(join(dir, file), 'utf8').includes('/^\\u20a6/')),
-    ).toBe(true);
+    expect(files.some((file) => readFileSync(join(dir, file), 'utf8').includes('/^\\u20a6/'))).toBe(true);
   });
 
   // SQLite too: its native binding loads once main.ts's error handlers are in place, so a binding
   // built for another Node is one JSON line, not Node's own printout.
   it('loads the SQLite, Redis and PostgreSQL stores and the workbench only on demand', ({
-    bundle: { dir },
+    bundle: { dir, files },
   }) => {
-    const lazy = readdirSync(dir).filter((file) =>
-      /^main-(sqlite|redis|postgres|workbench)-\w+\.js$/.test(file),
-    );
+    const lazy = files.filter((file) => /^main-(sqlite|redis|postgres|workbench)-\w+\.js$/.test(file));
     expect(lazy.map((file) => file.split('-')[1]).sort()).toEqual([
       'postgres',
       'redis',
@@ -144,22 +158,6 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     const sqlite3 = /(?:\bfrom|\bimport|\brequire\()\s*"sqlite3"/;
     expect([...loaded].filter((file) => sqlite3.test(readFileSync(join(dir, file), 'utf8')))).toEqual([]);
     expect(readFileSync(join(dir, 'main.js'), 'utf8')).toContain('main-workbench-'); // by import()
-  });
-
-  it('leaves no esbuild process running once built', ({ bundle: _ }) => {
-    if (!existsSync('/proc/self/stat')) return; // the process table is read from Linux's /proc
-    const children = readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .filter((pid) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
-        } catch {
-          return false; // gone meanwhile
-        }
-      })
-      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    expect(children.filter((command) => command.includes('esbuild'))).toEqual([]);
   });
 
   // Each ICU service a process first uses maps megabytes of the node executable's locale and time-zone
@@ -222,8 +220,10 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     }
   });
 
-  it('ships a linked source map beside every file, without the sources themselves', ({ bundle: { dir } }) => {
-    for (const file of readdirSync(dir).filter((name) => name.endsWith('.js'))) {
+  it('ships a linked source map beside every file, without the sources themselves', ({
+    bundle: { dir, files },
+  }) => {
+    for (const file of files.filter((name) => name.endsWith('.js'))) {
       expect(readFileSync(join(dir, file), 'utf8')).toContain(`//# sourceMappingURL=${file}.map`);
       const map = JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as Record<string, unknown>;
       expect(map).toMatchObject({ version: 3 });
@@ -264,7 +264,7 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
   // Run by an idle bot before, and used only by a custody call, a response_url post, a passkey
   // registration or signature (docs/decisions/loaded-on-first-use.md). Undici's source stays in a
   // chunk main.js loads, as Socket Mode's client requires it, but only an undici call runs it.
-  it('loads undici and the passkey library only on first use', ({ bundle: { dir } }) => {
+  it('loads undici and the passkey library only on first use', ({ bundle: { dir, files } }) => {
     const loaded = new Set<string>();
     const visit = (file: string) => {
       if (loaded.has(file)) return;
@@ -289,7 +289,7 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     // @peculiar/asn1-schema's converter and the library's attestation checks.
     const parsers = /\bAsnConvert=class\b|\bfunction verifyAttestationPacked\b/;
     expect(texts.filter((text) => parsers.test(text))).toEqual([]);
-    expect(readdirSync(dir).some((file) => parsers.test(readFileSync(join(dir, file), 'utf8')))).toBe(true);
+    expect(files.some((file) => parsers.test(readFileSync(join(dir, file), 'utf8')))).toBe(true);
   });
 });
 
@@ -365,6 +365,23 @@ describe('a module in the bundle', () => {
     const third = await chunks(3);
     expect(third).toHaveLength(2);
     expect(third).not.toContain(first);
+  });
+
+  it('leaves no esbuild process running once built', async ({ whereSource: source }) => {
+    await build({ entry: source, outfile: `${WORK}/where/stopped/where.js` });
+    if (!existsSync('/proc/self/stat')) return; // the process table is read from Linux's /proc
+    const children = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+        } catch {
+          return false; // gone meanwhile
+        }
+      })
+      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    expect(children.filter((command) => command.includes('esbuild'))).toEqual([]);
   });
 
   it('is built again only when one of its inputs changed', async ({ whereSource: source }) => {

@@ -20,8 +20,8 @@ for (const kind of STORE_KINDS) {
   describe.skipIf(!kind.up)(`a request record from before the announcement's rename on ${kind.name}`, () => {
     engineTest.override('storeKind', kind.name);
 
-    engineTest('reads, and is written back with the new name', async ({ replicas, startEngine }) => {
-      const { a } = await replicas('announcement-old-name');
+    engineTest('reads, and is written back with the new name', async ({ oneReplica, startEngine }) => {
+      const a = await oneReplica('announcement-old-name');
       const fx = await startEngine({ store: a, tiers: '0:1' });
       const [networkId] = await twoNetworks(fx.client);
       const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '106'));

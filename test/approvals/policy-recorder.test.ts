@@ -66,9 +66,9 @@ for (const kind of STORE_KINDS) {
     test.override('storeKind', kind.name);
 
     test('records the first policy whole, once, and nothing at a start with the same one', async ({
-      replicas,
+      oneReplica,
     }) => {
-      const { a } = await replicas(`policy-first-${kind.name}`);
+      const a = await oneReplica(`policy-first-${kind.name}`);
       const told: number[] = [];
       const entry = await started(a, told, first);
       expect(entry?.subject).toBe('policy recorded');
@@ -102,9 +102,9 @@ for (const kind of STORE_KINDS) {
     });
 
     test('keeps the lines an entry was recorded with, and words the next change against its settings', async ({
-      replicas,
+      oneReplica,
     }) => {
-      const { a } = await replicas(`policy-earlier-lines-${kind.name}`);
+      const a = await oneReplica(`policy-earlier-lines-${kind.name}`);
       // As recorded when lines showed the stored text: the same settings, other words.
       const earlierLines = describePolicy(first).map((line) =>
         line.startsWith('approvals needed by amount:') ? 'tiers: 0:1,1000000:2' : line,
@@ -174,9 +174,9 @@ for (const kind of STORE_KINDS) {
     });
 
     test('settings Slack refuses to post for good are dropped, not tried at every start', async ({
-      replicas,
+      oneReplica,
     }) => {
-      const { a } = await replicas(`policy-refused-${kind.name}`);
+      const a = await oneReplica(`policy-refused-${kind.name}`);
       await recorder(a).recordAtStart(first);
       await recorder(a).tellUntold(async () => {
         throw slackSays('invalid_blocks');
@@ -187,9 +187,9 @@ for (const kind of STORE_KINDS) {
     });
 
     test('settings told before a failure stay told; a revoked token keeps the rest for a later start', async ({
-      replicas,
+      oneReplica,
     }) => {
-      const { a } = await replicas(`policy-partly-${kind.name}`);
+      const a = await oneReplica(`policy-partly-${kind.name}`);
       const one = await recorder(a).recordAtStart(first);
       const two = await recorder(a).recordAtStart(changed);
       const told: number[] = [];
@@ -202,9 +202,9 @@ for (const kind of STORE_KINDS) {
     });
 
     test('settings never told past the ten kept to tell are logged as dropped, and the newest ten told', async ({
-      replicas,
+      oneReplica,
     }) => {
-      const { a } = await replicas(`policy-untold-cap-${kind.name}`);
+      const a = await oneReplica(`policy-untold-cap-${kind.name}`);
       const warnings: Warning[] = [];
       const seqs: number[] = [];
       // Twelve starts, each with other settings, none reaching Slack.

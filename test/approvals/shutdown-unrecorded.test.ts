@@ -41,11 +41,11 @@ for (const kind of STORE_KINDS) {
     test.override('storeKind', kind.name);
 
     test('stops within its bound, logs the unrecorded reference, and recovery records it after a restart, sending once', async ({
-      replicas,
+      oneReplica,
       startEngine,
       sandbox,
     }) => {
-      const { a } = await replicas(`shutdown-unrecorded-${kind.name}`);
+      const a = await oneReplica(`shutdown-unrecorded-${kind.name}`);
       const { store, outage } = withOutage(a);
       const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
       const log: EngineLog = {

@@ -12,8 +12,8 @@ const ADA = { name: 'Ada Obi', email: 'ada@example.com' };
 
 auditTest(
   'names the actor before the entry is hashed; the chain and its signed head check out beside older entries',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-actors-chain');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-actors-chain');
     const { log, keeper } = auditReplica(a);
     await keeper.start();
     await log.append('sandbox', auditDraft(0));
@@ -47,8 +47,8 @@ auditTest(
 
 auditTest(
   'writes the entry with the id alone when the directory fails or does not answer in time',
-  async ({ replicas }) => {
-    const { a } = await replicas('audit-actors-fail');
+  async ({ oneReplica }) => {
+    const a = await oneReplica('audit-actors-fail');
     const log = new AuditLog(a);
     const debug: string[] = [];
     let answer: ActorDirectory = async () => {

@@ -69,8 +69,8 @@ for (const kind of STORE_KINDS) {
       expect((await a.get<ChainHead>(HEAD))?.seq).toBe(2);
     });
 
-    test('puts in the entry of an appender that stopped after moving the head', async ({ replicas }) => {
-      const { a } = await replicas(`audit-stop-${kind.name}`);
+    test('puts in the entry of an appender that stopped after moving the head', async ({ oneReplica }) => {
+      const a = await oneReplica(`audit-stop-${kind.name}`);
       const log = new AuditLog(a);
       await log.append('sandbox', auditDraft(0));
       const stopping = new Proxy(a, {

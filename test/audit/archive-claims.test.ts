@@ -196,11 +196,11 @@ test("a passing failure reading a segment's files fails the check; a file no use
 });
 
 test('the keeper logs a takeover of an abandoned claim as a warning', async ({
-  replicas,
+  oneReplica,
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-claims-keeper-note');
+  const a = await oneReplica('audit-claims-keeper-note');
   const { logger, entries } = capturedLog('warn');
   const log = new AuditLog(a);
   const keeper = keeperOn(a, log, { auditDir, signer }, logger);

@@ -138,11 +138,11 @@ test('out of file handles, the check fails with an error; it does not call the a
 });
 
 test('an archive root the bot cannot enter is reported, not taken for an empty archive', async ({
-  replicas,
+  oneReplica,
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-archive-root-unreadable');
+  const a = await oneReplica('audit-archive-root-unreadable');
   const root = join(auditDir, 'not-a-folder');
   writeFileSync(root, ''); // a root no user can list through
   const archive = archiveIn(root, signer, a);
@@ -152,11 +152,11 @@ test('an archive root the bot cannot enter is reported, not taken for an empty a
 });
 
 test('the keeper starts on an archive it cannot read and its check reports the archive broken', async ({
-  replicas,
+  oneReplica,
   auditReplica,
   auditDir,
 }) => {
-  const { a } = await replicas('audit-archive-unreadable-keeper');
+  const a = await oneReplica('audit-archive-unreadable-keeper');
   const dir = join(auditDir, 'restored');
   mkdirSync(dir);
   writeFileSync(join(dir, 'sandbox'), ''); // the environment's folder, unlistable whatever the user

@@ -116,11 +116,11 @@ test('a writer giving back a claim a takeover made another’s moves it away fir
 });
 
 test('the keeper logs a takeover as it happens, though the write then fails', async ({
-  replicas,
+  oneReplica,
   auditDir,
   signer,
 }) => {
-  const { a } = await replicas('audit-give-back-keeper-note');
+  const a = await oneReplica('audit-give-back-keeper-note');
   const { logger, entries } = capturedLog('warn');
   // The store fails to record the segment written: the write throws after its takeover.
   const failing = new Proxy(a, {

@@ -7,11 +7,11 @@ import { newSigner, auditTest as test } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 
 test('the documented key replacement leaves a new archive that is written and checks clean', async ({
-  replicas,
+  oneReplica,
   auditReplica,
   auditDir,
 }) => {
-  const { a } = await replicas('audit-archive-key-rotation');
+  const a = await oneReplica('audit-archive-key-rotation');
   const old = auditReplica(a, { archiveDir: join(auditDir, 'old'), marks: join(auditDir, 'old-marks.json') });
   await old.keeper.start();
   for (let n = 0; n < 3; n++) await old.log.append('sandbox', auditDraft(n));
@@ -33,11 +33,11 @@ test('the documented key replacement leaves a new archive that is written and ch
 });
 
 test('with the record of the old folder kept, the new folder is refused: why the steps delete it', async ({
-  replicas,
+  oneReplica,
   auditReplica,
   auditDir,
 }) => {
-  const { a } = await replicas('audit-archive-key-rotation-kept-record');
+  const a = await oneReplica('audit-archive-key-rotation-kept-record');
   const old = auditReplica(a, { archiveDir: join(auditDir, 'old'), marks: join(auditDir, 'old-marks.json') });
   await old.keeper.start();
   for (let n = 0; n < 3; n++) await old.log.append('sandbox', auditDraft(n));

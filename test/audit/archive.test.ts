@@ -73,8 +73,8 @@ for (const kind of STORE_KINDS) {
 describe('an archive segment', () => {
   auditTest(
     'is a new folder of read-only files that continues from the one before',
-    async ({ replicas, auditReplica }) => {
-      const { a } = await replicas('audit-archive-files');
+    async ({ oneReplica, auditReplica }) => {
+      const a = await oneReplica('audit-archive-files');
       const replica = auditReplica(a);
       // An empty chain: nothing to write, and nothing wrong.
       expect(await replica.keeper.archiveNow('command by UAPPROVERA')).toEqual({
@@ -120,8 +120,8 @@ describe('an archive segment', () => {
 
   auditTest(
     'is written when due: the last one, or the oldest entry not archived, is old enough',
-    async ({ replicas, auditReplica }) => {
-      const { a } = await replicas('audit-archive-due');
+    async ({ oneReplica, auditReplica }) => {
+      const a = await oneReplica('audit-archive-due');
       let now = new Date('2026-11-01T12:00:00.000Z');
       const replica = auditReplica(a, { archiveEveryMs: DAY, now: () => now });
       await appendMany(replica, 0, 2); // written at 09:00 and 09:01 that day
@@ -142,8 +142,8 @@ describe('an archive segment', () => {
 
   auditTest(
     'is refused from a folder that lacks the segment the store says was written',
-    async ({ replicas, auditReplica, auditDir }) => {
-      const { a } = await replicas('audit-archive-folder');
+    async ({ oneReplica, auditReplica, auditDir }) => {
+      const a = await oneReplica('audit-archive-folder');
       const one = auditReplica(a);
       await appendMany(one, 0, 2);
       expect(await one.keeper.archiveNow('schedule')).toMatchObject({ written: true });
@@ -159,8 +159,8 @@ describe('an archive segment', () => {
 });
 
 describe('an archive write a kill interrupted', () => {
-  auditTest('leaves nothing in .incoming once the bot starts again', async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-archive-incoming');
+  auditTest('leaves nothing in .incoming once the bot starts again', async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-archive-incoming');
     const before = auditReplica(a);
     await appendMany(before, 0, 2);
     await before.keeper.archiveNow('schedule');
@@ -181,8 +181,8 @@ describe('an archive write a kill interrupted', () => {
 describe('the audit check against the store’s record of the archive', () => {
   auditTest(
     'notices the newest segment deleted, after a restart, and names where the folder ends',
-    async ({ replicas, auditReplica, signer }) => {
-      const { a } = await replicas('audit-archive-newest-deleted');
+    async ({ oneReplica, auditReplica, signer }) => {
+      const a = await oneReplica('audit-archive-newest-deleted');
       const before = auditReplica(a);
       await appendMany(before, 0, 2);
       await before.keeper.archiveNow('schedule');
@@ -220,8 +220,8 @@ describe('audit retention', () => {
 
   auditTest(
     'removes only entries a verified segment holds, and records the cut',
-    async ({ replicas, auditReplica }) => {
-      const { a } = await replicas('audit-retention');
+    async ({ oneReplica, auditReplica }) => {
+      const a = await oneReplica('audit-retention');
       let now = new Date('2026-06-01T00:00:00.000Z');
       const replica = auditReplica(a, { retentionMs: 30 * DAY, now: () => now });
       for (let n = 0; n < 3; n++) await replica.log.append('sandbox', old(n));
@@ -262,8 +262,8 @@ describe('audit retention', () => {
 describe('the audit check against the retention cut', () => {
   auditTest(
     'notices entries removed by retention that no verified segment holds',
-    async ({ replicas, auditReplica }) => {
-      const { a } = await replicas('audit-cut-uncovered');
+    async ({ oneReplica, auditReplica }) => {
+      const a = await oneReplica('audit-cut-uncovered');
       const now = new Date('2026-06-01T00:00:00.000Z');
       const replica = auditReplica(a, { retentionMs: 30 * DAY, now: () => now });
       for (let n = 0; n < 3; n++) {

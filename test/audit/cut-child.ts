@@ -1,7 +1,9 @@
 // A replica of the audit trail in a process of its own, for the crash test of retention cuts: it opens
-// the SQLite file, starts the keeper (the check at start), appends AUDIT_APPEND entries, writes a
-// segment (retention follows it) and prints what the check then says, as one JSON line. With
-// CNGN_DESK_CRASH_AT set it kills itself with SIGKILL at that step, as a power cut would.
+// the SQLite file at AUDIT_NOW, starts the keeper (the check at start, which completes a cut a kill
+// stopped) and prints what the check then says, as one JSON line; then, at AUDIT_SEGMENT_AT, appends
+// AUDIT_APPEND entries, writes a segment (retention follows it) and prints what the check says, as
+// another. With CNGN_DESK_CRASH_AT set it kills itself with SIGKILL at that step of the segment or the
+// cut, as a power cut would (armed once started, so the check at start has been said).
 import { join } from 'node:path';
 import { AuditKeeper } from '../../src/audit/keeper.js';
 import { AuditLog } from '../../src/audit/log.js';
@@ -15,9 +17,8 @@ const env = (name: string) => {
   return value;
 };
 
-armCrashPoint(process.env.CNGN_DESK_CRASH_AT);
 const dir = env('AUDIT_DIR');
-const now = new Date(env('AUDIT_NOW'));
+let now = new Date(env('AUDIT_NOW'));
 const store = await createStore(`sqlite://${join(dir, 'desk.sqlite')}`);
 const log = new AuditLog(store);
 const keeper = new AuditKeeper({
@@ -36,6 +37,17 @@ const keeper = new AuditKeeper({
 });
 await keeper.start();
 const started = await keeper.check();
+const seqsNow = async () => (await log.entries('sandbox')).map((entry) => entry.seq ?? null);
+process.stdout.write(
+  `${JSON.stringify({
+    ok: started.ok,
+    broken: started.chain.broken?.kind ?? null,
+    problems: started.problems.map((p) => p.text),
+    seqs: await seqsNow(),
+  })}\n`,
+);
+now = new Date(env('AUDIT_SEGMENT_AT'));
+armCrashPoint(process.env.CNGN_DESK_CRASH_AT);
 const from = Number(env('AUDIT_FROM'));
 for (let n = from; n < from + Number(env('AUDIT_APPEND')); n++) {
   await log.append('sandbox', {
@@ -50,10 +62,9 @@ for (let n = from; n < from + Number(env('AUDIT_APPEND')); n++) {
 }
 const outcome = await keeper.archiveNow('schedule');
 const check = await keeper.check();
-const seqs = (await log.entries('sandbox')).map((entry) => entry.seq ?? null);
+const seqs = await seqsNow();
 process.stdout.write(
   `${JSON.stringify({
-    startedOk: started.ok,
     outcome,
     ok: check.ok,
     broken: check.chain.broken?.kind ?? null,

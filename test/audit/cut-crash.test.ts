@@ -1,9 +1,10 @@
-// Retention cuts killed part-way: a replica in a process of its own (audit-cut-child.ts) on a SQLite
-// file cuts five times in a row, with and without entries between, and each time is killed with SIGKILL
-// at another step of the segment and the cut. Started again on the same file, the check at start finds
-// the chain whole, the cut completes, and at the end both the bot's check and `npm run audit:verify`
-// (pinned to the bot's key) say the archive is sound, and the bot started on the file says in Slack
-// that the chain is intact.
+// Retention cuts killed part-way: replicas in processes of their own (cut-child.ts) on one SQLite file,
+// one after another. Each starts on what the one before left (its check at start completes a cut a
+// kill stopped), says what the check finds, then nine seconds on writes a segment and cuts, with
+// entries between and without, and is killed with SIGKILL at another step of the segment and the cut.
+// Each check at start finds the chain whole; the last replica, not killed, completes its segment and
+// cut, and then both the bot's check and `npm run audit:verify` (pinned to the bot's key) say the
+// archive is sound, and the bot started on the file says in Slack that the chain is intact.
 import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,9 +22,21 @@ import { commandAnswer } from '../support/slack-requests.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECOND = 1000;
 const START = Date.parse('2026-11-01T09:00:00.000Z');
+const RETENTION_S = 8;
+// Past the retention: what the start wrote (the record of a cut it completed) is old enough for the
+// segment's cut to remove.
+const SEGMENT_AFTER_S = RETENTION_S + 1;
 
+/** What the check at start found (a process killed later has said it already). */
+interface ChildStarted {
+  ok: boolean;
+  broken: string | null;
+  problems: string[];
+  seqs: Array<number | null>;
+}
+
+/** What the check said once the segment and the cut were written. */
 interface ChildSaid {
-  startedOk: boolean;
   outcome: { written: boolean; reason?: string; why?: string };
   ok: boolean;
   broken: string | null;
@@ -68,8 +81,9 @@ async function run(command: string, args: string[], options: { env: NodeJS.Proce
 }
 
 /**
- * The child (cut-child.ts's bundle, support/node-entry.ts) at `seconds` past the start: append
- * `append` entries from `from`, then write a segment.
+ * The child (cut-child.ts's bundle, support/node-entry.ts) started at `seconds` past the start: nine
+ * seconds on, it appends `append` entries from `from`, then writes a segment. `started`: what its check
+ * at start found; `said`: what its check said at the end, if it got there.
  */
 async function child(dir: string, seconds: number, from: number, append: number, crashAt?: string) {
   const ran = await run(process.execPath, [await bundled('test/audit/cut-child.ts')], {
@@ -78,46 +92,62 @@ async function child(dir: string, seconds: number, from: number, append: number,
       PATH: process.env.PATH,
       AUDIT_DIR: dir,
       AUDIT_NOW: new Date(START + seconds * SECOND).toISOString(),
-      AUDIT_RETENTION_MS: String(8 * SECOND),
+      AUDIT_SEGMENT_AT: new Date(START + (seconds + SEGMENT_AFTER_S) * SECOND).toISOString(),
+      AUDIT_RETENTION_MS: String(RETENTION_S * SECOND),
       AUDIT_FROM: String(from),
       AUDIT_APPEND: String(append),
       ...(crashAt ? { CNGN_DESK_CRASH_AT: crashAt } : {}),
     },
   });
-  const said = ran.stdout.trim() ? (JSON.parse(ran.stdout.trim()) as ChildSaid) : undefined;
-  return { signal: ran.signal, status: ran.status, said, stderr: ran.stderr };
+  const [started, said] = ran.stdout
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as unknown);
+  return {
+    signal: ran.signal,
+    status: ran.status,
+    started: started as ChildStarted | undefined,
+    said: said as ChildSaid | undefined,
+    stderr: ran.stderr,
+  };
+}
+
+/** No seq twice in `seqs`. */
+function expectDistinct(seqs: Array<number | null>, what: string) {
+  const numbered = seqs.filter((seq) => seq !== null);
+  expect(new Set(numbered).size, `${what}: no seq twice (${numbered.join(',')})`).toBe(numbered.length);
 }
 
 test('five cuts, each killed at another step and started again, leave a chain and an archive that verify', {
   timeout: 300_000,
 }, async ({ dir }) => {
-  // Two entries, then one five seconds later: the first cut removes the older two and keeps the third.
-  expect((await child(dir, 0, 0, 2)).said).toMatchObject({ ok: true, outcome: { written: true } });
-  expect((await child(dir, 5, 2, 1)).said).toMatchObject({ ok: true, outcome: { written: true } });
-  let seconds = 9;
-  let next = 3;
-  let key = '';
-  for (const [cut, point] of AUDIT_CRASH_POINTS.entries()) {
-    const append = cut % 2 === 0 ? 1 : 0; // with entries between, and without
+  let seconds = 0;
+  let next = 0;
+  let after = 'a first start';
+  for (const [turn, point] of AUDIT_CRASH_POINTS.entries()) {
+    const append = turn === 0 ? 2 : turn % 2 === 0 ? 1 : 0; // with entries between, and without
     const killed = await child(dir, seconds, next, append, point);
+    expect(killed.started, `after ${after}: ${killed.stderr.slice(-400)}`).toMatchObject({
+      ok: true,
+      broken: null,
+      problems: [],
+    });
+    expectDistinct(killed.started?.seqs ?? [], `after ${after}`);
     expect(killed.signal, `${point}: ${killed.stderr.slice(-400)}`).toBe('SIGKILL');
     next += append;
-    // Started again on the same file, once a claim the kill left is taken as abandoned: the check at
-    // start finds the chain whole; the segment and the cut complete.
-    seconds += CLAIM_ABANDONED_MS / SECOND;
-    const again = await child(dir, seconds, next, 0);
-    expect(again.status, again.stderr.slice(-400)).toBe(0);
-    const said = again.said as ChildSaid;
-    expect(said.startedOk, `${point}: ${said.problems.join('; ')}`).toBe(true);
-    expect(said, point).toMatchObject({ ok: true, broken: null, problems: [] });
-    const seqs = said.seqs.filter((seq) => seq !== null);
-    expect(new Set(seqs).size, `${point}: no seq twice (${seqs.join(',')})`).toBe(seqs.length);
-    key = said.publicKey;
-    seconds += 9;
+    // The next starts once a claim the kill left is taken as abandoned.
+    seconds += SEGMENT_AFTER_S + CLAIM_ABANDONED_MS / SECOND;
+    after = point;
   }
-  const last = (await child(dir, seconds, next, 0)).said as ChildSaid;
-  expect(last).toMatchObject({ ok: true, problems: [] });
-  expect(last.cut).toBeGreaterThan(3);
+  const last = await child(dir, seconds, next, 0);
+  expect(last.status, last.stderr.slice(-400)).toBe(0);
+  expect(last.started, `after ${after}`).toMatchObject({ ok: true, broken: null, problems: [] });
+  expectDistinct(last.started?.seqs ?? [], `after ${after}`);
+  const said = last.said as ChildSaid;
+  expect(said).toMatchObject({ outcome: { written: true }, ok: true, broken: null, problems: [] });
+  expectDistinct(said.seqs, 'at the end');
+  expect(said.cut).toBeGreaterThan(3);
+  const key = said.publicKey;
 
   const verifier = await run(
     'npm',

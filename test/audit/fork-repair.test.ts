@@ -88,18 +88,18 @@ interface Forked {
 }
 
 /**
- * A store on `replicas(name)` forked by the old cut: the bot archives and cuts its first entries,
+ * A store on `oneReplica(name)` forked by the old cut: the bot archives and cuts its first entries,
  * another replica archives without retention, the old cut forks the chain (`edit` as oldCut takes it),
  * and the bot appends an entry after the fork.
  */
 async function forkedByOldCut(
   {
-    replicas,
+    oneReplica,
     auditReplica,
     auditDir,
     signer,
   }: {
-    replicas: (name: string) => Promise<{ a: Store }>;
+    oneReplica: (name: string) => Promise<Store>;
     auditReplica: (store: Store, options?: ReplicaOptions) => AuditReplica;
     auditDir: string;
     signer: AuditSigner;
@@ -107,7 +107,7 @@ async function forkedByOldCut(
   name: string,
   edit?: (record: AuditEntry) => AuditEntry,
 ): Promise<Forked> {
-  const { a } = await replicas(name);
+  const a = await oneReplica(name);
   const folder = join(auditDir, `archive-${name}`);
   const marks = join(auditDir, `marks-${name}.json`);
   let now = new Date(START);
@@ -147,10 +147,10 @@ for (const kind of STORE_KINDS) {
 
     auditTest(
       'is mended at start, on the record; one not provably that fault is reported as before',
-      async ({ replicas, auditReplica, auditDir, signer }) => {
+      async ({ oneReplica, auditReplica, auditDir, signer }) => {
         for (const mendable of [true, false]) {
           const { a, bot, options, folder, at } = await forkedByOldCut(
-            { replicas, auditReplica, auditDir, signer },
+            { oneReplica, auditReplica, auditDir, signer },
             `audit-fork-${mendable}`,
             (record) =>
               mendable
@@ -196,9 +196,9 @@ for (const kind of STORE_KINDS) {
 describe('a fork repair stopped between the head and the generation pointer', () => {
   auditTest(
     'is finished by the next append: no finding, and the chain verifies',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
       const { a, bot, archiver, now } = await forkedByOldCut(
-        { replicas, auditReplica, auditDir, signer },
+        { oneReplica, auditReplica, auditDir, signer },
         'audit-fork-stopped',
       );
       const findings = (await bot.keeper.check()).incidents.length;
@@ -244,9 +244,9 @@ describe('a fork repair stopped between the head and the generation pointer', ()
 describe('a fork whose head carries an entry other than the one it names', () => {
   auditTest(
     'is not mended: the check reports the head',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
       const { a, bot, options } = await forkedByOldCut(
-        { replicas, auditReplica, auditDir, signer },
+        { oneReplica, auditReplica, auditDir, signer },
         'audit-fork-foreign-head',
       );
       // A store writer puts another entry in the head, outside its signature.

@@ -22,8 +22,8 @@ for (const kind of STORE_KINDS) {
 
     auditTest(
       'five cuts in a row, with and without entries between, leave a chain that verifies',
-      async ({ replicas, auditReplica, auditDir, signer }) => {
-        const { a } = await replicas('audit-cuts-in-a-row');
+      async ({ oneReplica, auditReplica, auditDir, signer }) => {
+        const a = await oneReplica('audit-cuts-in-a-row');
         let now = new Date('2026-11-01T09:00:00.000Z');
         const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
         let n = 0;

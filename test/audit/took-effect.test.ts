@@ -13,8 +13,8 @@ import { fileDraft } from '../support/filing.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
 
 /** An engine (needing two approvals) on replica A of the store, and the network to withdraw on. */
-const test = engineTest.extend('engine', async ({ replicas, startEngine }) => async (name: string) => {
-  const { a } = await replicas(`took-effect-${name}`);
+const test = engineTest.extend('engine', async ({ oneReplica, startEngine }) => async (name: string) => {
+  const a = await oneReplica(`took-effect-${name}`);
   const fx = await startEngine({ store: a, tiers: '0:2' });
   const [networkId] = await twoNetworks(fx.client);
   return { fx, networkId };

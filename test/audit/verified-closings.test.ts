@@ -24,8 +24,8 @@ const stepOf = (requestId: string, step: number, state: RequestState): AuditDraf
 
 auditTest(
   'reads each request as closed, called, open, or not shown open',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('closings-words');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('closings-words');
     const replica = auditReplica(a, { now: () => NOW });
     const onChain = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
     await replica.log.append('sandbox', stepOf('AR-DONE', 0, 'pending'));
@@ -45,8 +45,8 @@ auditTest(
 
 auditTest(
   'a head put back behind the mark vouches for nothing: a closed request is not shown open, nor is an open one',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('closings-rolled-back');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('closings-rolled-back');
     const replica = auditReplica(a, { now: () => NOW });
     await replica.log.append('sandbox', stepOf('AR-OPEN', 0, 'pending'));
     await replica.log.append('sandbox', stepOf('AR-DONE', 0, 'pending'));
@@ -67,8 +67,8 @@ auditTest(
 
 auditTest(
   'a chain holding another entry at the mark’s seq is another chain: nothing in it is shown open',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('closings-fork');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('closings-fork');
     const replica = auditReplica(a, { now: () => NOW });
     await replica.log.append('sandbox', stepOf('AR-OPEN', 0, 'pending'));
     await replica.log.append('sandbox', stepOf('AR-OPEN', 1, 'approved'));
@@ -88,8 +88,8 @@ auditTest(
 
 auditTest(
   'holdsMark: the mark’s entry, or a chain cut past the mark; never another entry at its seq',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('closings-holds-mark');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('closings-holds-mark');
     const replica = auditReplica(a, { now: () => NOW });
     for (let step = 0; step < 3; step += 1) {
       await replica.log.append('sandbox', stepOf('AR-OPEN', step, step === 0 ? 'pending' : 'approved'));

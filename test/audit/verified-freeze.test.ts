@@ -22,8 +22,8 @@ const freezeStep = (action: string, at: Date, subject?: string): AuditDraft => (
 
 auditTest(
   'a retention cut keeps the entry of a freeze still in effect, a barred lift’s too, and lets it go once lifted',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-freeze-kept');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-freeze-kept');
     let now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
     const onChain = new VerifiedFreeze(replica.log, 'sandbox', replica.seal);
@@ -55,8 +55,8 @@ auditTest(
 
 auditTest(
   'a retention cut stops at the finding that holds sends frozen as unknown',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-freeze-unknown-cut');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-freeze-unknown-cut');
     let now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
     await replica.log.append('sandbox', auditDraft(0, now));
@@ -79,8 +79,8 @@ auditTest(
 
 auditTest(
   'what the bot’s own crash leaves is read past, never as a break: a head ahead of the list, a marks file behind',
-  async ({ replicas, auditReplica, auditDir }) => {
-    const { a } = await replicas('audit-freeze-crash-left');
+  async ({ oneReplica, auditReplica, auditDir }) => {
+    const a = await oneReplica('audit-freeze-crash-left');
     const now = new Date('2026-11-01T09:00:00.000Z');
     const marks = join(auditDir, 'crashed-heads.json');
     const bot = auditReplica(a, { marks });

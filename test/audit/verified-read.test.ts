@@ -40,8 +40,8 @@ const grant = (requestId: string, at: Date, until: Date) => delegationStep('comp
 
 auditTest(
   'a retention cut keeps the revocation of a delegation not yet ended, and lets it go once it ended',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-revocation-kept');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-revocation-kept');
     let now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
     const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
@@ -70,8 +70,8 @@ auditTest(
 
 auditTest(
   'a head that does not verify vouches for nothing, however the entries read',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-revocation-forged-head');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-revocation-forged-head');
     const now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { now: () => now });
     const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
@@ -96,8 +96,8 @@ auditTest(
 
 auditTest(
   'a head past the mark whose chain holds another entry at the mark’s seq is another chain: it vouches for nothing',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-revocation-fork');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-revocation-fork');
     const now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { now: () => now });
     await replica.log.append('sandbox', auditDraft(0, now));
@@ -162,8 +162,8 @@ auditTest(
 
 auditTest(
   'a retention cut keeps the grant of a delegation not yet ended, and lets it go once it ended',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-grant-kept');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-grant-kept');
     let now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { retentionMs: 8 * SECOND, now: () => now });
     const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);
@@ -191,8 +191,8 @@ auditTest(
 
 auditTest(
   'a grant appended after the head was read is read on from the cached head, not from the whole list',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-grant-read-on');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-grant-read-on');
     const now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { now: () => now });
     let wholeReads = 0;
@@ -219,8 +219,8 @@ auditTest(
 
 auditTest(
   'an entry of a delegation request that is not its completion grants nothing',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-grant-other-steps');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-grant-other-steps');
     const now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { now: () => now });
     const until = new Date(now.getTime() + DAY);
@@ -235,8 +235,8 @@ auditTest(
 
 auditTest(
   'the cached head, put back after the bot signed past it, vouches for nothing: the mark is checked on every read',
-  async ({ replicas, auditReplica }) => {
-    const { a } = await replicas('audit-cached-head-rolled-back');
+  async ({ oneReplica, auditReplica }) => {
+    const a = await oneReplica('audit-cached-head-rolled-back');
     const now = new Date('2026-11-01T09:00:00.000Z');
     const replica = auditReplica(a, { now: () => now });
     const onChain = new VerifiedDelegations(replica.log, 'sandbox', replica.seal);

@@ -111,8 +111,8 @@ function resignedWithFreshKey(root: string): string {
 describe('the audit verifier', () => {
   auditTest(
     'finds nothing wrong with an archive the bot wrote, given its key, and says where it ends, the standalone script saying the same',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-good');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-good');
       const names = await threeSegments(auditReplica(a));
       const archive = join(auditDir, 'archive');
       const withKey = verify([archive, '--key', signer.publicKey], { standalone: true });
@@ -134,8 +134,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'fails closed without a key: an archive edited and re-signed whole with a fresh key is not passed, the standalone script saying the same',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-resigned');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-resigned');
       await threeSegments(auditReplica(a));
       const forged = resignedWithFreshKey(copyArchive(join(auditDir, 'archive'), join(auditDir, 'forged')));
       const withoutKey = verify([forged], { standalone: true });
@@ -151,8 +151,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'checks an archive holding policy entries like any other',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-policy');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-policy');
       const replica = auditReplica(a);
       const recorder = new PolicyRecorder({
         store: a,
@@ -174,8 +174,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'checks a chain whose older policy entries hold mention markup and newer ones ID tokens',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-policy-mentions');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-policy-mentions');
       const replica = auditReplica(a);
       const recorder = new PolicyRecorder({
         store: a,
@@ -208,8 +208,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'names an edited byte (the standalone script saying the same), a removed line, a reordered segment and a missing one',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-bad');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-bad');
       const [first, second, third] = await threeSegments(auditReplica(a));
       const archive = join(auditDir, 'archive');
       const key = ['--key', signer.publicKey];
@@ -263,8 +263,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'refuses every segment signed by another key than the one given',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-key');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-key');
       const names = await threeSegments(auditReplica(a));
       const other = newSigner().publicKey;
       const run = verify([join(auditDir, 'archive'), '--key', other]);
@@ -278,8 +278,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'checks one segment alone, and says what it cannot check then',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-one');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-one');
       const [, second] = await threeSegments(auditReplica(a));
       const run = verify([
         join(auditDir, 'archive', 'sandbox', second ?? '', MANIFEST_FILE),
@@ -296,8 +296,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'verifies entries that name their actor as of then, after and in the same segment as older ones that do not',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-actors');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-actors');
       const replica = auditReplica(a);
       for (let n = 0; n < 2; n++) await replica.log.append('sandbox', auditDraft(n));
       replica.log.describeActorsWith({
@@ -328,8 +328,8 @@ describe('the audit verifier', () => {
 
   auditTest(
     'recomputes each hash exactly as the chain does, whatever the entries hold',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-hashes');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-hashes');
       const replica = auditReplica(a);
       // Entries with every kind of text and nesting the chain's canonical JSON has to get right.
       const text = fc.string({ unit: 'grapheme', maxLength: 12 });
@@ -374,8 +374,8 @@ function documentedOpenssl(key: string, segment: string): string {
 describe.skipIf(!['openssl', 'jq', 'xxd', 'base64'].every(has))('the OpenSSL check in the docs', () => {
   auditTest(
     'verifies a segment the bot signed, and refuses one whose manifest was changed',
-    async ({ replicas, auditReplica, auditDir, signer }) => {
-      const { a } = await replicas('audit-verify-openssl');
+    async ({ oneReplica, auditReplica, auditDir, signer }) => {
+      const a = await oneReplica('audit-verify-openssl');
       const [first] = await threeSegments(auditReplica(a));
       const segment = join(auditDir, 'archive', 'sandbox', first ?? '');
       const good = documentedOpenssl(signer.publicKey, segment).split('\n');

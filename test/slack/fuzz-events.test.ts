@@ -11,6 +11,7 @@ import { APPROVE_ACTION, CANCEL_ACTION, REJECT_ACTION } from '../../src/slack/ap
 import { DEPOSIT_VIEW } from '../../src/slack/deposits/blocks.js';
 import { TX_PAGE_ACTION } from '../../src/slack/reads/blocks.js';
 import {
+  ANY_CHARACTER,
   assertFuzz,
   FUZZ_TIMEOUT_MS,
   type FuzzBot,
@@ -126,7 +127,7 @@ const optionsRequest = fc.record({
   api_app_id: field(fc.constant('A1')),
   action_id: field(fc.constantFrom(REDEEM.bank, SETTLEMENT.bank), notText),
   block_id: field(id(REDEEM.bank, SETTLEMENT.bank)),
-  value: field(text({ unit: 'binary', maxLength: 30 })),
+  value: field(text({ unit: ANY_CHARACTER, maxLength: 30 })),
 });
 
 const submission = fc.record({
@@ -210,7 +211,7 @@ describe('fuzzed bodies to /slack/events', { timeout: FUZZ_TIMEOUT_MS }, () => {
   test('answers any JSON body, any form and any payload', async ({ fuzzBot: bot }) => {
     const body = fc.oneof(
       anyJson.map((v) => [json(v), JSON_TYPE] as const),
-      text({ unit: 'binary', maxLength: 100 }).map((s) => [s, JSON_TYPE] as const),
+      text({ unit: ANY_CHARACTER, maxLength: 100 }).map((s) => [s, JSON_TYPE] as const),
       fc.dictionary(text(), fc.oneof(text(), fc.array(text()))).map((d) => [asForm(d), FORM_TYPE] as const),
       anyJson.map((v) => [asForm({ payload: json(v) }), FORM_TYPE] as const),
       text().map((s) => [asForm({ payload: s }), FORM_TYPE] as const),

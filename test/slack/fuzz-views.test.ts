@@ -25,6 +25,7 @@ import {
 import { DEPOSIT, DEPOSIT_VIEW, QUOTE, QUOTE_VIEW } from '../../src/slack/deposits/blocks.js';
 import { networksMetadata, toNetworkChoices } from '../../src/slack/ui/modal.js';
 import {
+  ANY_CHARACTER,
   assertFuzz,
   FUZZ_TIMEOUT_MS,
   type FuzzBot,
@@ -59,7 +60,7 @@ const test = harnessTest
 
 const anyJson = jsonValue(3);
 const ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
-const someText = text({ unit: 'binary', maxLength: 60 });
+const someText = text({ unit: ANY_CHARACTER, maxLength: 60 });
 
 /** Mostly a value the form accepts (so submissions get through to filing), else any text or JSON. */
 const textElement = (...valid: string[]) =>

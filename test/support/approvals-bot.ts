@@ -1,8 +1,8 @@
 // Fixtures (vitest test.extend) for the bot tests that bring their own fake Slack and store, or run two
 // replicas on a shared store: `botTest` plus `slack`, a fake Slack; `store`, a memory store; and the
-// store kinds of storesTest (`storeKinds`, `storeKind`, `replicas(name)`), so a file starts its replicas
-// with `startApp` on them. Each is stopped after the test, after the bots started on it. `presenterTest`
-// adds `boot()`, the whole bot on those with its presenter at hand.
+// store kinds of storesTest (`storeKinds`, `storeKind`, `replicas(name)`, `oneReplica(name)`), so a
+// file starts its replicas with `startApp` on them. Each is stopped after the test, after the bots
+// started on it. `presenterTest` adds `boot()`, the whole bot on those with its presenter at hand.
 import type { ApprovalPresenter } from '../../src/slack/approvals/presenter.js';
 import { createStore } from '../../src/store/index.js';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../slack/approvals/support.js';
 import { botTest } from './bot.js';
 import { FakeSlack } from './fake-slack.js';
-import { fileStoreKinds, replicasOn, type StoreKindName } from './shared-stores.js';
+import { fileStoreKinds, oneReplicaOn, replicasOn, type StoreKindName } from './shared-stores.js';
 
 export const approvalsTest = botTest
   .extend('slack', async ({ defer }) => {
@@ -28,7 +28,8 @@ export const approvalsTest = botTest
   })
   .extend('storeKinds', { scope: 'file' }, fileStoreKinds)
   .extend('storeKind', 'memory' as StoreKindName)
-  .extend('replicas', replicasOn);
+  .extend('replicas', replicasOn)
+  .extend('oneReplica', oneReplicaOn);
 
 /**
  * approvalsTest, and `boot()`: the whole bot on the test's sandbox, fake Slack and store, approvers A

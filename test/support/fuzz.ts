@@ -6,7 +6,14 @@ import { capturedLog } from './captured-log.js';
 import { type Harness, type HarnessOptions, startHarness } from './harness.js';
 import type { SlackResponse } from './slack-requests.js';
 
-export { assertFuzz, HIDDEN_TEXT, jsonValue, OBJECT_MEMBER_NAMES, text } from './fuzz-inputs.js';
+export {
+  ANY_CHARACTER,
+  assertFuzz,
+  HIDDEN_TEXT,
+  jsonValue,
+  OBJECT_MEMBER_NAMES,
+  text,
+} from './fuzz-inputs.js';
 export { runs } from './runs-scale.js';
 
 export interface FuzzBot {

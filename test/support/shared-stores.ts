@@ -45,6 +45,8 @@ export interface StoreKindUnderTest {
    * removes what the test wrote.
    */
   replicas(prefix: string): Promise<{ a: Store; b: Store; close(): Promise<void> }>;
+  /** One replica's handle on a store, for a test that needs no second: `close` as for replicas. */
+  replica(prefix: string): Promise<{ store: Store; close(): Promise<void> }>;
   dispose(): Promise<void>;
 }
 
@@ -63,6 +65,10 @@ async function everyStore(): Promise<StoreKindUnderTest[]> {
       const store = await createStore(url(prefix), { prefix });
       return { a: store, b: store, close: () => store.close() };
     },
+    replica: async (prefix) => {
+      const store = await createStore(url(prefix), { prefix });
+      return { store, close: () => store.close() };
+    },
     dispose: async () => rmSync(dir, { recursive: true, force: true }),
   });
   const shared = (await sharedStores()).map(
@@ -79,6 +85,16 @@ async function everyStore(): Promise<StoreKindUnderTest[]> {
             await clearStore(a);
             await a.close();
             await b.close();
+          },
+        };
+      },
+      replica: async (prefix) => {
+        const store = await kind.open(prefix);
+        return {
+          store,
+          close: async () => {
+            await clearStore(store);
+            await store.close();
           },
         };
       },
@@ -112,11 +128,6 @@ export interface Replicas {
   b: Store;
 }
 
-/**
- * `test` plus the four stores. A describe per kind of STORE_KINDS sets `storeKind` with
- * `test.override('storeKind', kind.name)`; `replicas(name)` opens two replicas on it under a prefix of
- * their own, cleared and closed after the test.
- */
 /** The four stores, opened once per file and disposed after it (the `storeKinds` fixture). */
 export async function fileStoreKinds(
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
@@ -149,7 +160,32 @@ export async function replicasOn({
   };
 }
 
+/** `oneReplica(name)`: one replica's handle on the test's `storeKind`, cleared and closed after the test. */
+export async function oneReplicaOn({
+  storeKinds,
+  storeKind,
+  defer,
+}: {
+  storeKinds: StoreKindUnderTest[];
+  storeKind: StoreKindName;
+  defer: (cleanup: () => unknown) => void;
+}): Promise<(name: string) => Promise<Store>> {
+  const kind = storeKinds.find((k) => k.name === storeKind);
+  if (!kind?.up) throw new Error(`no ${storeKind} store here`);
+  return async (name: string): Promise<Store> => {
+    const { store, close } = await kind.replica(testPrefix(name));
+    defer(close);
+    return store;
+  };
+}
+
+/**
+ * `test` plus the four stores. A describe per kind of STORE_KINDS sets `storeKind` with
+ * `test.override('storeKind', kind.name)`; `replicas(name)` opens two replicas on it under a prefix of
+ * their own, `oneReplica(name)` one, cleared and closed after the test.
+ */
 export const storesTest = test
   .extend('storeKinds', { scope: 'file' }, fileStoreKinds)
   .extend('storeKind', 'memory' as StoreKindName)
-  .extend('replicas', replicasOn);
+  .extend('replicas', replicasOn)
+  .extend('oneReplica', oneReplicaOn);

@@ -8,6 +8,7 @@ import { describe, expect } from 'vitest';
 import { signatureFor } from '../../src/webhooks/index.js';
 import { test as base } from '../support/fixtures.js';
 import {
+  ANY_CHARACTER,
   assertFuzz,
   FUZZ_TIMEOUT_MS,
   type FuzzBot,
@@ -91,7 +92,7 @@ const nested = fc
 
 const fieldValue = fc.oneof(
   { weight: 3, arbitrary: anyJson },
-  { weight: 2, arbitrary: text({ unit: 'binary', maxLength: 80 }) },
+  { weight: 2, arbitrary: text({ unit: ANY_CHARACTER, maxLength: 80 }) },
   {
     weight: 1,
     arbitrary: fc.constantFrom(
@@ -154,7 +155,7 @@ describe('fuzzed webhook deliveries', { timeout: FUZZ_TIMEOUT_MS }, () => {
   }) => {
     const raw = fc.oneof(
       anyJson.map((v) => JSON.stringify(v)),
-      text({ unit: 'binary', maxLength: 200 }),
+      text({ unit: ANY_CHARACTER, maxLength: 200 }),
       fc
         .integer({ min: 0, max: 40_000 })
         .map((depth) => `{"event":"deposit.completed","data":${'['.repeat(depth)}${']'.repeat(depth)}}`),

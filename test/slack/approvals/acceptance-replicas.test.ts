@@ -5,7 +5,7 @@
 // the settlement webhook in the alerts channel, and an audit chain that verifies.
 import { describe, expect } from 'vitest';
 import type { ApprovalRequest, RequestState } from '../../../src/approvals/types.js';
-import { approvalsTest } from '../../support/approvals-bot.js';
+import { type Sandbox, startSandbox } from '../../../src/sandbox/index.js';
 import {
   announced,
   approveAs,
@@ -15,26 +15,80 @@ import {
   fileWhitelist,
   networkIds,
 } from '../../support/approving.js';
-import type { FakeSlack } from '../../support/fake-slack.js';
+import { FakeSlack } from '../../support/fake-slack.js';
 import { ALERTS_CHANNEL } from '../../support/harness.js';
-import { STORE_KINDS } from '../../support/shared-stores.js';
-import { APPROVER_A, APPROVER_B, type ApprovalApp, DEST, fileWithdrawal } from './support.js';
-
-/**
- * `pair`, two replicas' handles on the test's store kind; `a` and `b`, a replica on each, on one
- * sandbox and one fake Slack.
- */
-const test = approvalsTest
-  .extend('pair', async ({ replicas }) => replicas('acceptance-replicas'))
-  .extend('apps', async ({ startApp, sandbox, slack, pair }) => {
-    // Both mount the webhooks route; the sandbox delivers to the last one started: replica B.
-    const common = { sandbox, slack, publicUrl: 'self', withWebhooks: true } as const;
-    const a = await startApp({ ...common, store: pair.a });
-    const b = await startApp({ ...common, store: pair.b });
-    return { a, b };
-  });
+import { testPrefix } from '../../support/redis.js';
+import { type Replicas, STORE_KINDS, type StoreKindName, storesTest } from '../../support/shared-stores.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type ApprovalApp,
+  DEST,
+  fileWithdrawal,
+  startApprovalApp,
+} from './support.js';
 
 type Apps = { a: ApprovalApp; b: ApprovalApp };
+
+/** Two replicas on one store: `pair`, their handles on it; `apps`, a bot on each; one sandbox and fake Slack. */
+interface Replicated {
+  sandbox: Sandbox;
+  slack: FakeSlack;
+  pair: Replicas;
+  apps: Apps;
+}
+
+/** What the service was asked since `sandbox` had the requests it has now. */
+function callsFrom(sandbox: Sandbox) {
+  const before = sandbox.requests.length;
+  const since = () => sandbox.requests.slice(before);
+  return {
+    count: (method: string, path: string) =>
+      since().filter((r) => r.method === method && r.path.startsWith(path)).length,
+    bodies: (path: string) =>
+      since()
+        .filter((r) => r.path === path)
+        .map((r) => r.plainBody),
+  };
+}
+
+/**
+ * `replicated`: the test's store kind's Replicated, started by the file's first test on that kind and
+ * kept for its others (each files requests of its own, so ids of its own), stopped after the file;
+ * `calls`: what the service was asked during the test.
+ */
+const test = storesTest
+  .extend('replicatedPerKind', { scope: 'file' }, async ({ storeKinds }, { onCleanup }) => {
+    const started = new Map<StoreKindName, Promise<Replicated>>();
+    const stops: Array<() => Promise<unknown>> = [];
+    onCleanup(async () => {
+      for (const stop of stops.reverse()) await stop();
+    });
+    const start = async (name: StoreKindName): Promise<Replicated> => {
+      const kind = storeKinds.find((k) => k.name === name);
+      if (!kind?.up) throw new Error(`no ${name} store here`);
+      const sandbox = await startSandbox({ settleDelayMs: 3_600_000, rateLimit: false });
+      stops.push(() => sandbox.stop());
+      const slack = await FakeSlack.start();
+      stops.push(() => slack.stop());
+      const { close, ...pair } = await kind.replicas(testPrefix('acceptance-replicas'));
+      stops.push(close);
+      // Both mount the webhooks route; the sandbox delivers to the last one started: replica B.
+      const common = { sandbox, slack, publicUrl: 'self', withWebhooks: true } as const;
+      const a = await startApprovalApp({ ...common, store: pair.a });
+      stops.push(() => a.stop());
+      const b = await startApprovalApp({ ...common, store: pair.b });
+      stops.push(() => b.stop());
+      return { sandbox, slack, pair, apps: { a, b } };
+    };
+    return (name: StoreKindName): Promise<Replicated> => {
+      const replicated = started.get(name) ?? start(name);
+      started.set(name, replicated);
+      return replicated;
+    };
+  })
+  .extend('replicated', async ({ replicatedPerKind, storeKind }) => replicatedPerKind(storeKind))
+  .extend('calls', async ({ replicated }) => callsFrom(replicated.sandbox));
 
 for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
   describe.skipIf(!kind.up)(`acceptance across two replicas on ${kind.name}`, () => {
@@ -88,9 +142,8 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
     }
 
     test('withdraws: filed on A, approved on B, one call, completed from the webhook', async ({
-      sandbox,
-      slack,
-      apps,
+      replicated: { sandbox, slack, apps },
+      calls,
     }) => {
       const { a, b } = apps;
       const id = await fileWithdrawal(a, '2500.50');
@@ -100,18 +153,14 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       await reaches(apps, id, 'completed');
       await updated(slack, id, 'Completed');
       await alerted(slack, 'Withdrawal completed');
-      expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
-      expect(sandbox.requests.find((r) => r.path === '/v1/api/withdraw')?.plainBody).toMatchObject({
-        amount: 2500.5,
-        address: DEST,
-      });
+      expect(calls.count('POST', '/v1/api/withdraw')).toBe(1);
+      expect(calls.bodies('/v1/api/withdraw')[0]).toMatchObject({ amount: 2500.5, address: DEST });
       await auditChained(apps, id, ['filed', 'approved', 'sent', 'completed']);
     });
 
     test('redeems: the account is checked again at approval on B, one call, paid out', async ({
-      sandbox,
-      slack,
-      apps,
+      replicated: { sandbox, slack, apps },
+      calls,
     }) => {
       const { a, b } = apps;
       const { request } = await fileRedeem(a, '5,000.25');
@@ -119,23 +168,21 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       await approveAs(b, request.id, APPROVER_A);
       await reaches(apps, request.id, 'sent');
       // Resolved when filed and again when approved.
-      expect(sandbox.count('POST', '/v1/api/account/verify')).toBe(2);
-      expect(
-        sandbox.requests.filter((r) => r.path === '/v1/api/redeemAsset').map((r) => r.plainBody),
-      ).toEqual([{ amount: 5000.25, bankCode: '058', accountNumber: '0123456789' }]);
+      expect(calls.count('POST', '/v1/api/account/verify')).toBe(2);
+      expect(calls.bodies('/v1/api/redeemAsset')).toEqual([
+        { amount: 5000.25, bankCode: '058', accountNumber: '0123456789' },
+      ]);
       await sandbox.settleAll();
       await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
       await alerted(slack, 'Redemption paid out');
-      expect(sandbox.count('POST', '/v1/api/redeemAsset')).toBe(1);
+      expect(calls.count('POST', '/v1/api/redeemAsset')).toBe(1);
       await auditChained(apps, request.id, ['filed', 'approved', 'sent', 'completed']);
     });
 
     test('sends a redemption back from B when the account name changed since it was filed on A', async ({
-      sandbox,
-      slack,
-      pair,
-      apps,
+      replicated: { slack, pair, apps },
+      calls,
     }) => {
       const { a, b } = apps;
       const request = await announced(a, (await fileRedeem(a, '100')).request.id);
@@ -145,27 +192,26 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       });
       await approveAs(b, request.id, APPROVER_A);
       await updated(slack, request.id, 'Sent back');
-      expect(sandbox.count('POST', '/v1/api/redeemAsset')).toBe(0);
+      expect(calls.count('POST', '/v1/api/redeemAsset')).toBe(0);
       expect((await a.engine.get(request.id))?.state).toBe('pending');
       await auditChained(apps, request.id, ['filed']);
     });
 
     test('bridges: re-quoted at approval on B, one call, completed from the callback and webhook', async ({
-      sandbox,
-      slack,
-      apps,
+      replicated: { sandbox, slack, apps },
+      calls,
     }) => {
       const { a, b } = apps;
       const { base, bsc } = await networkIds(a);
       const { request } = await fileBridge(a, '100000', base, bsc, DEST);
       await approveAs(b, request.id, APPROVER_A);
       await reaches(apps, request.id, 'sent');
-      expect(sandbox.count('POST', '/v1/api/bridge-quote')).toBe(2);
+      expect(calls.count('POST', '/v1/api/bridge-quote')).toBe(2);
       await sandbox.settleAll();
       await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
       await alerted(slack, 'Bridge completed');
-      expect(sandbox.requests.filter((r) => r.path === '/v1/api/bridge').map((r) => r.plainBody)).toEqual([
+      expect(calls.bodies('/v1/api/bridge')).toEqual([
         {
           originNetworkId: base,
           destinationNetworkId: bsc,
@@ -177,9 +223,8 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
     });
 
     test('whitelists an address: filed on A, approved on B, one call, completed', async ({
-      sandbox,
-      slack,
-      apps,
+      replicated: { slack, apps },
+      calls,
     }) => {
       const { a, b } = apps;
       const { base } = await networkIds(a);
@@ -187,29 +232,24 @@ for (const kind of STORE_KINDS.filter((k) => k.name !== 'memory')) {
       await approveAs(b, request.id, APPROVER_A);
       await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
-      expect(sandbox.requests.filter((r) => r.path === '/v1/api/whitelist').map((r) => r.plainBody)).toEqual([
-        { networkId: base, address: DEST },
-      ]);
+      expect(calls.bodies('/v1/api/whitelist')).toEqual([{ networkId: base, address: DEST }]);
       await auditChained(apps, request.id, ['filed', 'approved', 'completed']);
     });
 
     test('changes the settlement account after two approvals on different replicas, one call', async ({
-      sandbox,
-      slack,
-      apps,
+      replicated: { slack, apps },
+      calls,
     }) => {
       const { a, b } = apps;
       const { request } = await fileSettlement(a);
       expect(request.requiredApprovals).toBe(2);
       await approveAs(b, request.id, APPROVER_A);
       await updated(slack, request.id, '1 of 2');
-      expect(sandbox.count('POST', '/v1/api/bank-account')).toBe(0);
+      expect(calls.count('POST', '/v1/api/bank-account')).toBe(0);
       await approveAs(a, request.id, APPROVER_B);
       await reaches(apps, request.id, 'completed');
       await updated(slack, request.id, 'Completed');
-      expect(
-        sandbox.requests.filter((r) => r.path === '/v1/api/bank-account').map((r) => r.plainBody),
-      ).toEqual([
+      expect(calls.bodies('/v1/api/bank-account')).toEqual([
         {
           bankName: 'Guaranty Trust Bank',
           bankAccountName: request.display.accountName,

@@ -200,11 +200,11 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a replica stopped midway posts nothing after its stop returns', async ({
-      replicas,
+      oneReplica,
       slack,
       defer,
     }) => {
-      const { a } = await replicas(`report-stop-post-${kind.name}`);
+      const a = await oneReplica(`report-stop-post-${kind.name}`);
       await scheduleSet(a);
       const gate = gated(a);
       // The lease renewed before the summary (the chart recorded) is held until after the stop.

@@ -179,11 +179,11 @@ for (const kind of STORE_KINDS) {
     });
 
     test('a replica that could not reach its store at 08:00 says so when it posts late', async ({
-      replicas,
+      oneReplica,
       slack,
       defer,
     }) => {
-      const { a } = await replicas(`report-unreached-${kind.name}`);
+      const a = await oneReplica(`report-unreached-${kind.name}`);
       await scheduleSet(a);
       const controls = new StoreControls();
       const unreachable = controls.failReads('report-run');
