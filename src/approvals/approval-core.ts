@@ -373,11 +373,13 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     taken: TakenEvidence | undefined,
   ): Promise<ApproveStep> {
     if (!request) return { ok: false, reason: 'not-found' };
+    // Moved on (approved by someone else, closed): said so even past the click's write deadline, as
+    // nothing is written. Only a click that would write is turned away by its deadline.
+    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
     const now = this.now();
     click.signal?.throwIfAborted();
     const expired = await this.expireIfDue(request, now, click);
     if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
-    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
     const problem = bindingProblem(request, this.binding);
     if (problem) {
       const closed = closeUnsendable(request, problem, now);

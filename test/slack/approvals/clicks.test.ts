@@ -1,9 +1,11 @@
 // An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
 // payload of the wrong type is acknowledged and answered privately, and an approval (the review
 // modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
-// lose it. A final approval that waits for the figures to be re-read says so at the ack.
+// lose it. A final approval that waits for the figures to be re-read says so at the ack. One that
+// waited out its write deadline for the request's lock and finds it approved by another is told so.
 import { describe, expect } from 'vitest';
-import { RECHECKING } from '../../../src/slack/approvals/actions/click.js';
+import { partsOf } from '../../../src/approvals/engine-parts.js';
+import { MAYBE_NOT_RECORDED, RECHECKING } from '../../../src/slack/approvals/actions/click.js';
 import { botTest as test } from '../../support/bot.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { redemptionDraft } from '../../support/drafts.js';
@@ -13,6 +15,7 @@ import { interaction, newTriggerId } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
+  APPROVER_B,
   type ApprovalApp,
   approve,
   fileWithdrawal,
@@ -106,6 +109,28 @@ describe('an Approve click', () => {
     fast();
     expect(response.status).toBe(200);
     expect(atAck?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
+    await app.engine.idle();
+  });
+
+  test('that waited out its write deadline behind another approver is told the request is already approved', async ({
+    controlledApp: { app },
+    controls,
+  }) => {
+    const id = await fileWithdrawal(app, '925');
+    const opened = await reviewFor(app, id, APPROVER_A);
+    // Another approver holds the request's lock, its read of the request held, while this click waits.
+    const held = controls.holdReads(`approval:${id}`);
+    const other = partsOf(app.engine).core.approve(id, APPROVER_B);
+    await held.arrived;
+    // Slack gets the ack with the click still waiting for the lock: its write deadline has passed.
+    const response = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
+    expect(JSON.stringify(response.json())).toContain(MAYBE_NOT_RECORDED);
+    held.release();
+    expect((await other).ok).toBe(true);
+    // It finds the request approved: it is told so, not sent to approve again.
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    expect(told.body.text).toContain('already approved and is being handled');
+    expect((await app.engine.get(id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
     await app.engine.idle();
   });
 
