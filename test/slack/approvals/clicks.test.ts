@@ -1,8 +1,9 @@
 // An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
 // payload of the wrong type is acknowledged and answered privately, and an approval (the review
 // modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
-// lose it. A final approval that waits for the figures to be re-read says so at the ack. One that
-// waited out its write deadline for the request's lock and finds it approved by another is told so.
+// lose it. A final approval that waits for the figures to be re-read says so at the ack. One whose
+// write deadline passes while it waits for the request's lock waits no longer, and is told where the
+// request stands.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { MAYBE_NOT_RECORDED, RECHECKING } from '../../../src/slack/approvals/actions/click.js';
@@ -112,26 +113,27 @@ describe('an Approve click', () => {
     await app.engine.idle();
   });
 
-  test('that waited out its write deadline behind another approver is told the request is already approved', async ({
-    controlledApp: { app },
+  test('that waited out its write deadline for the request’s lock is told it is already approved, lock still held', async ({
+    controlledApp: { app, store },
     controls,
   }) => {
     const id = await fileWithdrawal(app, '925');
     const opened = await reviewFor(app, id, APPROVER_A);
-    // Another approver holds the request's lock, its read of the request held, while this click waits.
-    const held = controls.holdReads(`approval:${id}`);
-    const other = partsOf(app.engine).core.approve(id, APPROVER_B);
-    await held.arrived;
-    // Slack gets the ack with the click still waiting for the lock: its write deadline has passed.
+    expect((await partsOf(app.engine).core.approve(id, APPROVER_B)).ok).toBe(true);
+    await app.engine.idle();
+    // Someone holds the request's lock; the review's reads of the request wait, so it reaches the engine.
+    let letGo!: () => void;
+    const holding = store.withLock(`approval:${id}`, () => new Promise<void>((done) => (letGo = done)));
+    const reads = controls.hangReads(`approval:${id}`);
     const response = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
     expect(JSON.stringify(response.json())).toContain(MAYBE_NOT_RECORDED);
-    held.release();
-    expect((await other).ok).toBe(true);
-    // It finds the request approved: it is told so, not sent to approve again.
+    reads();
+    // Past its deadline it waits no longer for the lock: it reads where the request stands and says so.
     const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    letGo();
+    await holding;
     expect(told.body.text).toContain('already approved and is being handled');
     expect((await app.engine.get(id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
-    await app.engine.idle();
   });
 
   test('still refuses self-approval privately, opening no review and recording nothing', async ({ app }) => {
