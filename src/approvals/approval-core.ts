@@ -4,7 +4,7 @@
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import { type AuditSeal, VerifiedClosings, VerifiedDelegations, VerifiedFreeze } from '../audit/index.js';
-import type { Store } from '../store/index.js';
+import { LockTimeoutError, type Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { type CancelOptions, type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
@@ -211,10 +211,20 @@ export class ApprovalCore implements CoreSections, ClosingCore {
    * the newer state: a click on a request approved meanwhile is refused, a recorded answer is kept
    * only if the request is still this claim's).
    */
-  async locked<T>(id: string, fn: (request: ApprovalRequest | undefined) => Promise<T>): Promise<T> {
+  async locked<T>(
+    id: string,
+    fn: (request: ApprovalRequest | undefined) => Promise<T>,
+    waitUntil?: number,
+  ): Promise<T> {
     for (let run = 1; ; run++) {
+      // Given `waitUntil`, a wait for the lock past it ends in LockTimeoutError.
+      const wait = waitUntil === undefined ? undefined : { waitMs: Math.max(1, waitUntil - Date.now()) };
       try {
-        return await this.options.store.withLock(`approval:${id}`, async () => fn(await this.repo.get(id)));
+        return await this.options.store.withLock(
+          `approval:${id}`,
+          async () => fn(await this.repo.get(id)),
+          wait,
+        );
       } catch (error) {
         if (!(error instanceof WriteRefusedError) || run >= MAX_SECTION_RUNS) throw error;
         this.options.log?.warn('request changed under a lapsed lock; deciding again on a fresh read', {
@@ -342,7 +352,9 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     await this.options.policy.isApprover(user);
     // A signature's one-time nonce is taken once, before the lock (a section may run again).
     const taken = await this.signed.take(evidence);
-    const first = await this.locked(id, (request) => this.approveLocked(request, user, seen, click, taken));
+    const first = await this.clickLocked(id, click, (request) =>
+      this.approveLocked(request, user, seen, click, taken),
+    );
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {
       await this.notify(first.request);
@@ -364,6 +376,27 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     return first;
   }
 
+  /**
+   * `locked` for a click: its wait for the lock ends at its write deadline, so a line of clicks that
+   * can no longer write does not hold up one that can. Then a read without the lock (nothing is
+   * written) says whether the request moved on; if it did not, the click was not recorded.
+   */
+  private async clickLocked(
+    id: string,
+    click: ClickOptions,
+    fn: (request: ApprovalRequest | undefined) => Promise<ApproveStep>,
+  ): Promise<ApproveStep> {
+    if (click.writeBy === undefined) return this.locked(id, fn);
+    try {
+      return await this.locked(id, fn, click.writeBy);
+    } catch (error) {
+      if (!(error instanceof LockTimeoutError)) throw error;
+      const request = await this.repo.get(id);
+      if (request && request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
+      throw error;
+    }
+  }
+
   /** Under the lock: a click on a request that is still pending and may still be sent. */
   private async approveLocked(
     request: ApprovalRequest | undefined,
@@ -373,11 +406,13 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     taken: TakenEvidence | undefined,
   ): Promise<ApproveStep> {
     if (!request) return { ok: false, reason: 'not-found' };
+    // Moved on (approved by someone else, closed): said so even past the click's write deadline, as
+    // nothing is written. Only a click that would write is turned away by its deadline.
+    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
     const now = this.now();
     click.signal?.throwIfAborted();
     const expired = await this.expireIfDue(request, now, click);
     if (expired) return { ok: 'changed', request: expired, refusal: 'expired' };
-    if (request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
     const problem = bindingProblem(request, this.binding);
     if (problem) {
       const closed = closeUnsendable(request, problem, now);

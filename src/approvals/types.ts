@@ -369,6 +369,11 @@ export interface ClickOptions {
   /** Once aborted, no write of this click starts (it is answered "try again" and changes nothing). */
   signal?: AbortSignal;
   /**
+   * When (Date.now()) the signal aborts: the click's wait for the request's lock ends then, so one that
+   * can no longer write takes no turn from one that still can.
+   */
+  writeBy?: number;
+  /**
    * Called just before a write of this click starts: an error from then on may come after the write
    * landed, so the person is told it may have been recorded, never that nothing changed.
    */

@@ -17,6 +17,7 @@ interface Door {
   remaining: number;
   waiting: Array<() => void>;
   allArrived: () => void;
+  latestFirst: boolean;
 }
 
 /** One set of controls, shared by every store it wraps (two replicas meet at the same door). */
@@ -43,11 +44,12 @@ export class StoreControls {
 
   /**
    * The next `count` callers of `withLock(name)` wait until all `count` have arrived, then enter
-   * together. Resolves once they have all arrived.
+   * together, in the order they arrived (`latestFirst`: the last to arrive first). Resolves once they
+   * have all arrived.
    */
-  holdLock(name: string, count: number): Promise<void> {
+  holdLock(name: string, count: number, { latestFirst = false } = {}): Promise<void> {
     return new Promise((allArrived) => {
-      this.doors.set(name, { remaining: count, waiting: [], allArrived });
+      this.doors.set(name, { remaining: count, waiting: [], allArrived, latestFirst });
     });
   }
 
@@ -60,7 +62,7 @@ export class StoreControls {
     if (!door) return;
     this.doors.delete(name);
     door.allArrived();
-    for (const open of door.waiting) open();
+    letIn(door);
   }
 
   /**
@@ -207,9 +209,14 @@ export class StoreControls {
       if (door.remaining > 0) return;
       this.doors.delete(name);
       door.allArrived();
-      for (const open of door.waiting) open();
+      letIn(door);
     });
   }
+}
+
+/** Whoever waits at `door`, let in in its order. */
+function letIn(door: Door): void {
+  for (const open of door.latestFirst ? [...door.waiting].reverse() : door.waiting) open();
 }
 
 /**

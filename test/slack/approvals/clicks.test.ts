@@ -1,9 +1,12 @@
 // An approval click is read with zod before anything else, and Slack's ack means it is recorded: a
 // payload of the wrong type is acknowledged and answered privately, and an approval (the review
 // modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
-// lose it. A final approval that waits for the figures to be re-read says so at the ack.
+// lose it. A final approval that waits for the figures to be re-read says so at the ack. One whose
+// write deadline passes while it waits for the request's lock waits no longer, and is told where the
+// request stands.
 import { describe, expect } from 'vitest';
-import { RECHECKING } from '../../../src/slack/approvals/actions/click.js';
+import { partsOf } from '../../../src/approvals/engine-parts.js';
+import { MAYBE_NOT_RECORDED, RECHECKING } from '../../../src/slack/approvals/actions/click.js';
 import { botTest as test } from '../../support/bot.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { redemptionDraft } from '../../support/drafts.js';
@@ -13,6 +16,7 @@ import { interaction, newTriggerId } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
+  APPROVER_B,
   type ApprovalApp,
   approve,
   fileWithdrawal,
@@ -107,6 +111,29 @@ describe('an Approve click', () => {
     expect(response.status).toBe(200);
     expect(atAck?.approvals.map((a) => a.user)).toEqual([APPROVER_A]);
     await app.engine.idle();
+  });
+
+  test('that waited out its write deadline for the request’s lock is told it is already approved, lock still held', async ({
+    controlledApp: { app, store },
+    controls,
+  }) => {
+    const id = await fileWithdrawal(app, '925');
+    const opened = await reviewFor(app, id, APPROVER_A);
+    expect((await partsOf(app.engine).core.approve(id, APPROVER_B)).ok).toBe(true);
+    await app.engine.idle();
+    // Someone holds the request's lock; the review's reads of the request wait, so it reaches the engine.
+    let letGo!: () => void;
+    const holding = store.withLock(`approval:${id}`, () => new Promise<void>((done) => (letGo = done)));
+    const reads = controls.hangReads(`approval:${id}`);
+    const response = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
+    expect(JSON.stringify(response.json())).toContain(MAYBE_NOT_RECORDED);
+    reads();
+    // Past its deadline it waits no longer for the lock: it reads where the request stands and says so.
+    const told = await app.slack.waitFor('chat.postEphemeral', (c) => c.body.user === APPROVER_A);
+    letGo();
+    await holding;
+    expect(told.body.text).toContain('already approved and is being handled');
+    expect((await app.engine.get(id))?.approvals.map((a) => a.user)).toEqual([APPROVER_B]);
   });
 
   test('still refuses self-approval privately, opening no review and recording nothing', async ({ app }) => {

@@ -7,10 +7,15 @@ import type { SlackResponse } from '../../support/slack-requests.js';
 import type { StoreControls } from '../../support/store-controls.js';
 import { type ApprovalApp, reviewFor, waitUntil } from './support.js';
 
-/** A click that lost: already approved, or (its write deadline passed first) nothing changed. */
+/**
+ * A click that lost, told so in words that say it changed nothing: already approved, or (on a busy
+ * machine) its write deadline passed first, or what its review showed could not be read in time.
+ */
 const LOST_WORDS = [
   'already approved and is being handled',
   'could not be recorded just now, so nothing changed',
+  'could not be checked against what it showed',
+  'not ready yet, or no longer known, so nothing was approved',
 ];
 
 const isVerdict = (text: string | undefined) =>
@@ -53,17 +58,19 @@ export interface Race {
 /**
  * 50 reviews of the request opened, then submitted together, every submission held at the request's
  * lock until all 50 are there, so only the lock keeps them apart. One that gave up before reaching it
- * (its write deadline passed on a busy machine) never comes: then the rest go in. When every click of a
- * round was told that nothing changed (on a machine so busy that each one's deadline passed at the
- * door), the approvers click again, as they are told to, in another round (a cap, not a timing).
- * Resolves with every click's answer once the request left `pending`.
+ * (its write deadline passed on a busy machine) never comes: then the rest go in. The last to arrive
+ * goes in first: on a busy machine the first arrivals' write deadlines pass while they wait at the door
+ * (a wait only this test makes), and a line of them would take the lock in turn only to write nothing.
+ * When every click of a round was told that nothing changed (on a machine so busy that each one's
+ * deadline passed all the same), the approvers click again, as they are told to, in another round (a
+ * cap, not a timing). Resolves with every click's answer once the request left `pending`.
  */
 export async function approveTogether(race: Race, rounds = 5): Promise<SlackResponse[]> {
   const { id, controls, state, privately } = race;
   const answers: SlackResponse[] = [];
   for (let round = 1; round <= rounds; round++) {
     const reviews = await reviewsOpened(race);
-    const allAtTheLock = controls.holdLock(`approval:${id}`, 50);
+    const allAtTheLock = controls.holdLock(`approval:${id}`, 50, { latestFirst: true });
     answers.push(...(await Promise.all(reviews.map((r) => submitReview(r.replica.sender, r.view, r.user)))));
     controls.openLock(`approval:${id}`);
     await allAtTheLock;

@@ -97,6 +97,7 @@ export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>)
   // ack (a late answer, a re-check's) gets it as MaybeRecordedError, never as "nothing changed".
   const work = run({
     signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS),
+    writeBy: Date.now() + CLICK_WRITE_DEADLINE_MS,
     onRecorded: recorded,
     onWriting: () => {
       writing = true;
