@@ -1,7 +1,8 @@
 // Where the bot holds the audit signing key: a request the signed audit chain records as closed is
 // never sent or completed again, whatever the store says of it now, and neither is one the chain cannot
 // show open (its filing is older than what the chain vouches for). Before a send, a request the chain
-// records as already sent (or sent with no answer) is refused too: the call was made once. The chain is
+// records as already sent (or sent with no answer) is refused too: the call was made once; so is one
+// whose last claim on the chain no later step hands back (its call may have been made). The chain is
 // read for the request as it is about to be claimed, under the claim's lock (claim-execution.ts; the late
 // lookup reads it first too), and the refused request ends as the chain tells it: completed when the
 // chain says so, outcome unknown for a person when the chain records its call, else failed, nothing
@@ -21,6 +22,10 @@ export const CLOSED_ON_CHAIN = 'already closed on the signed audit chain';
 
 /** How the note of a request the chain records as already sent begins. */
 export const SENT_ON_CHAIN = 'already sent to the service, as the signed audit chain records';
+
+/** How the note of a request the chain records as claimed, its claim never handed back, begins. */
+export const CLAIMED_ON_CHAIN =
+  'claimed for sending on the signed audit chain, and no later step there hands that claim back';
 
 /** The note a request fails with when the chain cannot show it still open. */
 export const NOT_SHOWN_OPEN =
@@ -65,6 +70,12 @@ function refusalOf(word: ChainWord, checkFor: ClosedCheckFor): ChainRefusal | un
     const note = `${SENT_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and whether that call went through is for a person to check with the service`;
     return { to: 'outcome-unknown', note };
   }
+  if ('claimed' in word) {
+    // Before the call the chain's last word on the request is its own claim: only a claim check reads it.
+    if (checkFor !== 'claim') return undefined;
+    const note = `${CLAIMED_ON_CHAIN} (${lagosTime(word.claimed.at)}): its call may have been made before the bot stopped; the store was changed outside the bot to make it look approved again, or the claim's own write never landed; nothing more was sent, and whether a call went through is for a person to check with the service`;
+    return { to: 'outcome-unknown', note };
+  }
   const { state, at } = word.closed;
   if (state === 'completed') {
     const note = `${CLOSED_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and the audit log holds its record`;
@@ -91,8 +102,8 @@ export function unshownElsewhere(
  * it: the tracker's failure words may put their own before it).
  */
 export function closedOnChainNote(note: string): boolean {
-  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN, CHAIN_UNREAD_AT_CALL].some((words) =>
-    note.includes(words),
+  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN, CLAIMED_ON_CHAIN, CHAIN_UNREAD_AT_CALL].some(
+    (words) => note.includes(words),
   );
 }
 

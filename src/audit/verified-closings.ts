@@ -8,7 +8,8 @@
 // whole; else the entries linked back from the head), after its newest `head-unverified` finding (the
 // bot signed on from a head it could not verify: entries before it may have been rewritten, links and
 // all). A request filed before that (cut by retention, before a break or a finding) cannot be shown
-// open. Read-only; cached by the head, a head that moved on read from where the cache ended; reads one
+// open. A request whose last claim (its `executing` entry) no later entry of it hands back may have
+// been called: the write-ahead mark is not on the chain. Read-only; cached by the head, a head that moved on read from where the cache ended; reads one
 // at a time, so two never apply the same new entries over each other.
 // docs/decisions/closed-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
@@ -36,7 +37,16 @@ const CLOSING_STATES: ReadonlySet<RequestState> = new Set([
 /** The states showing the service call was made (and not yet closed). */
 const CALLED_STATES: ReadonlySet<RequestState> = new Set(['sent', 'outcome-unknown']);
 
-/** A request's first closing (or called) step as its entry records it. */
+/** The step that claims a request's one service call (approvals/claim-execution.ts). */
+const CLAIM_ACTION = 'executing';
+
+/**
+ * The bot's own steps that hand a claim back to approved when it certainly sent nothing (before its
+ * write-ahead mark): a lapsed claim released by the tracker, a claim held by a freeze (approvals/).
+ */
+export const CLAIM_HAND_BACKS: ReadonlySet<string> = new Set(['released', 'held-frozen']);
+
+/** A request's first closing (or called) step, or its last claim, as its entry records it. */
 interface ChainClosing {
   state: RequestState;
   at: string;
@@ -44,15 +54,26 @@ interface ChainClosing {
 
 /**
  * What the chain says of one request: closed (by its first closing entry), called (no closing, but an
- * entry showing its service call was made: sent, or sent with no answer), open (its filing is in the
- * trusted part, and neither), or unknown (its filing is not: it cannot be shown open).
+ * entry showing its service call was made: sent, or sent with no answer), claimed (neither, and its last
+ * claim is not handed back: the write-ahead mark is not on the chain, so that claim's call may have been
+ * made), open (its filing is in the trusted part, and none of these), or unknown (its filing is not: it
+ * cannot be shown open).
  */
-export type ChainWord = { closed: ChainClosing } | { called: ChainClosing } | 'open' | 'unknown';
+export type ChainWord =
+  | { closed: ChainClosing }
+  | { called: ChainClosing }
+  | { claimed: ChainClosing }
+  | 'open'
+  | 'unknown';
 
-/** What a read found: closings anywhere in what verifies; filings only in the trusted part. */
+/**
+ * What a read found: closings and claims anywhere in what verifies; filings only in the trusted part.
+ * `claimed` holds each request's last claim that no later entry of it hands back.
+ */
 interface Closings {
   closed: Map<string, ChainClosing>;
   called: Map<string, ChainClosing>;
+  claimed: Map<string, ChainClosing>;
   filed: Set<string>;
 }
 
@@ -73,6 +94,8 @@ export class VerifiedClosings {
     if (closed) return { closed };
     const called = read?.called.get(requestId);
     if (called) return { called };
+    const claimed = read?.claimed.get(requestId);
+    if (claimed) return { claimed };
     return read?.filed.has(requestId) ? 'open' : 'unknown';
   }
 
@@ -151,7 +174,7 @@ function closingsOf(
     first = end;
     while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
   }
-  const read: Closings = { closed: new Map(), called: new Map(), filed: new Set() };
+  const read: Closings = { closed: new Map(), called: new Map(), claimed: new Map(), filed: new Set() };
   addSteps(read, chain.slice(first));
   return read;
 }
@@ -169,8 +192,18 @@ function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
     if (!id) continue;
     // The filing is the request's first step (step 0): every later step's entry comes after it.
     if (entry.step === 0) read.filed.add(id);
+    noteClaim(read, id, entry);
     const seen = stepsOf(read, entry.state);
     if (entry.state && seen && !seen.has(id)) seen.set(id, { state: entry.state, at: entry.at });
+  }
+}
+
+/** A claim remembered, or handed back by the bot's own step back to approved. */
+function noteClaim(read: Closings, id: string, entry: AuditEntry): void {
+  if (entry.state === 'executing' && entry.action === CLAIM_ACTION) {
+    read.claimed.set(id, { state: entry.state, at: entry.at });
+  } else if (entry.state === 'approved' && CLAIM_HAND_BACKS.has(entry.action)) {
+    read.claimed.delete(id);
   }
 }
 

@@ -1,4 +1,4 @@
-// What the signed audit chain says of a request (closed, called, open, or not shown open), read only from
+// What the signed audit chain says of a request (closed, called, claimed, open, or not shown open), read only from
 // entries that verify up to a signed head at or past the mark: a head put back behind the mark, or one
 // whose chain holds another entry at the mark's seq, vouches for nothing, so no request is shown open
 // and none is sent.
@@ -40,6 +40,37 @@ auditTest(
     expect(await onChain.wordOn('AR-SENT')).toMatchObject({ called: { state: 'outcome-unknown' } });
     expect(await onChain.wordOn('AR-OPEN')).toBe('open');
     expect(await onChain.wordOn('AR-NEVER-FILED')).toBe('unknown');
+  },
+);
+
+/** The step of `requestId` taking action `action` into `state`. */
+const actionOf = (requestId: string, step: number, action: string, state: RequestState): AuditDraft => ({
+  ...stepOf(requestId, step, state),
+  action,
+});
+
+auditTest(
+  'reads a request whose last claim nothing hands back as claimed, and one handed back as open',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('closings-claims');
+    const replica = auditReplica(a, { now: () => NOW });
+    const onChain = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
+    for (const id of ['AR-CLAIMED', 'AR-RELEASED', 'AR-HELD', 'AR-AGAIN']) {
+      await replica.log.append('sandbox', stepOf(id, 0, 'pending'));
+      await replica.log.append('sandbox', actionOf(id, 1, 'approved', 'approved'));
+      await replica.log.append('sandbox', actionOf(id, 2, 'executing', 'executing'));
+    }
+    await replica.log.append('sandbox', actionOf('AR-CLAIMED', 3, 'held-frozen', 'executing'));
+    await replica.log.append('sandbox', actionOf('AR-RELEASED', 3, 'released', 'approved'));
+    await replica.log.append('sandbox', actionOf('AR-HELD', 3, 'held-frozen', 'approved'));
+    await replica.log.append('sandbox', actionOf('AR-AGAIN', 3, 'released', 'approved'));
+    expect(await onChain.wordOn('AR-AGAIN')).toBe('open'); // read, then read on from the cached head
+    await replica.log.append('sandbox', actionOf('AR-AGAIN', 4, 'executing', 'executing'));
+
+    expect(await onChain.wordOn('AR-CLAIMED')).toMatchObject({ claimed: { state: 'executing' } });
+    expect(await onChain.wordOn('AR-RELEASED')).toBe('open');
+    expect(await onChain.wordOn('AR-HELD')).toBe('open');
+    expect(await onChain.wordOn('AR-AGAIN')).toMatchObject({ claimed: { state: 'executing' } });
   },
 );
 

@@ -1,0 +1,85 @@
+// Where the bot holds the audit signing key, a request whose last step on the signed chain is its claim
+// (`executing`), with no hand-back after it, may have been called: the bot can stop after the call and
+// before its `sent` entry, and the write-ahead mark is not on the chain. A store writer who sets it back
+// to approved and takes its claim key away never has it sent again: it ends outcome unknown and a
+// person is asked. The bot's own hand-backs of a claim that sent nothing (the tracker releasing a lapsed
+// claim, a freeze holding one) are on the chain, so those requests still go out, once.
+import { describe, expect } from 'vitest';
+import { CLAIMED_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import { partsOf } from '../../src/approvals/engine-parts.js';
+import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
+import { HELD_ACTION, LOOKED_UP_BEFORE_SENDING, needsAPerson } from '../../src/approvals/index.js';
+import { CLAIM_HAND_BACKS } from '../../src/audit/verified-closings.js';
+import { fileDraft } from '../support/filing.js';
+import { liftFreeze } from '../support/unfreeze.js';
+import { approvedUnsent, execute, revive, test } from './closed-support.js';
+import { ADE, DAYO, withdrawal, withdrawCalls } from './delegation-support.js';
+
+describe('with the audit signing key, a request claimed on the chain', () => {
+  test('called, the bot stopped before recording it, then set back to approved: not sent again, left to a person', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    // The bot is stopped right after the call: its answer, and the answer's entry, never land.
+    const answers = (partsOf(engine).executor as unknown as { answers: { keep: () => Promise<never> } })
+      .answers;
+    const keep = answers.keep;
+    answers.keep = () => Promise.reject(new Error('stopped after the call'));
+    await expect(partsOf(engine).executor.execute(request.id)).rejects.toThrow('stopped after the call');
+    answers.keep = keep;
+    expect(withdrawCalls(fx)).toBe(1);
+
+    await revive(fx.store, request.id);
+    const after = await execute(engine, request.id);
+    expect(after?.state).toBe('outcome-unknown');
+    expect(after?.outcome?.nothingSent).toBeUndefined();
+    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
+    expect(step?.note).toContain(CLAIMED_ON_CHAIN);
+    expect(needsAPerson(step?.note ?? '')).toBe(true);
+    expect(after?.history.at(-1)?.action).toBe('needs-manual-check');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('released by the tracker after its claim lapsed unmarked: sent once', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    expect(await partsOf(engine).executor.claimExecution(request.id)).toBeDefined();
+    fx.clock.advance(EXECUTION_LEASE_MS + 1_000);
+    await engine.tick(); // released, then claimed again and sent
+    await engine.idle();
+    await engine.tick();
+    await engine.idle();
+    const after = await engine.get(request.id);
+    expect(after?.history.map((h) => h.action)).toContain('released');
+    expect(after?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('held by a freeze before its mark: sent once after the unfreeze', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    const claimed = await partsOf(engine).executor.claimExecution(request.id);
+    if (!claimed) throw new Error('not claimed');
+    await engine.freezeSends(ADE, 'stop everything');
+    expect(await partsOf(engine).executor.markSending(claimed)).toBeUndefined();
+    expect((await engine.get(request.id))?.history.at(-1)?.action).toBe(HELD_ACTION);
+    await liftFreeze(engine, ADE, DAYO);
+    expect((await engine.get(request.id))?.state).toBe('sent');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test("the chain's reader knows the bot's hand-backs by their steps' actions", () => {
+    expect([...CLAIM_HAND_BACKS].sort()).toEqual(['released', HELD_ACTION].sort());
+  });
+});
