@@ -11,7 +11,7 @@
 // the request. The tracker settling the bot's own unanswered write reads the request's own
 // `outcome-unknown` entry as its own, so it does not refuse it. The chain is read through
 // audit/verified-closings.ts. docs/decisions/closed-on-the-signed-chain.md.
-import type { ChainWord } from '../audit/index.js';
+import { type AuditLog, CALL_ACTION, type ChainWord } from '../audit/index.js';
 import { lagosTime } from '../format/display.js';
 import { bindingProblem, type ServiceBinding } from './binding.js';
 import type { CallFailure } from './service-call.js';
@@ -152,6 +152,27 @@ export class ClosedOnChain {
     }
     if (!refusal) return undefined;
     return { to: refusal.to === 'failed' ? 'failed' : 'outcome-unknown', note: refusal.note };
+  }
+
+  /**
+   * Right before the call, where the chain is read: the call's own entry, so that a store writer who
+   * later makes its claim look unmarked (and so handed back) cannot have it sent again. False when it
+   * could not be appended: then nothing is sent.
+   */
+  async recordCall(log: Pick<AuditLog, 'append'>, request: ApprovalRequest, at: Date): Promise<boolean> {
+    if (!this.closings) return true;
+    const { id: requestId, kind, amount } = request;
+    const draft = { at: at.toISOString(), requestId, kind, action: CALL_ACTION, state: request.state };
+    try {
+      await log.append(request.environment, amount ? { ...draft, amount } : draft);
+      return true;
+    } catch (error) {
+      this.log?.error?.('NOT SENT: the call could not be recorded on the signed audit chain', {
+        requestId,
+        error: String(error),
+      });
+      return false;
+    }
   }
 
   /** The refusal's note (refusal). */

@@ -9,7 +9,7 @@
 // bot signed on from a head it could not verify: entries before it may have been rewritten, links and
 // all). A request filed before that (cut by retention, before a break or a finding) cannot be shown
 // open. A request whose last claim (its `executing` entry) no later entry of it hands back may have
-// been called: the write-ahead mark is not on the chain. Read-only; cached by the head, a head that moved on read from where the cache ended; reads one
+// been called; one with the entry appended right before its call was called. Read-only; cached by the head, a head that moved on read from where the cache ended; reads one
 // at a time, so two never apply the same new entries over each other.
 // docs/decisions/closed-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
@@ -39,6 +39,12 @@ const CALLED_STATES: ReadonlySet<RequestState> = new Set(['sent', 'outcome-unkno
 
 /** The step that claims a request's one service call (approvals/claim-execution.ts). */
 const CLAIM_ACTION = 'executing';
+
+/**
+ * The entry the bot appends right before a service call (approvals/closed-on-chain.ts): the call may
+ * have been made from then on, so it reads as called, whatever hand-back follows.
+ */
+export const CALL_ACTION = 'calling-the-service';
 
 /**
  * The bot's own steps that hand a claim back to approved when it certainly sent nothing (before its
@@ -193,8 +199,11 @@ function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
     // The filing is the request's first step (step 0): every later step's entry comes after it.
     if (entry.step === 0) read.filed.add(id);
     noteClaim(read, id, entry);
-    const seen = stepsOf(read, entry.state);
-    if (entry.state && seen && !seen.has(id)) seen.set(id, { state: entry.state, at: entry.at });
+    const seen = entry.action === CALL_ACTION ? read.called : stepsOf(read, entry.state);
+    // A call's own entry (its state still executing) gives way to the state the call then reached.
+    if (entry.state && seen && (!seen.has(id) || seen.get(id)?.state === 'executing')) {
+      seen.set(id, { state: entry.state, at: entry.at });
+    }
   }
 }
 

@@ -3,17 +3,38 @@
 // before its `sent` entry, and the write-ahead mark is not on the chain. A store writer who sets it back
 // to approved and takes its claim key away never has it sent again: it ends outcome unknown and a
 // person is asked. The bot's own hand-backs of a claim that sent nothing (the tracker releasing a lapsed
-// claim, a freeze holding one) are on the chain, so those requests still go out, once.
+// claim, a freeze holding one) are on the chain, so those requests still go out, once; a call made is on
+// the chain too (its entry right before the call), so no hand-back a store writer provokes after it counts.
 import { describe, expect } from 'vitest';
-import { CLAIMED_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import { CLAIMED_ON_CHAIN, SENT_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
-import { HELD_ACTION, LOOKED_UP_BEFORE_SENDING, needsAPerson } from '../../src/approvals/index.js';
+import {
+  type ApprovalEngine,
+  type ApprovalRequest,
+  HELD_ACTION,
+  LOOKED_UP_BEFORE_SENDING,
+  needsAPerson,
+} from '../../src/approvals/index.js';
 import { CLAIM_HAND_BACKS } from '../../src/audit/verified-closings.js';
 import { fileDraft } from '../support/filing.js';
 import { liftFreeze } from '../support/unfreeze.js';
 import { approvedUnsent, execute, revive, test } from './closed-support.js';
 import { ADE, DAYO, withdrawal, withdrawCalls } from './delegation-support.js';
+import { rewrite } from './signed-support.js';
+
+/** `id` sent by `engine`, which is stopped right after the call: its answer, and the answer's entry, never land. */
+async function calledThenStopped(engine: ApprovalEngine, id: string): Promise<void> {
+  const answers = (partsOf(engine).executor as unknown as { answers: { keep: () => Promise<never> } })
+    .answers;
+  const keep = answers.keep;
+  answers.keep = () => Promise.reject(new Error('stopped after the call'));
+  try {
+    await expect(partsOf(engine).executor.execute(id)).rejects.toThrow('stopped after the call');
+  } finally {
+    answers.keep = keep;
+  }
+}
 
 describe('with the audit signing key, a request claimed on the chain', () => {
   test('called, the bot stopped before recording it, then set back to approved: not sent again, left to a person', async ({
@@ -23,13 +44,7 @@ describe('with the audit signing key, a request claimed on the chain', () => {
   }) => {
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     await approvedUnsent(engine, request.id);
-    // The bot is stopped right after the call: its answer, and the answer's entry, never land.
-    const answers = (partsOf(engine).executor as unknown as { answers: { keep: () => Promise<never> } })
-      .answers;
-    const keep = answers.keep;
-    answers.keep = () => Promise.reject(new Error('stopped after the call'));
-    await expect(partsOf(engine).executor.execute(request.id)).rejects.toThrow('stopped after the call');
-    answers.keep = keep;
+    await calledThenStopped(engine, request.id);
     expect(withdrawCalls(fx)).toBe(1);
 
     await revive(fx.store, request.id);
@@ -37,9 +52,62 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     expect(after?.state).toBe('outcome-unknown');
     expect(after?.outcome?.nothingSent).toBeUndefined();
     const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
-    expect(step?.note).toContain(CLAIMED_ON_CHAIN);
+    expect(step?.note).toContain(SENT_ON_CHAIN);
     expect(needsAPerson(step?.note ?? '')).toBe(true);
     expect(after?.history.at(-1)?.action).toBe('needs-manual-check');
+    expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('claimed, the bot stopped, then set back to approved: the chain cannot show it unsent, so a person is asked', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    expect(await partsOf(engine).executor.claimExecution(request.id)).toBeDefined();
+    await revive(fx.store, request.id);
+    const after = await execute(engine, request.id);
+    expect(after?.state).toBe('outcome-unknown');
+    expect(after?.outcome?.nothingSent).toBeUndefined();
+    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
+    expect(step?.note).toContain(CLAIMED_ON_CHAIN);
+    expect(needsAPerson(step?.note ?? '')).toBe(true);
+    expect(withdrawCalls(fx)).toBe(0);
+  });
+
+  test('called, the bot stopped, then made to look claimed but unmarked for the tracker to release: not sent again', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    await calledThenStopped(engine, request.id);
+    expect(withdrawCalls(fx)).toBe(1);
+
+    // A store writer: unmarked, its lease run out, its claim key gone, approved just now (no late lookup).
+    fx.clock.advance(EXECUTION_LEASE_MS + 1_000);
+    const now = fx.clock.now().toISOString();
+    await rewrite(
+      fx.store,
+      request.id,
+      (stored) =>
+        ({
+          ...stored,
+          approvals: stored.approvals.map((approval) => ({ ...approval, at: now })),
+          execution: { ...stored.execution, phase: 'claimed', leaseUntil: new Date(0).toISOString() },
+        }) as ApprovalRequest,
+      { audited: false },
+    );
+    await fx.store.delete(`approval-exec:${request.id}:${request.round}`);
+    await engine.tick(); // the tracker releases it; the claim that follows is refused
+    await engine.idle();
+    const after = await engine.get(request.id);
+    expect(after?.history.map((h) => h.action)).toContain('released');
+    expect(after?.state).toBe('outcome-unknown');
+    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
+    expect(needsAPerson(step?.note ?? '')).toBe(true);
     expect(withdrawCalls(fx)).toBe(1);
   });
 

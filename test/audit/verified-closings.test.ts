@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { AuditDraft, RequestState } from '../../src/audit/index.js';
 import { auditHeadKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
-import { VerifiedClosings } from '../../src/audit/verified-closings.js';
+import { CALL_ACTION, VerifiedClosings } from '../../src/audit/verified-closings.js';
 import { holdsMark } from '../../src/audit/verified-read.js';
 import { auditTest } from '../support/audit-archive.js';
 
@@ -55,7 +55,7 @@ auditTest(
     const { a } = await replicas('closings-claims');
     const replica = auditReplica(a, { now: () => NOW });
     const onChain = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
-    for (const id of ['AR-CLAIMED', 'AR-RELEASED', 'AR-HELD', 'AR-AGAIN']) {
+    for (const id of ['AR-CLAIMED', 'AR-RELEASED', 'AR-HELD', 'AR-AGAIN', 'AR-CALLED']) {
       await replica.log.append('sandbox', stepOf(id, 0, 'pending'));
       await replica.log.append('sandbox', actionOf(id, 1, 'approved', 'approved'));
       await replica.log.append('sandbox', actionOf(id, 2, 'executing', 'executing'));
@@ -64,6 +64,8 @@ auditTest(
     await replica.log.append('sandbox', actionOf('AR-RELEASED', 3, 'released', 'approved'));
     await replica.log.append('sandbox', actionOf('AR-HELD', 3, 'held-frozen', 'approved'));
     await replica.log.append('sandbox', actionOf('AR-AGAIN', 3, 'released', 'approved'));
+    await replica.log.append('sandbox', actionOf('AR-CALLED', 3, CALL_ACTION, 'executing'));
+    await replica.log.append('sandbox', actionOf('AR-CALLED', 4, 'released', 'approved'));
     expect(await onChain.wordOn('AR-AGAIN')).toBe('open'); // read, then read on from the cached head
     await replica.log.append('sandbox', actionOf('AR-AGAIN', 4, 'executing', 'executing'));
 
@@ -71,6 +73,8 @@ auditTest(
     expect(await onChain.wordOn('AR-RELEASED')).toBe('open');
     expect(await onChain.wordOn('AR-HELD')).toBe('open');
     expect(await onChain.wordOn('AR-AGAIN')).toMatchObject({ claimed: { state: 'executing' } });
+    // A call's own entry is never handed back.
+    expect(await onChain.wordOn('AR-CALLED')).toMatchObject({ called: { state: 'executing' } });
   },
 );
 
