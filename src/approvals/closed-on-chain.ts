@@ -8,10 +8,12 @@
 // chain says so, outcome unknown for a person when the chain records its call, else failed, nothing
 // sent. A read error there claims and settles nothing: the request stays approved for the next sweep.
 // Right before the call it is read again (failureAtTheCall); a read error there sends nothing and fails
-// the request. The tracker settling the bot's own unanswered write reads the request's own
+// the request, and a request whose last claim there is not this process's own ends outcome unknown. The
+// call's own entry is then appended and the chain read again (recordCall): the call goes out only if
+// nothing of the request's claim lies between its own claim and that entry. The tracker settling the bot's own unanswered write reads the request's own
 // `outcome-unknown` entry as its own, so it does not refuse it. The chain is read through
 // audit/verified-closings.ts. docs/decisions/closed-on-the-signed-chain.md.
-import { type AuditLog, CALL_ACTION, type ChainWord } from '../audit/index.js';
+import { type AuditLog, CALL_ACTION, type ChainWord, type OwnCall, type OwnClaim } from '../audit/index.js';
 import { lagosTime } from '../format/display.js';
 import { bindingProblem, type ServiceBinding } from './binding.js';
 import type { CallFailure } from './service-call.js';
@@ -39,9 +41,26 @@ export const CHAIN_UNREAD_AT_CALL =
   'was not closed or sent already; nothing was sent. A person should check the audit log and, if it ' +
   'should still go out, file it again';
 
+/**
+ * The note a request stops with, outcome unknown, when its claim on the chain is not the process's
+ * own right before its call, or its call's entry does not follow its own claim there.
+ */
+const CLAIM_NOT_OURS_ON_CHAIN =
+  'its claim is not the last step of its claim on the signed audit chain: another claim, a hand-back ' +
+  'or another call came after it, so the store was changed outside the bot while it was sending; this ' +
+  'process sent nothing, and whether another call went through is for a person to check with the service';
+
 /** What reads the chain's word on a request (VerifiedClosings). */
 export interface ClosingsReader {
   wordOn(requestId: string): Promise<ChainWord>;
+  ownClaimHolds(requestId: string, own: OwnClaim, call?: OwnCall): Promise<boolean>;
+}
+
+/** The process's own claim of `request` as its history holds it (its last `executing` step). */
+function ownClaimOf(request: ApprovalRequest): OwnClaim | undefined {
+  const step = request.history.findLastIndex((h) => h.action === 'executing');
+  const at = request.history[step]?.at;
+  return at === undefined ? undefined : { step, at };
 }
 
 /**
@@ -67,7 +86,9 @@ function refusalOf(word: ChainWord, checkFor: ClosedCheckFor): ChainRefusal | un
   if ('called' in word) {
     if (checkFor === 'settle') return undefined;
     const { state, at } = word.called;
-    const note = `${SENT_ON_CHAIN} (${state}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and whether that call went through is for a person to check with the service`;
+    // A call's own entry leaves the request executing: it names the call begun, not the state.
+    const step = state === 'executing' ? 'its call begun' : state;
+    const note = `${SENT_ON_CHAIN} (${step}, ${lagosTime(at)}): the store was changed outside the bot to make it look approved again; nothing more was sent, and whether that call went through is for a person to check with the service`;
     return { to: 'outcome-unknown', note };
   }
   if ('claimed' in word) {
@@ -102,9 +123,14 @@ export function unshownElsewhere(
  * it: the tracker's failure words may put their own before it).
  */
 export function closedOnChainNote(note: string): boolean {
-  return [NOT_SHOWN_OPEN, CLOSED_ON_CHAIN, SENT_ON_CHAIN, CLAIMED_ON_CHAIN, CHAIN_UNREAD_AT_CALL].some(
-    (words) => note.includes(words),
-  );
+  return [
+    NOT_SHOWN_OPEN,
+    CLOSED_ON_CHAIN,
+    SENT_ON_CHAIN,
+    CLAIMED_ON_CHAIN,
+    CLAIM_NOT_OURS_ON_CHAIN,
+    CHAIN_UNREAD_AT_CALL,
+  ].some((words) => note.includes(words));
 }
 
 /** The check as the engine runs it: logged as an error and counted when it refuses. */
@@ -150,29 +176,55 @@ export class ClosedOnChain {
       });
       return { to: 'failed', note: CHAIN_UNREAD_AT_CALL };
     }
-    if (!refusal) return undefined;
-    return { to: refusal.to === 'failed' ? 'failed' : 'outcome-unknown', note: refusal.note };
+    if (refusal) {
+      return { to: refusal.to === 'failed' ? 'failed' : 'outcome-unknown', note: refusal.note };
+    }
+    return this.ownClaimFailure(request);
   }
 
   /**
    * Right before the call, where the chain is read: the call's own entry, so that a store writer who
-   * later makes its claim look unmarked (and so handed back) cannot have it sent again. False when it
-   * could not be appended: then nothing is sent.
+   * later makes its claim look unmarked (and so handed back) cannot have it sent again; then the chain
+   * read again up to it. Of two calls racing on one request, the later entry finds the earlier between
+   * its own claim and itself. A failure when the entry could not be appended (the request stays marked
+   * sending and is looked up once its lease runs out), or when anything of the request's claim lies
+   * between its own claim and its entry: then nothing is sent.
    */
-  async recordCall(log: Pick<AuditLog, 'append'>, request: ApprovalRequest, at: Date): Promise<boolean> {
-    if (!this.closings) return true;
+  async recordCall(
+    log: Pick<AuditLog, 'append'>,
+    request: ApprovalRequest,
+    at: Date,
+  ): Promise<CallFailure | 'not-recorded' | undefined> {
+    if (!this.closings) return undefined;
     const { id: requestId, kind, amount } = request;
     const draft = { at: at.toISOString(), requestId, kind, action: CALL_ACTION, state: request.state };
+    let call: OwnCall;
     try {
-      await log.append(request.environment, amount ? { ...draft, amount } : draft);
-      return true;
+      call = await log.append(request.environment, amount ? { ...draft, amount } : draft);
     } catch (error) {
       this.log?.error?.('NOT SENT: the call could not be recorded on the signed audit chain', {
         requestId,
         error: String(error),
       });
-      return false;
+      return 'not-recorded';
     }
+    return this.ownClaimFailure(request, call);
+  }
+
+  /**
+   * Outcome unknown, for a person, when the chain does not show the request's own claim as its last
+   * step of its claim (or, given `call`, right before the call's entry); also when it cannot be read.
+   */
+  private async ownClaimFailure(request: ApprovalRequest, call?: OwnCall): Promise<CallFailure | undefined> {
+    if (!this.closings) return undefined;
+    const own = ownClaimOf(request);
+    const holds = own && (await this.closings.ownClaimHolds(request.id, own, call).catch(() => false));
+    if (holds) return undefined;
+    this.log?.error?.('NOT SENT: its claim is not its own on the signed audit chain', {
+      requestId: request.id,
+    });
+    this.counted(request.id);
+    return { to: 'outcome-unknown', note: CLAIM_NOT_OURS_ON_CHAIN };
   }
 
   /** The refusal's note (refusal). */

@@ -33,7 +33,13 @@ export type {
   RequestState,
   ServiceEnvironment,
 } from './types.js';
-export { CALL_ACTION, type ChainWord, VerifiedClosings } from './verified-closings.js';
+export {
+  CALL_ACTION,
+  type ChainWord,
+  type OwnCall,
+  type OwnClaim,
+  VerifiedClosings,
+} from './verified-closings.js';
 export { type ChainFreeze, VerifiedFreeze } from './verified-freeze.js';
 export {
   type ChainDelegations,

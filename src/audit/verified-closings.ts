@@ -9,8 +9,10 @@
 // bot signed on from a head it could not verify: entries before it may have been rewritten, links and
 // all). A request filed before that (cut by retention, before a break or a finding) cannot be shown
 // open. A request whose last claim (its `executing` entry) no later entry of it hands back may have
-// been called; one with the entry appended right before its call was called. Read-only; cached by the head, a head that moved on read from where the cache ended; reads one
-// at a time, so two never apply the same new entries over each other.
+// been called; one with the entry appended right before its call was called. It also tells whether a
+// process's own claim is the request's last step of its claim, or comes right before its own call's
+// entry (ownClaimHolds). Read-only; cached by the head, a head that moved on read from where the
+// cache ended; reads one at a time, so two never apply the same new entries over each other.
 // docs/decisions/closed-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
 import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
@@ -72,14 +74,37 @@ export type ChainWord =
   | 'open'
   | 'unknown';
 
+/** A step that claims a request's call, hands the claim back, or begins the call, as its entry is. */
+interface ClaimMove {
+  move: 'claim' | 'hand-back' | 'call';
+  step: number | undefined;
+  at: string;
+  seq: number | undefined;
+  hash: string | undefined;
+}
+
+/** A process's own claim, as its history holds it: the step's index and time. */
+export interface OwnClaim {
+  step: number;
+  at: string;
+}
+
+/** A process's own call entry, as the append returned it. */
+export interface OwnCall {
+  seq?: number | undefined;
+  hash?: string | undefined;
+}
+
 /**
  * What a read found: closings and claims anywhere in what verifies; filings only in the trusted part.
- * `claimed` holds each request's last claim that no later entry of it hands back.
+ * `claimed` holds each request's last claim that no later entry of it hands back; `moves` each
+ * request's claims, hand-backs and call entries, in chain order.
  */
 interface Closings {
   closed: Map<string, ChainClosing>;
   called: Map<string, ChainClosing>;
   claimed: Map<string, ChainClosing>;
+  moves: Map<string, ClaimMove[]>;
   filed: Set<string>;
 }
 
@@ -103,6 +128,21 @@ export class VerifiedClosings {
     const claimed = read?.claimed.get(requestId);
     if (claimed) return { claimed };
     return read?.filed.has(requestId) ? 'open' : 'unknown';
+  }
+
+  /**
+   * Whether `own` claim (the step and time of the process's claim of `requestId`) is the request's
+   * last claim, hand-back or call entry on the chain; or, given `call` (the entry the process appended
+   * right before its call), the one right before that entry: no hand-back, other claim or other call
+   * between them. False too when the chain does not verify or does not hold them.
+   */
+  async ownClaimHolds(requestId: string, own: OwnClaim, call?: OwnCall): Promise<boolean> {
+    const moves = (await this.read())?.moves.get(requestId) ?? [];
+    const end = call
+      ? moves.findIndex((m) => m.move === 'call' && m.seq === call.seq && m.hash === call.hash)
+      : moves.length;
+    const before = end > 0 ? moves[end - 1] : undefined;
+    return before?.move === 'claim' && before.step === own.step && before.at === own.at;
   }
 
   /** The closings read, one read at a time; undefined when nothing verifies (no request is shown open). */
@@ -180,7 +220,13 @@ function closingsOf(
     first = end;
     while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
   }
-  const read: Closings = { closed: new Map(), called: new Map(), claimed: new Map(), filed: new Set() };
+  const read: Closings = {
+    closed: new Map(),
+    called: new Map(),
+    claimed: new Map(),
+    moves: new Map(),
+    filed: new Set(),
+  };
   addSteps(read, chain.slice(first));
   return read;
 }
@@ -207,13 +253,23 @@ function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
   }
 }
 
-/** A claim remembered, or handed back by the bot's own step back to approved. */
+/** A claim remembered, or handed back by the bot's own step back to approved; a call entry noted. */
 function noteClaim(read: Closings, id: string, entry: AuditEntry): void {
-  if (entry.state === 'executing' && entry.action === CLAIM_ACTION) {
-    read.claimed.set(id, { state: entry.state, at: entry.at });
-  } else if (entry.state === 'approved' && CLAIM_HAND_BACKS.has(entry.action)) {
-    read.claimed.delete(id);
-  }
+  const move = moveOf(entry);
+  if (!move) return;
+  const { step, at, seq, hash } = entry;
+  const moves = read.moves.get(id) ?? [];
+  moves.push({ move, step, at, seq, hash });
+  read.moves.set(id, moves);
+  if (move === 'claim') read.claimed.set(id, { state: 'executing', at });
+  else if (move === 'hand-back') read.claimed.delete(id);
+}
+
+/** What the entry does to a request's claim, if anything. */
+function moveOf(entry: AuditEntry): ClaimMove['move'] | undefined {
+  if (entry.action === CALL_ACTION) return 'call';
+  if (entry.state === 'executing' && entry.action === CLAIM_ACTION) return 'claim';
+  return entry.state === 'approved' && CLAIM_HAND_BACKS.has(entry.action) ? 'hand-back' : undefined;
 }
 
 /** Where a step in `state` is kept: closings, calls made, or nowhere. */

@@ -16,12 +16,65 @@ import {
   LOOKED_UP_BEFORE_SENDING,
   needsAPerson,
 } from '../../src/approvals/index.js';
-import { CLAIM_HAND_BACKS } from '../../src/audit/verified-closings.js';
+import { CALL_ACTION, CLAIM_HAND_BACKS } from '../../src/audit/verified-closings.js';
+import type { EngineFixture } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { liftFreeze } from '../support/unfreeze.js';
 import { approvedUnsent, execute, revive, test } from './closed-support.js';
 import { ADE, DAYO, withdrawal, withdrawCalls } from './delegation-support.js';
 import { rewrite } from './signed-support.js';
+
+type Appender = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * `id` executed by `engine` while, at its call's entry (just `before` or `after` it is appended), a
+ * store writer makes it look claimed but unmarked, its lease run out, its claim key gone, approved just
+ * now; another replica's tracker then releases it, claims it and sends it if the chain lets it.
+ */
+async function forgeLapseAtCallEntry(
+  fx: EngineFixture,
+  engine: ApprovalEngine,
+  id: string,
+  when: 'before' | 'after',
+): Promise<void> {
+  const log = (partsOf(engine).executor as unknown as { repo: { auditLog: { append: Appender } } }).repo
+    .auditLog;
+  const append = log.append.bind(log);
+  let forged = false;
+  const forge = async () => {
+    forged = true;
+    const now = fx.clock.now().toISOString();
+    await rewrite(
+      fx.store,
+      id,
+      (stored) =>
+        ({
+          ...stored,
+          approvals: stored.approvals.map((approval) => ({ ...approval, at: now })),
+          execution: { ...stored.execution, phase: 'claimed', leaseUntil: new Date(0).toISOString() },
+        }) as ApprovalRequest,
+      { audited: false },
+    );
+    const request = await engine.get(id);
+    await fx.store.delete(`approval-exec:${id}:${request?.round}`);
+    await engine.tick(); // the other replica's tracker releases it, then it is claimed again
+    await engine.idle();
+  };
+  log.append = async (...args) => {
+    const calling = (args[1] as { action?: string }).action === CALL_ACTION && !forged;
+    if (calling && when === 'before') await forge();
+    const entry = await append(...args);
+    if (calling && when === 'after') await forge();
+    return entry;
+  };
+  try {
+    await partsOf(engine).executor.execute(id);
+  } finally {
+    log.append = append;
+  }
+  await engine.idle();
+  expect(forged).toBe(true);
+}
 
 /** `id` sent by `engine`, which is stopped right after the call: its answer, and the answer's entry, never land. */
 async function calledThenStopped(engine: ApprovalEngine, id: string): Promise<void> {
@@ -145,6 +198,35 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     await liftFreeze(engine, ADE, DAYO);
     expect((await engine.get(request.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(1);
+  });
+
+  test('a store writer makes its claim look lapsed before its call entry: another replica sends it, this one does not', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    await forgeLapseAtCallEntry(fx, engine, request.id, 'before');
+    // The other replica's call entry lies between this one's claim and its call entry: it sends nothing.
+    expect(withdrawCalls(fx)).toBeLessThanOrEqual(1);
+    expect((await engine.get(request.id))?.state).toBe('sent');
+  });
+
+  test('a store writer makes its claim look lapsed after its call entry: the other replica is refused, a person asked', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    await forgeLapseAtCallEntry(fx, engine, request.id, 'after');
+    expect(withdrawCalls(fx)).toBeLessThanOrEqual(1);
+    const after = await engine.get(request.id);
+    expect(after?.state).toBe('outcome-unknown');
+    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
+    expect(step?.note).toContain(`${SENT_ON_CHAIN} (its call begun,`);
+    expect(needsAPerson(step?.note ?? '')).toBe(true);
   });
 
   test("the chain's reader knows the bot's hand-backs by their steps' actions", () => {

@@ -1,7 +1,7 @@
-// What the signed audit chain says of a request (closed, called, claimed, open, or not shown open), read only from
-// entries that verify up to a signed head at or past the mark: a head put back behind the mark, or one
-// whose chain holds another entry at the mark's seq, vouches for nothing, so no request is shown open
-// and none is sent.
+// What the signed audit chain says of a request (closed, called, claimed, open, or not shown open), and
+// whether a process's own claim comes right before its call's entry, read only from entries that verify
+// up to a signed head at or past the mark: a head put back behind the mark, or one whose chain holds
+// another entry at the mark's seq, vouches for nothing, so no request is shown open and none is sent.
 import { expect } from 'vitest';
 import type { AuditDraft, RequestState } from '../../src/audit/index.js';
 import { auditHeadKey } from '../../src/audit/log.js';
@@ -145,5 +145,42 @@ auditTest(
     expect(holdsMark(chain.slice(2), mark)).toBe(true);
     // Rolled back: the chain ends before the mark's seq.
     expect(holdsMark(chain.slice(0, 1), mark)).toBe(false);
+  },
+);
+
+auditTest(
+  "tells a process whose own claim comes right before its call's entry from one another claim or call came between",
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('closings-own-claims');
+    const replica = auditReplica(a, { now: () => NOW });
+    const onChain = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
+    const call = (requestId: string): AuditDraft => ({
+      at: NOW.toISOString(),
+      requestId,
+      kind: 'withdraw',
+      action: CALL_ACTION,
+      state: 'executing',
+    });
+    const at = NOW.toISOString();
+    for (const id of ['AR-RACE', 'AR-MINE']) {
+      await replica.log.append('sandbox', stepOf(id, 0, 'pending'));
+      await replica.log.append('sandbox', actionOf(id, 1, 'approved', 'approved'));
+      await replica.log.append('sandbox', actionOf(id, 2, 'executing', 'executing'));
+    }
+    expect(await onChain.ownClaimHolds('AR-RACE', { step: 2, at })).toBe(true);
+    // A's claim handed back (a forged lapse), B's claim and call, then A's call.
+    await replica.log.append('sandbox', actionOf('AR-RACE', 3, 'released', 'approved'));
+    await replica.log.append('sandbox', actionOf('AR-RACE', 4, 'executing', 'executing'));
+    const callB = await replica.log.append('sandbox', call('AR-RACE'));
+    const callA = await replica.log.append('sandbox', call('AR-RACE'));
+    const mine = await replica.log.append('sandbox', call('AR-MINE'));
+
+    expect(await onChain.ownClaimHolds('AR-RACE', { step: 4, at }, callB)).toBe(true);
+    expect(await onChain.ownClaimHolds('AR-RACE', { step: 2, at }, callA)).toBe(false);
+    expect(await onChain.ownClaimHolds('AR-RACE', { step: 2, at })).toBe(false);
+    expect(await onChain.ownClaimHolds('AR-RACE', { step: 4, at })).toBe(false); // a call came after it
+    expect(await onChain.ownClaimHolds('AR-MINE', { step: 2, at }, mine)).toBe(true);
+    expect(await onChain.ownClaimHolds('AR-MINE', { step: 3, at }, mine)).toBe(false);
+    expect(await onChain.ownClaimHolds('AR-MINE', { step: 2, at }, callA)).toBe(false); // not its call
   },
 );
