@@ -60,7 +60,9 @@ export interface ClosingsReader {
 function ownClaimOf(request: ApprovalRequest): OwnClaim | undefined {
   const step = request.history.findLastIndex((h) => h.action === 'executing');
   const at = request.history[step]?.at;
-  return at === undefined ? undefined : { step, at };
+  const generation = request.execution?.generation;
+  if (at === undefined) return undefined;
+  return generation === undefined ? { step, at } : { step, at, claim: { round: request.round, generation } };
 }
 
 /**
@@ -196,8 +198,15 @@ export class ClosedOnChain {
     at: Date,
   ): Promise<CallFailure | 'not-recorded' | undefined> {
     if (!this.closings) return undefined;
-    const { id: requestId, kind, amount } = request;
-    const draft = { at: at.toISOString(), requestId, kind, action: CALL_ACTION, state: request.state };
+    const { id: requestId, kind, amount, keyId } = request;
+    const draft = {
+      at: at.toISOString(),
+      requestId,
+      kind,
+      action: CALL_ACTION,
+      state: request.state,
+      ...(keyId ? { keyId } : {}),
+    };
     let call: OwnCall;
     try {
       call = await log.append(request.environment, amount ? { ...draft, amount } : draft);

@@ -36,6 +36,7 @@ export type {
 export {
   CALL_ACTION,
   type ChainWord,
+  CLAIM_NOT_TAKEN,
   type OwnCall,
   type OwnClaim,
   VerifiedClosings,

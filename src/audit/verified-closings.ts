@@ -54,6 +54,13 @@ export const CALL_ACTION = 'calling-the-service';
  */
 export const CLAIM_HAND_BACKS: ReadonlySet<string> = new Set(['released', 'held-frozen']);
 
+/**
+ * The bot's own step giving back a claim whose write failed (approvals/claim-execution.ts): that
+ * process never marks or calls under it. It hands back only the claim it names (its round and
+ * generation), and only while that claim is the request's last claim, hand-back or call on the chain.
+ */
+export const CLAIM_NOT_TAKEN = 'claim-not-taken';
+
 /** A request's first closing (or called) step, or its last claim, as its entry records it. */
 interface ChainClosing {
   state: RequestState;
@@ -81,12 +88,14 @@ interface ClaimMove {
   at: string;
   seq: number | undefined;
   hash: string | undefined;
+  claim: AuditEntry['claim'];
 }
 
-/** A process's own claim, as its history holds it: the step's index and time. */
+/** A process's own claim, as its history holds it: the step's index and time, its round and generation. */
 export interface OwnClaim {
   step: number;
   at: string;
+  claim?: AuditEntry['claim'];
 }
 
 /** A process's own call entry, as the append returned it. */
@@ -142,7 +151,7 @@ export class VerifiedClosings {
       ? moves.findIndex((m) => m.move === 'call' && m.seq === call.seq && m.hash === call.hash)
       : moves.length;
     const before = end > 0 ? moves[end - 1] : undefined;
-    return before?.move === 'claim' && before.step === own.step && before.at === own.at;
+    return before?.move === 'claim' && sameClaim(before, own);
   }
 
   /** The closings read, one read at a time; undefined when nothing verifies (no request is shown open). */
@@ -255,21 +264,41 @@ function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
 
 /** A claim remembered, or handed back by the bot's own step back to approved; a call entry noted. */
 function noteClaim(read: Closings, id: string, entry: AuditEntry): void {
-  const move = moveOf(entry);
-  if (!move) return;
-  const { step, at, seq, hash } = entry;
   const moves = read.moves.get(id) ?? [];
-  moves.push({ move, step, at, seq, hash });
+  const move = moveOf(entry, moves);
+  if (!move) return;
+  const { step, at, seq, hash, claim } = entry;
+  moves.push({ move, step, at, seq, hash, claim });
   read.moves.set(id, moves);
   if (move === 'claim') read.claimed.set(id, { state: 'executing', at });
   else if (move === 'hand-back') read.claimed.delete(id);
 }
 
-/** What the entry does to a request's claim, if anything. */
-function moveOf(entry: AuditEntry): ClaimMove['move'] | undefined {
+/**
+ * What the entry does to a request's claim, if anything, given the request's moves before it. A
+ * claim given back untaken hands back only the claim it names, when that is the last claim, hand-back
+ * or call; naming any other (another process's claim since, or one never appended) it does nothing.
+ */
+function moveOf(entry: AuditEntry, moves: readonly ClaimMove[]): ClaimMove['move'] | undefined {
   if (entry.action === CALL_ACTION) return 'call';
   if (entry.state === 'executing' && entry.action === CLAIM_ACTION) return 'claim';
-  return entry.state === 'approved' && CLAIM_HAND_BACKS.has(entry.action) ? 'hand-back' : undefined;
+  if (entry.state !== 'approved') return undefined;
+  if (CLAIM_HAND_BACKS.has(entry.action)) return 'hand-back';
+  if (entry.action !== CLAIM_NOT_TAKEN || !entry.claim) return undefined;
+  const last = moves.at(-1);
+  const named = last?.move === 'claim' && last.claim && sameRound(last.claim, entry.claim);
+  return named ? 'hand-back' : undefined;
+}
+
+/** The same claim key: round and generation. */
+function sameRound(a: NonNullable<AuditEntry['claim']>, b: NonNullable<AuditEntry['claim']>): boolean {
+  return a.round === b.round && a.generation === b.generation;
+}
+
+/** Whether the chain's claim is `own`: the same step and time, and round and generation when both name them. */
+function sameClaim(move: ClaimMove, own: OwnClaim): boolean {
+  if (move.step !== own.step || move.at !== own.at) return false;
+  return !move.claim || !own.claim || sameRound(move.claim, own.claim);
 }
 
 /** Where a step in `state` is kept: closings, calls made, or nowhere. */

@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { AuditDraft, RequestState } from '../../src/audit/index.js';
 import { auditHeadKey } from '../../src/audit/log.js';
 import { HeadMarks } from '../../src/audit/signing.js';
-import { CALL_ACTION, VerifiedClosings } from '../../src/audit/verified-closings.js';
+import { CALL_ACTION, CLAIM_NOT_TAKEN, VerifiedClosings } from '../../src/audit/verified-closings.js';
 import { holdsMark } from '../../src/audit/verified-read.js';
 import { auditTest } from '../support/audit-archive.js';
 
@@ -182,5 +182,61 @@ auditTest(
     expect(await onChain.ownClaimHolds('AR-MINE', { step: 2, at }, mine)).toBe(true);
     expect(await onChain.ownClaimHolds('AR-MINE', { step: 3, at }, mine)).toBe(false);
     expect(await onChain.ownClaimHolds('AR-MINE', { step: 2, at }, callA)).toBe(false); // not its call
+  },
+);
+
+auditTest(
+  'a claim given back untaken hands back only the claim it names, while that claim is the last one',
+  async ({ replicas, auditReplica }) => {
+    const { a } = await replicas('closings-not-taken');
+    const replica = auditReplica(a, { now: () => NOW });
+    const onChain = new VerifiedClosings(replica.log, 'sandbox', replica.seal);
+    const at = NOW.toISOString();
+    const claimOf = (id: string, step: number, generation: number): AuditDraft => ({
+      ...actionOf(id, step, 'executing', 'executing'),
+      claim: { round: 0, generation },
+    });
+    const notTaken = (requestId: string, generation: number): AuditDraft => ({
+      at,
+      requestId,
+      kind: 'withdraw',
+      action: CLAIM_NOT_TAKEN,
+      state: 'approved',
+      claim: { round: 0, generation },
+    });
+    const call = (requestId: string): AuditDraft => ({
+      at,
+      requestId,
+      kind: 'withdraw',
+      action: CALL_ACTION,
+      state: 'executing',
+    });
+    for (const id of ['AR-MINE', 'AR-THEIRS', 'AR-NEVER']) {
+      await replica.log.append('sandbox', stepOf(id, 0, 'pending'));
+      await replica.log.append('sandbox', actionOf(id, 1, 'approved', 'approved'));
+    }
+    // Its own claim's write failed: given back, the request is open again.
+    await replica.log.append('sandbox', claimOf('AR-MINE', 2, 0));
+    await replica.log.append('sandbox', notTaken('AR-MINE', 0));
+    // A's claim (generation 0), then B's takeover (1); A gives back its own: B's stays claimed, and B's
+    // call still follows its own claim.
+    await replica.log.append('sandbox', claimOf('AR-THEIRS', 2, 0));
+    await replica.log.append('sandbox', claimOf('AR-THEIRS', 2, 1));
+    await replica.log.append('sandbox', notTaken('AR-THEIRS', 0));
+    // A claim whose entry never went in, given back after B's claim: B's is not handed back.
+    await replica.log.append('sandbox', claimOf('AR-NEVER', 2, 1));
+    await replica.log.append('sandbox', notTaken('AR-NEVER', 0));
+
+    expect(await onChain.wordOn('AR-MINE')).toBe('open');
+    expect(await onChain.wordOn('AR-THEIRS')).toMatchObject({ claimed: { state: 'executing' } });
+    expect(await onChain.wordOn('AR-NEVER')).toMatchObject({ claimed: { state: 'executing' } });
+    const theirs = { step: 2, at, claim: { round: 0, generation: 1 } };
+    expect(await onChain.ownClaimHolds('AR-THEIRS', theirs)).toBe(true);
+    const callB = await replica.log.append('sandbox', call('AR-THEIRS'));
+    expect(await onChain.ownClaimHolds('AR-THEIRS', theirs, callB)).toBe(true);
+    // A's claim, the same step and time as B's, is not B's.
+    expect(
+      await onChain.ownClaimHolds('AR-THEIRS', { ...theirs, claim: { round: 0, generation: 0 } }, callB),
+    ).toBe(false);
   },
 );
