@@ -10,8 +10,9 @@
 // Right before the call it is read again (failureAtTheCall); a read error there sends nothing and fails
 // the request, and a request whose last claim there is not this process's own ends outcome unknown. The
 // call's own entry is then appended and the chain read again (recordCall): the call goes out only if
-// nothing of the request's claim lies between its own claim and that entry. The tracker settling the bot's own unanswered write reads the request's own
-// `outcome-unknown` entry as its own, so it does not refuse it. The chain is read through
+// nothing of the request's claim lies between its own claim and that entry. The tracker settling the
+// bot's own unanswered write reads the request's own `outcome-unknown` entry as its own, so it does not
+// refuse it. The chain is read through
 // audit/verified-closings.ts. docs/decisions/closed-on-the-signed-chain.md.
 import { type AuditLog, CALL_ACTION, type ChainWord, type OwnCall, type OwnClaim } from '../audit/index.js';
 import { lagosTime } from '../format/display.js';
@@ -40,6 +41,15 @@ export const CHAIN_UNREAD_AT_CALL =
   'the signed audit chain could not be read just before sending, so the bot could not show the request ' +
   'was not closed or sent already; nothing was sent. A person should check the audit log and, if it ' +
   'should still go out, file it again';
+
+/**
+ * The note a request stops with, outcome unknown, when the chain could not be read after its call's
+ * entry was appended: this process sent nothing, but the chain records the call as begun.
+ */
+export const CHAIN_UNREAD_AFTER_CALL_ENTRY =
+  'the signed audit chain could not be read after the call was entered on it, so the bot could not show ' +
+  'that no other process had claimed it meanwhile; nothing was sent by this process, and whether it ' +
+  'should still go out is for a person to check with the service and the audit log';
 
 /**
  * The note a request stops with, outcome unknown, when its claim on the chain is not the process's
@@ -132,6 +142,7 @@ export function closedOnChainNote(note: string): boolean {
     CLAIMED_ON_CHAIN,
     CLAIM_NOT_OURS_ON_CHAIN,
     CHAIN_UNREAD_AT_CALL,
+    CHAIN_UNREAD_AFTER_CALL_ENTRY,
   ].some((words) => note.includes(words));
 }
 
@@ -227,7 +238,20 @@ export class ClosedOnChain {
   private async ownClaimFailure(request: ApprovalRequest, call?: OwnCall): Promise<CallFailure | undefined> {
     if (!this.closings) return undefined;
     const own = ownClaimOf(request);
-    const holds = own && (await this.closings.ownClaimHolds(request.id, own, call).catch(() => false));
+    let holds: boolean | undefined;
+    try {
+      holds = own && (await this.closings.ownClaimHolds(request.id, own, call));
+    } catch (error) {
+      this.log?.error?.('NOT SENT: the signed audit chain could not be read to check the claim', {
+        requestId: request.id,
+        error: String(error),
+      });
+      // Before the call's entry, as any read error right before the call; after it, the chain says the
+      // call began, so the request is left to a person, never told "nothing was sent" and filed again.
+      return call
+        ? { to: 'outcome-unknown', note: CHAIN_UNREAD_AFTER_CALL_ENTRY }
+        : { to: 'failed', note: CHAIN_UNREAD_AT_CALL };
+    }
     if (holds) return undefined;
     this.log?.error?.('NOT SENT: its claim is not its own on the signed audit chain', {
       requestId: request.id,

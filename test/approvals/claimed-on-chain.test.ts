@@ -6,7 +6,12 @@
 // claim, a freeze holding one) are on the chain, so those requests still go out, once; a call made is on
 // the chain too (its entry right before the call), so no hand-back a store writer provokes after it counts.
 import { describe, expect } from 'vitest';
-import { CLAIMED_ON_CHAIN, SENT_ON_CHAIN } from '../../src/approvals/closed-on-chain.js';
+import {
+  CHAIN_UNREAD_AFTER_CALL_ENTRY,
+  CLAIMED_ON_CHAIN,
+  type ClosingsReader,
+  SENT_ON_CHAIN,
+} from '../../src/approvals/closed-on-chain.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import {
@@ -209,7 +214,7 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     await approvedUnsent(engine, request.id);
     await forgeLapseAtCallEntry(fx, engine, request.id, 'before');
     // The other replica's call entry lies between this one's claim and its call entry: it sends nothing.
-    expect(withdrawCalls(fx)).toBeLessThanOrEqual(1);
+    expect(withdrawCalls(fx)).toBe(1);
     expect((await engine.get(request.id))?.state).toBe('sent');
   });
 
@@ -221,12 +226,35 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     const request = await fileDraft(engine, withdrawal(networkId, '1500'));
     await approvedUnsent(engine, request.id);
     await forgeLapseAtCallEntry(fx, engine, request.id, 'after');
-    expect(withdrawCalls(fx)).toBeLessThanOrEqual(1);
+    expect(withdrawCalls(fx)).toBe(1);
     const after = await engine.get(request.id);
     expect(after?.state).toBe('outcome-unknown');
     const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
     expect(step?.note).toContain(`${SENT_ON_CHAIN} (its call begun,`);
     expect(needsAPerson(step?.note ?? '')).toBe(true);
+  });
+
+  test('the chain unreadable after its call entry: nothing sent, left to a person with words that say so', async ({
+    fx,
+    engine,
+    networkId,
+  }) => {
+    const closings = (
+      partsOf(engine).executor as unknown as { signed: { closedOnChain: { closings: ClosingsReader } } }
+    ).signed.closedOnChain.closings;
+    const holds = closings.ownClaimHolds.bind(closings);
+    closings.ownClaimHolds = async (id, own, call) => {
+      if (call) throw new Error('the store timed out');
+      return holds(id, own);
+    };
+    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
+    await approvedUnsent(engine, request.id);
+    const after = await execute(engine, request.id);
+    expect(withdrawCalls(fx)).toBe(0);
+    expect(after?.state).toBe('outcome-unknown');
+    const note = after?.history.find((h) => h.note?.includes(CHAIN_UNREAD_AFTER_CALL_ENTRY))?.note ?? '';
+    expect(note).toContain(CHAIN_UNREAD_AFTER_CALL_ENTRY);
+    expect(needsAPerson(note)).toBe(true);
   });
 
   test("the chain's reader knows the bot's hand-backs by their steps' actions", () => {
