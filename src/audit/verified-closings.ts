@@ -81,9 +81,12 @@ export type ChainWord =
   | 'open'
   | 'unknown';
 
-/** A step that claims a request's call, hands the claim back, or begins the call, as its entry is. */
+/**
+ * A step that claims a request's call, hands the claim back, begins the call, or settles the request
+ * (a closing, or a call's outcome), as its entry is.
+ */
 interface ClaimMove {
-  move: 'claim' | 'hand-back' | 'call';
+  move: 'claim' | 'hand-back' | 'call' | 'settle';
   step: number | undefined;
   at: string;
   seq: number | undefined;
@@ -141,9 +144,9 @@ export class VerifiedClosings {
 
   /**
    * Whether `own` claim (the step and time of the process's claim of `requestId`) is the request's
-   * last claim, hand-back or call entry on the chain; or, given `call` (the entry the process appended
-   * right before its call), the one right before that entry: no hand-back, other claim or other call
-   * between them. False too when the chain does not verify or does not hold them.
+   * last claim, hand-back, call entry or settling on the chain; or, given `call` (the entry the process
+   * appended right before its call), the one right before that entry: no hand-back, other claim, other
+   * call or settling (the tracker's outcome unknown, a closing) between them. False too when the chain does not verify or does not hold them.
    */
   async ownClaimHolds(requestId: string, own: OwnClaim, call?: OwnCall): Promise<boolean> {
     const moves = (await this.read())?.moves.get(requestId) ?? [];
@@ -282,6 +285,8 @@ function noteClaim(read: Closings, id: string, entry: AuditEntry): void {
 function moveOf(entry: AuditEntry, moves: readonly ClaimMove[]): ClaimMove['move'] | undefined {
   if (entry.action === CALL_ACTION) return 'call';
   if (entry.state === 'executing' && entry.action === CLAIM_ACTION) return 'claim';
+  // A closing or a call's outcome (the tracker's `outcome-unknown`, say) ends whatever claim came before.
+  if (entry.state && (CLOSING_STATES.has(entry.state) || CALLED_STATES.has(entry.state))) return 'settle';
   if (entry.state !== 'approved') return undefined;
   if (CLAIM_HAND_BACKS.has(entry.action)) return 'hand-back';
   if (entry.action !== CLAIM_NOT_TAKEN || !entry.claim) return undefined;

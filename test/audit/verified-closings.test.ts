@@ -162,7 +162,7 @@ auditTest(
       state: 'executing',
     });
     const at = NOW.toISOString();
-    for (const id of ['AR-RACE', 'AR-MINE']) {
+    for (const id of ['AR-RACE', 'AR-MINE', 'AR-SETTLED']) {
       await replica.log.append('sandbox', stepOf(id, 0, 'pending'));
       await replica.log.append('sandbox', actionOf(id, 1, 'approved', 'approved'));
       await replica.log.append('sandbox', actionOf(id, 2, 'executing', 'executing'));
@@ -182,6 +182,11 @@ auditTest(
     expect(await onChain.ownClaimHolds('AR-MINE', { step: 2, at }, mine)).toBe(true);
     expect(await onChain.ownClaimHolds('AR-MINE', { step: 3, at }, mine)).toBe(false);
     expect(await onChain.ownClaimHolds('AR-MINE', { step: 2, at }, callA)).toBe(false); // not its call
+    // The tracker settled the claim (outcome unknown) before the process's call entry landed.
+    await replica.log.append('sandbox', actionOf('AR-SETTLED', 3, 'outcome-unknown', 'outcome-unknown'));
+    const late = await replica.log.append('sandbox', call('AR-SETTLED'));
+    expect(await onChain.ownClaimHolds('AR-SETTLED', { step: 2, at }, late)).toBe(false);
+    expect(await onChain.ownClaimHolds('AR-SETTLED', { step: 2, at })).toBe(false);
   },
 );
 
