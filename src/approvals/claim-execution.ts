@@ -6,6 +6,7 @@
 // not claimed but closed or sent back, nothing sent. Where the bot holds the audit signing key, the
 // signed chain is read for the request as it is about to be claimed, under the lock: one it refuses is
 // settled as it says instead (closed-on-chain.ts), and a read error claims nothing.
+import { CLAIM_NOT_TAKEN } from '../audit/index.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
 import { type ChainRefusal, unshownElsewhere } from './closed-on-chain.js';
 import type { CoreSections } from './core-sections.js';
@@ -149,9 +150,44 @@ export class ClaimExecution {
     const next = this.claimedStep(request, generation, now, fresh);
     // Written only if the request is still the approved one read above: a process that took over
     // meanwhile (our lock and claim ran out) moved it on first, and then it sends, not us.
-    if (!(await repo.saveIf(request, next))) return undefined;
+    let written: boolean;
+    try {
+      written = await repo.saveIf(request, next);
+    } catch (error) {
+      await this.notTaken(request, generation);
+      throw error;
+    }
+    if (!written) {
+      await this.notTaken(request, generation);
+      return undefined;
+    }
     this.deps.onClaimed(request.id);
     return next;
+  }
+
+  /**
+   * The claim's write failed or lost: its entry may be on the signed chain all the same (appended
+   * first; an append can fail after the chain's head names it). This process never marks or calls
+   * under that claim, so it is given back there, by its round and generation (`claim-not-taken`), or
+   * the chain would stop the request for a person though nothing was sent. A write that did land is
+   * released by the tracker once its lease runs out. An append failing here leaves that stop: fail safe.
+   */
+  private async notTaken(request: ApprovalRequest, generation: number): Promise<void> {
+    const { repo, now, log } = this.deps;
+    const { id: requestId, kind, amount, keyId, round } = request;
+    const draft = {
+      at: now().toISOString(),
+      requestId,
+      kind,
+      action: CLAIM_NOT_TAKEN,
+      state: 'approved' as const,
+      claim: { round, generation },
+      ...(amount ? { amount } : {}),
+      ...(keyId ? { keyId } : {}),
+    };
+    await repo.auditLog.append(request.environment, draft).catch((error: unknown) => {
+      log?.warn('claim not given back on the audit chain', { requestId, error: String(error) });
+    });
   }
 
   /** The approved request as executing under this process's claim of `generation`, with what it notes. */

@@ -295,6 +295,9 @@ export class Executor {
     if (unsigned) return unsigned;
     crashPoint('before-calling');
     if (!(await this.markCalling(marked))) return 'not-called';
+    const recorded = await this.signed.closedOnChain.recordCall(this.repo.auditLog, marked, this.now());
+    if (recorded === 'not-recorded') return 'not-called';
+    if (recorded) return recorded;
     // The service-call line: the same requestId as the request's lifecycle lines and its webhook's.
     this.log?.info?.('sending to the service', {
       requestId: marked.id,

@@ -372,6 +372,16 @@ function signaturesOf(request: ApprovalRequest): {
 }
 
 /** The audit entry for step `index` of the request: who, what, when, the figures and the service's answer. */
+/** A claim's round and generation, on its `executing` step's entry (verified-closings.ts reads it). */
+function claimOf(
+  request: ApprovalRequest,
+  step: ApprovalRequest['history'][number],
+): Pick<AuditDraft, 'claim'> {
+  const generation = request.execution?.generation;
+  if (step.action !== 'executing' || request.state !== 'executing' || generation === undefined) return {};
+  return { claim: { round: request.round, generation } };
+}
+
 function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
   const step = request.history[index];
   if (!step) throw new Error(`request ${request.id} has no step ${index}`);
@@ -390,6 +400,7 @@ function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
     ...(step.leftPool ? { subject: step.leftPool } : {}),
     ...(step.policyFingerprint ? { policyFingerprint: step.policyFingerprint } : {}),
     step: index,
+    ...claimOf(request, step),
     ...(request.keyId ? { keyId: request.keyId } : {}),
     figures: {
       payload,

@@ -33,7 +33,14 @@ export type {
   RequestState,
   ServiceEnvironment,
 } from './types.js';
-export { type ChainWord, VerifiedClosings } from './verified-closings.js';
+export {
+  CALL_ACTION,
+  type ChainWord,
+  CLAIM_NOT_TAKEN,
+  type OwnCall,
+  type OwnClaim,
+  VerifiedClosings,
+} from './verified-closings.js';
 export { type ChainFreeze, VerifiedFreeze } from './verified-freeze.js';
 export {
   type ChainDelegations,

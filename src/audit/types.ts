@@ -147,6 +147,11 @@ export interface AuditEntry {
    * request's step sent back because an approver left the pool: that approver's user id.
    */
   subject?: string;
+  /**
+   * A claim (`executing`) and a claim given back untaken (`claim-not-taken`): the claim's round and
+   * generation (its claim key), so a hand-back names the one claim it gives back.
+   */
+  claim?: { round: number; generation: number };
   /** A retention cut: the last removed entry's place and hash (the log then starts after it). */
   cut?: { seq: number; hash: string; count: number };
   /**

@@ -8,8 +8,11 @@
 // whole; else the entries linked back from the head), after its newest `head-unverified` finding (the
 // bot signed on from a head it could not verify: entries before it may have been rewritten, links and
 // all). A request filed before that (cut by retention, before a break or a finding) cannot be shown
-// open. Read-only; cached by the head, a head that moved on read from where the cache ended; reads one
-// at a time, so two never apply the same new entries over each other.
+// open. A request whose last claim (its `executing` entry) no later entry of it hands back may have
+// been called; one with the entry appended right before its call was called. It also tells whether a
+// process's own claim is the request's last step of its claim, or comes right before its own call's
+// entry (ownClaimHolds). Read-only; cached by the head, a head that moved on read from where the
+// cache ended; reads one at a time, so two never apply the same new entries over each other.
 // docs/decisions/closed-on-the-signed-chain.md.
 import { type ChainHead, entryHash, verifyChain } from './chain.js';
 import { foreignEntryProblem, HEAD_UNVERIFIED } from './chain-end.js';
@@ -36,7 +39,29 @@ const CLOSING_STATES: ReadonlySet<RequestState> = new Set([
 /** The states showing the service call was made (and not yet closed). */
 const CALLED_STATES: ReadonlySet<RequestState> = new Set(['sent', 'outcome-unknown']);
 
-/** A request's first closing (or called) step as its entry records it. */
+/** The step that claims a request's one service call (approvals/claim-execution.ts). */
+const CLAIM_ACTION = 'executing';
+
+/**
+ * The entry the bot appends right before a service call (approvals/closed-on-chain.ts): the call may
+ * have been made from then on, so it reads as called, whatever hand-back follows.
+ */
+export const CALL_ACTION = 'calling-the-service';
+
+/**
+ * The bot's own steps that hand a claim back to approved when it certainly sent nothing (before its
+ * write-ahead mark): a lapsed claim released by the tracker, a claim held by a freeze (approvals/).
+ */
+export const CLAIM_HAND_BACKS: ReadonlySet<string> = new Set(['released', 'held-frozen']);
+
+/**
+ * The bot's own step giving back a claim whose write failed (approvals/claim-execution.ts): that
+ * process never marks or calls under it. It hands back only the claim it names (its round and
+ * generation), and only while that claim is the request's last claim, hand-back or call on the chain.
+ */
+export const CLAIM_NOT_TAKEN = 'claim-not-taken';
+
+/** A request's first closing (or called) step, or its last claim, as its entry records it. */
 interface ChainClosing {
   state: RequestState;
   at: string;
@@ -44,15 +69,54 @@ interface ChainClosing {
 
 /**
  * What the chain says of one request: closed (by its first closing entry), called (no closing, but an
- * entry showing its service call was made: sent, or sent with no answer), open (its filing is in the
- * trusted part, and neither), or unknown (its filing is not: it cannot be shown open).
+ * entry showing its service call was made: sent, or sent with no answer), claimed (neither, and its last
+ * claim is not handed back: the write-ahead mark is not on the chain, so that claim's call may have been
+ * made), open (its filing is in the trusted part, and none of these), or unknown (its filing is not: it
+ * cannot be shown open).
  */
-export type ChainWord = { closed: ChainClosing } | { called: ChainClosing } | 'open' | 'unknown';
+export type ChainWord =
+  | { closed: ChainClosing }
+  | { called: ChainClosing }
+  | { claimed: ChainClosing }
+  | 'open'
+  | 'unknown';
 
-/** What a read found: closings anywhere in what verifies; filings only in the trusted part. */
+/**
+ * A step that claims a request's call, hands the claim back, begins the call, or settles the request
+ * (a closing, or a call's outcome), as its entry is.
+ */
+interface ClaimMove {
+  move: 'claim' | 'hand-back' | 'call' | 'settle';
+  step: number | undefined;
+  at: string;
+  seq: number | undefined;
+  hash: string | undefined;
+  claim: AuditEntry['claim'];
+}
+
+/** A process's own claim, as its history holds it: the step's index and time, its round and generation. */
+export interface OwnClaim {
+  step: number;
+  at: string;
+  claim?: AuditEntry['claim'];
+}
+
+/** A process's own call entry, as the append returned it. */
+export interface OwnCall {
+  seq?: number | undefined;
+  hash?: string | undefined;
+}
+
+/**
+ * What a read found: closings and claims anywhere in what verifies; filings only in the trusted part.
+ * `claimed` holds each request's last claim that no later entry of it hands back; `moves` each
+ * request's claims, hand-backs and call entries, in chain order.
+ */
 interface Closings {
   closed: Map<string, ChainClosing>;
   called: Map<string, ChainClosing>;
+  claimed: Map<string, ChainClosing>;
+  moves: Map<string, ClaimMove[]>;
   filed: Set<string>;
 }
 
@@ -73,7 +137,24 @@ export class VerifiedClosings {
     if (closed) return { closed };
     const called = read?.called.get(requestId);
     if (called) return { called };
+    const claimed = read?.claimed.get(requestId);
+    if (claimed) return { claimed };
     return read?.filed.has(requestId) ? 'open' : 'unknown';
+  }
+
+  /**
+   * Whether `own` claim (the step and time of the process's claim of `requestId`) is the request's
+   * last claim, hand-back, call entry or settling on the chain; or, given `call` (the entry the process
+   * appended right before its call), the one right before that entry: no hand-back, other claim, other
+   * call or settling (the tracker's outcome unknown, a closing) between them. False too when the chain does not verify or does not hold them.
+   */
+  async ownClaimHolds(requestId: string, own: OwnClaim, call?: OwnCall): Promise<boolean> {
+    const moves = (await this.read())?.moves.get(requestId) ?? [];
+    const end = call
+      ? moves.findIndex((m) => m.move === 'call' && m.seq === call.seq && m.hash === call.hash)
+      : moves.length;
+    const before = end > 0 ? moves[end - 1] : undefined;
+    return before?.move === 'claim' && sameClaim(before, own);
   }
 
   /** The closings read, one read at a time; undefined when nothing verifies (no request is shown open). */
@@ -151,7 +232,13 @@ function closingsOf(
     first = end;
     while (first > 0 && links(chain[first - 1] as AuditEntry, chain[first] as AuditEntry)) first -= 1;
   }
-  const read: Closings = { closed: new Map(), called: new Map(), filed: new Set() };
+  const read: Closings = {
+    closed: new Map(),
+    called: new Map(),
+    claimed: new Map(),
+    moves: new Map(),
+    filed: new Set(),
+  };
   addSteps(read, chain.slice(first));
   return read;
 }
@@ -169,9 +256,54 @@ function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
     if (!id) continue;
     // The filing is the request's first step (step 0): every later step's entry comes after it.
     if (entry.step === 0) read.filed.add(id);
-    const seen = stepsOf(read, entry.state);
-    if (entry.state && seen && !seen.has(id)) seen.set(id, { state: entry.state, at: entry.at });
+    noteClaim(read, id, entry);
+    const seen = entry.action === CALL_ACTION ? read.called : stepsOf(read, entry.state);
+    // A call's own entry (its state still executing) gives way to the state the call then reached.
+    if (entry.state && seen && (!seen.has(id) || seen.get(id)?.state === 'executing')) {
+      seen.set(id, { state: entry.state, at: entry.at });
+    }
   }
+}
+
+/** A claim remembered, or handed back by the bot's own step back to approved; a call entry noted. */
+function noteClaim(read: Closings, id: string, entry: AuditEntry): void {
+  const moves = read.moves.get(id) ?? [];
+  const move = moveOf(entry, moves);
+  if (!move) return;
+  const { step, at, seq, hash, claim } = entry;
+  moves.push({ move, step, at, seq, hash, claim });
+  read.moves.set(id, moves);
+  if (move === 'claim') read.claimed.set(id, { state: 'executing', at });
+  else if (move === 'hand-back') read.claimed.delete(id);
+}
+
+/**
+ * What the entry does to a request's claim, if anything, given the request's moves before it. A
+ * claim given back untaken hands back only the claim it names, when that is the last claim, hand-back
+ * or call; naming any other (another process's claim since, or one never appended) it does nothing.
+ */
+function moveOf(entry: AuditEntry, moves: readonly ClaimMove[]): ClaimMove['move'] | undefined {
+  if (entry.action === CALL_ACTION) return 'call';
+  if (entry.state === 'executing' && entry.action === CLAIM_ACTION) return 'claim';
+  // A closing or a call's outcome (the tracker's `outcome-unknown`, say) ends whatever claim came before.
+  if (entry.state && (CLOSING_STATES.has(entry.state) || CALLED_STATES.has(entry.state))) return 'settle';
+  if (entry.state !== 'approved') return undefined;
+  if (CLAIM_HAND_BACKS.has(entry.action)) return 'hand-back';
+  if (entry.action !== CLAIM_NOT_TAKEN || !entry.claim) return undefined;
+  const last = moves.at(-1);
+  const named = last?.move === 'claim' && last.claim && sameRound(last.claim, entry.claim);
+  return named ? 'hand-back' : undefined;
+}
+
+/** The same claim key: round and generation. */
+function sameRound(a: NonNullable<AuditEntry['claim']>, b: NonNullable<AuditEntry['claim']>): boolean {
+  return a.round === b.round && a.generation === b.generation;
+}
+
+/** Whether the chain's claim is `own`: the same step and time, and round and generation when both name them. */
+function sameClaim(move: ClaimMove, own: OwnClaim): boolean {
+  if (move.step !== own.step || move.at !== own.at) return false;
+  return !move.claim || !own.claim || sameRound(move.claim, own.claim);
 }
 
 /** Where a step in `state` is kept: closings, calls made, or nowhere. */
