@@ -136,7 +136,10 @@ export class ClaimExecution {
     return now.getTime() - Date.parse(approvedAt) > this.deps.staleAfterMs;
   }
 
-  /** Under the lock, an approved request that may be sent: claim its round's one call and mark it executing. */
+  /**
+   * Under the lock, an approved request that may be sent: claim its round's one call and mark it
+   * executing.
+   */
   private async claimRound(
     request: ApprovalRequest,
     now: Date,

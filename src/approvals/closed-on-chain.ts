@@ -53,11 +53,13 @@ export const CHAIN_UNREAD_AFTER_CALL_ENTRY =
 
 /**
  * The note a request stops with, outcome unknown, when its claim on the chain is not the process's
- * own right before its call, or its call's entry does not follow its own claim there.
+ * own right before its call, or its call's entry does not follow its own claim there (a store writer,
+ * another process settling it after a lapse, or a chain that does not verify).
  */
 const CLAIM_NOT_OURS_ON_CHAIN =
-  'its claim is not the last step of its claim on the signed audit chain: another claim, a hand-back ' +
-  'or another call came after it, so the store was changed outside the bot while it was sending; this ' +
+  'its claim is not the last step of its claim on the signed audit chain the bot can check: another ' +
+  'claim, a hand-back, another call or a settling of the request came after it while it was sending ' +
+  '(the store changed outside the bot, or another process settled it when its claim lapsed); this ' +
   'process sent nothing, and whether another call went through is for a person to check with the service';
 
 /** What reads the chain's word on a request (VerifiedClosings). */

@@ -371,7 +371,6 @@ function signaturesOf(request: ApprovalRequest): {
   return signatures.length > 0 ? { signatures, round: request.round } : {};
 }
 
-/** The audit entry for step `index` of the request: who, what, when, the figures and the service's answer. */
 /** A claim's round and generation, on its `executing` step's entry (verified-closings.ts reads it). */
 function claimOf(
   request: ApprovalRequest,
@@ -382,6 +381,7 @@ function claimOf(
   return { claim: { round: request.round, generation } };
 }
 
+/** The audit entry for step `index` of the request: who, what, when, the figures and the service's answer. */
 function auditDraft(request: ApprovalRequest, index: number): AuditDraft {
   const step = request.history[index];
   if (!step) throw new Error(`request ${request.id} has no step ${index}`);

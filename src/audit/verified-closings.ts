@@ -57,7 +57,8 @@ export const CLAIM_HAND_BACKS: ReadonlySet<string> = new Set(['released', 'held-
 /**
  * The bot's own step giving back a claim whose write failed (approvals/claim-execution.ts): that
  * process never marks or calls under it. It hands back only the claim it names (its round and
- * generation), and only while that claim is the request's last claim, hand-back or call on the chain.
+ * generation), and only while that claim is the request's last claim, hand-back, call or settling on
+ * the chain.
  */
 export const CLAIM_NOT_TAKEN = 'claim-not-taken';
 
@@ -146,7 +147,8 @@ export class VerifiedClosings {
    * Whether `own` claim (the step and time of the process's claim of `requestId`) is the request's
    * last claim, hand-back, call entry or settling on the chain; or, given `call` (the entry the process
    * appended right before its call), the one right before that entry: no hand-back, other claim, other
-   * call or settling (the tracker's outcome unknown, a closing) between them. False too when the chain does not verify or does not hold them.
+   * call or settling (the tracker's outcome unknown, a closing) between them. False too when the chain
+   * does not verify or does not hold them.
    */
   async ownClaimHolds(requestId: string, own: OwnClaim, call?: OwnCall): Promise<boolean> {
     const moves = (await this.read())?.moves.get(requestId) ?? [];
@@ -300,7 +302,10 @@ function sameRound(a: NonNullable<AuditEntry['claim']>, b: NonNullable<AuditEntr
   return a.round === b.round && a.generation === b.generation;
 }
 
-/** Whether the chain's claim is `own`: the same step and time, and round and generation when both name them. */
+/**
+ * Whether the chain's claim is `own`: the same step and time, and round and generation when both name
+ * them.
+ */
 function sameClaim(move: ClaimMove, own: OwnClaim): boolean {
   if (move.step !== own.step || move.at !== own.at) return false;
   return !move.claim || !own.claim || sameRound(move.claim, own.claim);
