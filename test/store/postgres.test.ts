@@ -247,10 +247,12 @@ describe.runIf(hasPostgres)('postgres store', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT 1 FROM keyv WHERE key = $1 FOR UPDATE', [`${prefix}:freeze`]);
       await expect(store.compareAndSet('freeze', 'frozen', 'lifted')).rejects.toThrow(StoreUnavailableError);
-      // The server has ended the statement itself, before the row is let go.
+      // The server has ended the statement itself, before the row is let go: no session still waits on
+      // the holder's lock (asked of this session's own waiters, not of every database's UPDATEs, which
+      // other files' bots run at the same time).
       const waiting = async () => {
         const { rows } = await holder.query(
-          `SELECT 1 FROM pg_stat_activity WHERE application_name = 'cngn-desk' AND state = 'active' AND query LIKE 'UPDATE keyv%'`,
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pg_backend_pid() = ANY(pg_blocking_pids(pid))`,
         );
         return rows.length > 0;
       };
