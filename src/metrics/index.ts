@@ -283,8 +283,8 @@ export class BotMetrics {
       async () => {
         const read = await backlog();
         if (!read) return undefined;
-        const oldest = read.oldestEnqueuedAt ? Date.parse(read.oldestEnqueuedAt) : this.now();
-        return Math.max(0, (this.now() - oldest) / 1000);
+        if (!read.oldestEnqueuedAt) return 0;
+        return Math.max(0, (this.now() - Date.parse(read.oldestEnqueuedAt)) / 1000);
       },
     );
     this.storeGauge(

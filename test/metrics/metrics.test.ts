@@ -266,6 +266,15 @@ test('says whether the bot is ready, its audit trail whole, its socket open, and
   expect(now('cngn_slack_socket_connected')?.value).toBe(0);
 });
 
+test('the oldest alert is 0 s old when none waits, however the clock moves between reads', async () => {
+  let clock = 1_700_000_000_000;
+  // A busy machine: every read of the clock is a millisecond on.
+  const metrics = new BotMetrics({ log: silentLogger, now: () => clock++ });
+  metrics.watch(QUIET_SOURCES);
+  const samples = parseExposition(await metrics.registry.metrics()).samples;
+  expect(samples.find((s) => s.name === 'cngn_alert_oldest_undelivered_age_seconds')?.value).toBe(0);
+});
+
 test('counters start at zero for every label value they can have', async () => {
   const metrics = new BotMetrics({ log: silentLogger });
   metrics.watch(QUIET_SOURCES);
