@@ -267,7 +267,10 @@ function addSteps(read: Closings, entries: readonly AuditEntry[]): void {
   }
 }
 
-/** A claim remembered, or handed back by the bot's own step back to approved; a call entry noted. */
+/**
+ * A claim remembered, or handed back by the bot's own step back to approved; a call entry or a
+ * settling noted.
+ */
 function noteClaim(read: Closings, id: string, entry: AuditEntry): void {
   const moves = read.moves.get(id) ?? [];
   const move = moveOf(entry, moves);
@@ -281,8 +284,9 @@ function noteClaim(read: Closings, id: string, entry: AuditEntry): void {
 
 /**
  * What the entry does to a request's claim, if anything, given the request's moves before it. A
- * claim given back untaken hands back only the claim it names, when that is the last claim, hand-back
- * or call; naming any other (another process's claim since, or one never appended) it does nothing.
+ * claim given back untaken hands back only the claim it names, when that claim is the request's last
+ * move (claim, hand-back, call or settling); naming any other (another process's claim since, one a
+ * settling ended, or one never appended) it does nothing.
  */
 function moveOf(entry: AuditEntry, moves: readonly ClaimMove[]): ClaimMove['move'] | undefined {
   if (entry.action === CALL_ACTION) return 'call';

@@ -7,7 +7,13 @@ import { partsOf } from '../../src/approvals/engine-parts.js';
 import { EXECUTION_LEASE_MS } from '../../src/approvals/executor.js';
 import { SENDING_UNCLEAR_ACTION } from '../../src/approvals/index.js';
 import type { ApprovalRequest } from '../../src/approvals/types.js';
-import { APPROVER_A, APPROVER_B, type EngineFixture, withdrawalDraft } from '../support/engine.js';
+import {
+  APPROVER_A,
+  APPROVER_B,
+  type EngineFixture,
+  withdrawalDraft,
+  withdrawCalls,
+} from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { type CrashingStore, crashingTest as test } from './crashing-store.js';
 
@@ -34,17 +40,16 @@ const asked = (request: ApprovalRequest | undefined) =>
 test('never sends again a request whose hand-back names a claim already calling, and asks a person once', async ({
   fx,
   crashing,
-  sandbox,
   networkId,
 }) => {
   const approved = await sentOnce(fx, '4300', networkId);
-  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  expect(withdrawCalls(fx)).toBe(1);
   await forgeHandBack(crashing, approved);
   for (const _ of [1, 2]) {
     await fx.engine.tick();
     await fx.engine.idle();
   }
-  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  expect(withdrawCalls(fx)).toBe(1);
   const after = await fx.engine.get(approved.id);
   expect(after?.state).toBe('approved');
   expect(asked(after)).toHaveLength(1);
@@ -53,20 +58,18 @@ test('never sends again a request whose hand-back names a claim already calling,
 test('a freeze names as under way a request whose hand-back names a claim already calling', async ({
   fx,
   crashing,
-  sandbox,
   networkId,
 }) => {
   const approved = await sentOnce(fx, '4310', networkId);
   await forgeHandBack(crashing, approved);
   const frozen = await fx.engine.freezeSends(APPROVER_B, 'stop everything');
   expect(frozen).toMatchObject({ ok: true, underway: [approved.id] });
-  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(1);
+  expect(withdrawCalls(fx)).toBe(1);
 });
 
 test('sends nothing when the claim cannot be marked calling, and never resends it later', async ({
   fx,
   crashing,
-  sandbox,
   networkId,
 }) => {
   const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '4320'));
@@ -83,10 +86,10 @@ test('sends nothing when the claim cannot be marked calling, and never resends i
   expect(claimWrites).toBe(2);
   expect(stopped?.state).toBe('executing');
   expect(stopped?.execution?.phase).toBe('sending');
-  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  expect(withdrawCalls(fx)).toBe(0);
   fx.clock.advance(EXECUTION_LEASE_MS + 1_000);
   await fx.engine.tick();
   await fx.engine.idle();
   expect((await fx.engine.get(request.id))?.state).toBe('outcome-unknown');
-  expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(0);
+  expect(withdrawCalls(fx)).toBe(0);
 });

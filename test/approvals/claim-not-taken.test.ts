@@ -12,9 +12,8 @@ import { HeadMarks } from '../../src/audit/signing.js';
 import { CALL_ACTION, CLAIM_NOT_TAKEN } from '../../src/audit/verified-closings.js';
 import type { Store } from '../../src/store/index.js';
 import { newSigner } from '../support/audit-archive.js';
-import { fileDraft } from '../support/filing.js';
-import { approvedUnsent, execute, test } from './closed-support.js';
-import { test as delegationTest, policy, withdrawal, withdrawCalls } from './delegation-support.js';
+import { approvedWithdrawal, execute, test } from './closed-support.js';
+import { test as delegationTest, policy, withdrawCalls } from './delegation-support.js';
 
 /** Replicas sharing one audit signing key (each its own marks). */
 const signer = newSigner();
@@ -50,8 +49,7 @@ describe('a claim whose write failed', () => {
     networkId,
   }) => {
     engine.useServiceKey('key-claim-not-taken');
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     const restore = failListAppendOnce(
       fx.store,
       (e) => e.action === 'executing' && e.requestId === request.id,
@@ -81,8 +79,7 @@ describe('a claim whose write failed', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     const store = fx.store as unknown as { compareAndSet: (...args: unknown[]) => Promise<boolean> };
     const real = store.compareAndSet.bind(store);
     // The claim's compare-and-set of the request lands, and its answer is lost.
@@ -115,8 +112,7 @@ describe('keyed replicas and the call’s entry', () => {
       const two = await fx.another({ engine: keyed() });
       const ids: string[] = [];
       for (let i = 0; i < 5; i += 1) {
-        const filed = await fileDraft(engine, withdrawal(networkId, String(1500 + i)));
-        await approvedUnsent(engine, filed.id);
+        const filed = await approvedWithdrawal(engine, networkId, String(1500 + i));
         ids.push(filed.id);
       }
       await Promise.all(
@@ -142,8 +138,7 @@ describe('keyed replicas and the call’s entry', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     const restore = failListAppendOnce(fx.store, (e) => e.action === CALL_ACTION);
     await partsOf(engine)
       .executor.execute(request.id)

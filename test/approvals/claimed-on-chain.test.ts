@@ -18,23 +18,27 @@ import {
   type ApprovalEngine,
   type ApprovalRequest,
   HELD_ACTION,
-  LOOKED_UP_BEFORE_SENDING,
   needsAPerson,
 } from '../../src/approvals/index.js';
 import { CALL_ACTION, CLAIM_HAND_BACKS } from '../../src/audit/verified-closings.js';
 import type { EngineFixture } from '../support/engine.js';
-import { fileDraft } from '../support/filing.js';
 import { liftFreeze } from '../support/unfreeze.js';
-import { approvedUnsent, execute, revive, test } from './closed-support.js';
-import { ADE, DAYO, withdrawal, withdrawCalls } from './delegation-support.js';
-import { rewrite } from './signed-support.js';
+import {
+  approvedAndExecuted,
+  approvedWithdrawal,
+  execute,
+  forgeLapsedClaim,
+  leftToAPerson,
+  revive,
+  test,
+} from './closed-support.js';
+import { ADE, DAYO, withdrawCalls } from './delegation-support.js';
 
 type Appender = (...args: unknown[]) => Promise<unknown>;
 
 /**
  * `id` executed by `engine` while, at its call's entry (just `before` or `after` it is appended), a
- * store writer makes it look claimed but unmarked, its lease run out, its claim key gone, approved just
- * now; another replica's tracker then releases it, claims it and sends it if the chain lets it.
+ * store writer makes its claim look lapsed and another replica's tracker runs (forgeLapsedClaim).
  */
 async function forgeLapseAtCallEntry(
   fx: EngineFixture,
@@ -48,22 +52,7 @@ async function forgeLapseAtCallEntry(
   let forged = false;
   const forge = async () => {
     forged = true;
-    const now = fx.clock.now().toISOString();
-    await rewrite(
-      fx.store,
-      id,
-      (stored) =>
-        ({
-          ...stored,
-          approvals: stored.approvals.map((approval) => ({ ...approval, at: now })),
-          execution: { ...stored.execution, phase: 'claimed', leaseUntil: new Date(0).toISOString() },
-        }) as ApprovalRequest,
-      { audited: false },
-    );
-    const request = await engine.get(id);
-    await fx.store.delete(`approval-exec:${id}:${request?.round}`);
-    await engine.tick(); // the other replica's tracker releases it, then it is claimed again
-    await engine.idle();
+    await forgeLapsedClaim(fx, engine, id);
   };
   log.append = async (...args) => {
     const calling = (args[1] as { action?: string }).action === CALL_ACTION && !forged;
@@ -81,17 +70,36 @@ async function forgeLapseAtCallEntry(
   expect(forged).toBe(true);
 }
 
-/** `id` sent by `engine`, which is stopped right after the call: its answer, and the answer's entry, never land. */
-async function calledThenStopped(engine: ApprovalEngine, id: string): Promise<void> {
+/**
+ * A withdrawal approved and sent by `engine`, which is stopped right after the call: its answer, and
+ * the answer's entry, never land. The request as filed.
+ */
+async function calledThenStopped(
+  fx: EngineFixture,
+  engine: ApprovalEngine,
+  networkId: string,
+): Promise<ApprovalRequest> {
+  const request = await approvedWithdrawal(engine, networkId);
   const answers = (partsOf(engine).executor as unknown as { answers: { keep: () => Promise<never> } })
     .answers;
   const keep = answers.keep;
   answers.keep = () => Promise.reject(new Error('stopped after the call'));
   try {
-    await expect(partsOf(engine).executor.execute(id)).rejects.toThrow('stopped after the call');
+    await expect(partsOf(engine).executor.execute(request.id)).rejects.toThrow('stopped after the call');
   } finally {
     answers.keep = keep;
   }
+  expect(withdrawCalls(fx)).toBe(1);
+  return request;
+}
+
+/** A withdrawal approved, then claimed by `engine`, which stops there (nothing marked, nothing sent). */
+async function claimedThenStopped(engine: ApprovalEngine, networkId: string): Promise<ApprovalRequest> {
+  const request = await approvedWithdrawal(engine, networkId);
+  const claimed = await partsOf(engine).executor.claimExecution(request.id);
+  expect(claimed).toBeDefined();
+  if (!claimed) throw new Error('not claimed');
+  return claimed;
 }
 
 describe('with the audit signing key, a request claimed on the chain', () => {
@@ -100,18 +108,12 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    await calledThenStopped(engine, request.id);
-    expect(withdrawCalls(fx)).toBe(1);
+    const request = await calledThenStopped(fx, engine, networkId);
 
     await revive(fx.store, request.id);
     const after = await execute(engine, request.id);
-    expect(after?.state).toBe('outcome-unknown');
+    leftToAPerson(after, SENT_ON_CHAIN);
     expect(after?.outcome?.nothingSent).toBeUndefined();
-    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
-    expect(step?.note).toContain(SENT_ON_CHAIN);
-    expect(needsAPerson(step?.note ?? '')).toBe(true);
     expect(after?.history.at(-1)?.action).toBe('needs-manual-check');
     expect(withdrawCalls(fx)).toBe(1);
   });
@@ -121,16 +123,11 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    expect(await partsOf(engine).executor.claimExecution(request.id)).toBeDefined();
+    const request = await claimedThenStopped(engine, networkId);
     await revive(fx.store, request.id);
     const after = await execute(engine, request.id);
-    expect(after?.state).toBe('outcome-unknown');
+    leftToAPerson(after, CLAIMED_ON_CHAIN);
     expect(after?.outcome?.nothingSent).toBeUndefined();
-    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
-    expect(step?.note).toContain(CLAIMED_ON_CHAIN);
-    expect(needsAPerson(step?.note ?? '')).toBe(true);
     expect(withdrawCalls(fx)).toBe(0);
   });
 
@@ -139,33 +136,13 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    await calledThenStopped(engine, request.id);
-    expect(withdrawCalls(fx)).toBe(1);
+    const request = await calledThenStopped(fx, engine, networkId);
 
-    // A store writer: unmarked, its lease run out, its claim key gone, approved just now (no late lookup).
     fx.clock.advance(EXECUTION_LEASE_MS + 1_000);
-    const now = fx.clock.now().toISOString();
-    await rewrite(
-      fx.store,
-      request.id,
-      (stored) =>
-        ({
-          ...stored,
-          approvals: stored.approvals.map((approval) => ({ ...approval, at: now })),
-          execution: { ...stored.execution, phase: 'claimed', leaseUntil: new Date(0).toISOString() },
-        }) as ApprovalRequest,
-      { audited: false },
-    );
-    await fx.store.delete(`approval-exec:${request.id}:${request.round}`);
-    await engine.tick(); // the tracker releases it; the claim that follows is refused
-    await engine.idle();
+    await forgeLapsedClaim(fx, engine, request.id); // the claim that follows the release is refused
     const after = await engine.get(request.id);
     expect(after?.history.map((h) => h.action)).toContain('released');
-    expect(after?.state).toBe('outcome-unknown');
-    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
-    expect(needsAPerson(step?.note ?? '')).toBe(true);
+    leftToAPerson(after);
     expect(withdrawCalls(fx)).toBe(1);
   });
 
@@ -174,9 +151,7 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    expect(await partsOf(engine).executor.claimExecution(request.id)).toBeDefined();
+    const request = await claimedThenStopped(engine, networkId);
     fx.clock.advance(EXECUTION_LEASE_MS + 1_000);
     await engine.tick(); // released, then claimed again and sent
     await engine.idle();
@@ -193,46 +168,32 @@ describe('with the audit signing key, a request claimed on the chain', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    const claimed = await partsOf(engine).executor.claimExecution(request.id);
-    if (!claimed) throw new Error('not claimed');
+    const claimed = await claimedThenStopped(engine, networkId);
     await engine.freezeSends(ADE, 'stop everything');
     expect(await partsOf(engine).executor.markSending(claimed)).toBeUndefined();
-    expect((await engine.get(request.id))?.history.at(-1)?.action).toBe(HELD_ACTION);
+    expect((await engine.get(claimed.id))?.history.at(-1)?.action).toBe(HELD_ACTION);
     await liftFreeze(engine, ADE, DAYO);
-    expect((await engine.get(request.id))?.state).toBe('sent');
+    expect((await engine.get(claimed.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(1);
   });
 
-  test('a store writer makes its claim look lapsed before its call entry: another replica sends it, this one does not', async ({
-    fx,
-    engine,
-    networkId,
-  }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    await forgeLapseAtCallEntry(fx, engine, request.id, 'before');
-    // The other replica's call entry lies between this one's claim and its call entry: it sends nothing.
-    expect(withdrawCalls(fx)).toBe(1);
-    expect((await engine.get(request.id))?.state).toBe('sent');
-  });
-
-  test('a store writer makes its claim look lapsed after its call entry: the other replica is refused, a person asked', async ({
-    fx,
-    engine,
-    networkId,
-  }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    await forgeLapseAtCallEntry(fx, engine, request.id, 'after');
-    expect(withdrawCalls(fx)).toBe(1);
-    const after = await engine.get(request.id);
-    expect(after?.state).toBe('outcome-unknown');
-    const step = after?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
-    expect(step?.note).toContain(`${SENT_ON_CHAIN} (its call begun,`);
-    expect(needsAPerson(step?.note ?? '')).toBe(true);
-  });
+  // Before: the other replica's call entry lies between this one's claim and its call entry, so this
+  // one sends nothing. After: this one's call entry is on the chain before the other's claim: refused.
+  // Each case: when the store writer acts, what follows, and the note a person is asked with (none: sent).
+  test.for([
+    ['before', 'another replica sends it, this one does not', undefined],
+    ['after', 'the other replica is refused, a person asked', `${SENT_ON_CHAIN} (its call begun,`],
+  ] as const)(
+    'a store writer makes its claim look lapsed %s its call entry: %s',
+    async ([when, _outcome, personAsked], { fx, engine, networkId }) => {
+      const request = await approvedWithdrawal(engine, networkId);
+      await forgeLapseAtCallEntry(fx, engine, request.id, when);
+      expect(withdrawCalls(fx)).toBe(1);
+      const after = await engine.get(request.id);
+      if (personAsked === undefined) expect(after?.state).toBe('sent');
+      else leftToAPerson(after, personAsked);
+    },
+  );
 
   test('the chain unreadable after its call entry: nothing sent, left to a person with words that say so', async ({
     fx,
@@ -247,9 +208,7 @@ describe('with the audit signing key, a request claimed on the chain', () => {
       if (call) throw new Error('the store timed out');
       return holds(id, own);
     };
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
-    const after = await execute(engine, request.id);
+    const after = await approvedAndExecuted(engine, networkId);
     expect(withdrawCalls(fx)).toBe(0);
     expect(after?.state).toBe('outcome-unknown');
     const note = after?.history.find((h) => h.note?.includes(CHAIN_UNREAD_AFTER_CALL_ENTRY))?.note ?? '';

@@ -23,7 +23,16 @@ import { capturedLog } from '../support/captured-log.js';
 import { REQUESTER, withdrawalDraft } from '../support/engine.js';
 import { fileDraft } from '../support/filing.js';
 import { liftFreeze } from '../support/unfreeze.js';
-import { approvedUnsent, execute, revive, revivedApproved, test } from './closed-support.js';
+import {
+  approvedAndCalled,
+  approvedUnsent,
+  approvedWithdrawal,
+  execute,
+  leftToAPerson,
+  revive,
+  revivedApproved,
+  test,
+} from './closed-support.js';
 import { ADE, BOLA, CHIDI, DAY, DAYO, policy, withdrawal, withdrawCalls } from './delegation-support.js';
 import { rewrite } from './signed-support.js';
 
@@ -40,12 +49,9 @@ function failedAsClosed(request: ApprovalRequest | undefined, closedAs: string):
  * to check it with the service (the reconciler leaves it alone: the bot no longer holds the call's record).
  */
 function leftToAPersonAsSent(request: ApprovalRequest | undefined, sentAs: string): void {
-  expect(request?.state).toBe('outcome-unknown');
+  const step = leftToAPerson(request, `${SENT_ON_CHAIN} (${sentAs},`);
   expect(request?.outcome?.nothingSent).toBeUndefined();
-  const step = request?.history.find((h, i) => i > 0 && h.action === LOOKED_UP_BEFORE_SENDING);
   expect(step?.state).toBe('outcome-unknown');
-  expect(step?.note).toContain(`${SENT_ON_CHAIN} (${sentAs},`);
-  expect(needsAPerson(step?.note ?? '')).toBe(true);
   expect(request?.history.at(-1)?.action).toBe('needs-manual-check');
 }
 
@@ -55,11 +61,10 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     engine,
     networkId,
   }) => {
-    await fx.receiveWebhooks();
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
-    await engine.idle();
-    await fx.sandbox.settleAll();
+    const { request, approval } = await approvedAndCalled(fx, withdrawal(networkId, '1500'), {
+      settled: true,
+    });
+    expect(approval).toMatchObject({ ok: true });
     expect((await engine.get(request.id))?.state).toBe('completed');
     expect(withdrawCalls(fx)).toBe(1);
 
@@ -79,9 +84,8 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
-    await engine.idle();
+    const { request, approval } = await approvedAndCalled(fx, withdrawal(networkId, '1500'));
+    expect(approval).toMatchObject({ ok: true });
     expect((await engine.get(request.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(1);
 
@@ -96,9 +100,8 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
     networkId,
   }) => {
     fx.sandbox.failNext('POST', '/v1/api/withdraw', 400, 1, 'Bad Request Error');
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    expect(await approveAsSeen(engine, request.id, DAYO)).toMatchObject({ ok: true });
-    await engine.idle();
+    const { request, approval } = await approvedAndCalled(fx, withdrawal(networkId, '1500'));
+    expect(approval).toMatchObject({ ok: true });
     expect((await engine.get(request.id))?.state).toBe('outcome-unknown');
     expect(withdrawCalls(fx)).toBe(1);
 
@@ -108,12 +111,8 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
   });
 
   test('failed by the service: not sent again', async ({ fx, engine, networkId }) => {
-    await fx.receiveWebhooks();
     const dead = withdrawalDraft(networkId, '1500', '0x000000000000000000000000000000000000dEaD');
-    const request = await fileDraft(engine, dead);
-    await approveAsSeen(engine, request.id, DAYO);
-    await engine.idle();
-    await fx.sandbox.settleAll();
+    const { request } = await approvedAndCalled(fx, dead, { settled: true });
     expect((await engine.get(request.id))?.state).toBe('failed');
 
     await revive(fx.store, request.id);
@@ -122,8 +121,7 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
   });
 
   test('cancelled by its requester after approval: never sent', async ({ fx, engine, networkId }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     expect(await engine.cancel(request.id, REQUESTER)).toMatchObject({ ok: true });
 
     await rewrite(fx.store, request.id, revivedApproved, { audited: false });
@@ -132,8 +130,7 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
   });
 
   test('rejected after approval: never sent', async ({ fx, engine, networkId }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     expect(await rejectAsSeen(engine, request.id, ADE, 'wrong supplier')).toMatchObject({ ok: true });
 
     await rewrite(fx.store, request.id, revivedApproved, { audited: false });
@@ -168,9 +165,7 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
   });
 
   test('a second send reads only the new part of the chain', async ({ fx, engine, networkId }) => {
-    const first = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approveAsSeen(engine, first.id, DAYO);
-    await engine.idle();
+    await approvedAndCalled(fx, withdrawal(networkId, '1500'));
     const log = partsOf(engine).core.repo.auditLog;
     const entries = log.entries.bind(log);
     let wholeReads = 0;
@@ -178,9 +173,7 @@ describe('with the audit signing key, a closed withdrawal set back to approved i
       wholeReads += 1;
       return entries(environment);
     };
-    const second = await fileDraft(engine, withdrawal(networkId, '1600'));
-    await approveAsSeen(engine, second.id, DAYO);
-    await engine.idle();
+    const { request: second } = await approvedAndCalled(fx, withdrawal(networkId, '1600'));
     expect((await engine.get(second.id))?.state).toBe('sent');
     expect(withdrawCalls(fx)).toBe(2);
     expect(wholeReads).toBe(0);
@@ -193,8 +186,7 @@ describe('with the audit signing key, the check before the claim', () => {
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     const log = partsOf(engine).core.repo.auditLog;
     const head = log.head.bind(log);
     let failures = 1;
@@ -218,11 +210,7 @@ describe('with the audit signing key, the check before the claim', () => {
     engine,
     networkId,
   }) => {
-    await fx.receiveWebhooks();
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approveAsSeen(engine, request.id, DAYO);
-    await engine.idle();
-    await fx.sandbox.settleAll();
+    const { request } = await approvedAndCalled(fx, withdrawal(networkId, '1500'), { settled: true });
     expect((await engine.get(request.id))?.state).toBe('completed');
 
     await revive(fx.store, request.id);
@@ -242,8 +230,7 @@ describe('with the audit signing key, what the chain holds but the store does no
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     // The bot appended the step's entry, then stopped before writing the request (entry first).
     const stored = await engine.get(request.id);
     await partsOf(engine).core.repo.auditLog.append('sandbox', {
@@ -266,8 +253,7 @@ describe('with the audit signing key, what the chain holds but the store does no
     engine,
     networkId,
   }) => {
-    const request = await fileDraft(engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(engine, request.id);
+    const request = await approvedWithdrawal(engine, networkId);
     // A store writer appends an entry of their own: the head is no longer one the bot signed, and the
     // bot's next append records that it signs on from there (a head-unverified finding).
     await new AuditLog(fx.store).append('sandbox', {
@@ -299,8 +285,7 @@ describe('with the audit signing key, an entry edited in place', () => {
   }) => {
     const auditSeal = { signer: newSigner(), marks: new HeadMarks() };
     const fx = await startEngine({ engine: { policy: policy(), auditSeal } });
-    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
-    await approvedUnsent(fx.engine, request.id);
+    const request = await approvedWithdrawal(fx.engine, networkId);
     const later = await fileDraft(fx.engine, withdrawal(networkId, '1600'));
     // A store writer edits the later request's filing entry: the chain breaks there, after the first
     // request's filing, so only what links back from the head to the edit is trusted.
@@ -368,11 +353,7 @@ describe('without the audit signing key', () => {
     networkId,
   }) => {
     const fx = await startEngine({ engine: { policy: policy() } });
-    await fx.receiveWebhooks();
-    const request = await fileDraft(fx.engine, withdrawal(networkId, '1500'));
-    await approveAsSeen(fx.engine, request.id, DAYO);
-    await fx.engine.idle();
-    await fx.sandbox.settleAll();
+    const { request } = await approvedAndCalled(fx, withdrawal(networkId, '1500'), { settled: true });
     expect((await fx.engine.get(request.id))?.state).toBe('completed');
 
     // Without the key a store writer can rewrite the chain along with the request: nothing to read.

@@ -141,43 +141,47 @@ export async function fileStoreKinds(
   return kinds;
 }
 
-/** `replicas(name)`: two replicas on the test's `storeKind`, cleared and closed after the test. */
-export async function replicasOn({
-  storeKinds,
-  storeKind,
-  defer,
-}: {
+/** What the replica fixtures need: the file's store kinds, the test's kind, and the test's `defer`. */
+interface ReplicaNeeds {
   storeKinds: StoreKindUnderTest[];
   storeKind: StoreKindName;
   defer: (cleanup: () => unknown) => void;
-}): Promise<(name: string) => Promise<Replicas>> {
-  const kind = storeKinds.find((k) => k.name === storeKind);
-  if (!kind?.up) throw new Error(`no ${storeKind} store here`);
-  return async (name: string): Promise<Replicas> => {
-    const { a, b, close } = await kind.replicas(testPrefix(name));
-    defer(close);
-    return { a, b };
+}
+
+/**
+ * A fixture whose value is the opener of the test's `storeKind`: `(name)` opens `handles` with `open`
+ * under a prefix of the test's own, cleared and closed after the test.
+ */
+function openerOf<Handles>(
+  open: (kind: StoreKindUnderTest, prefix: string) => Promise<{ handles: Handles; close(): Promise<void> }>,
+) {
+  // vitest reads what a fixture needs from its first parameter's pattern.
+  return async ({
+    storeKinds,
+    storeKind,
+    defer,
+  }: ReplicaNeeds): Promise<(name: string) => Promise<Handles>> => {
+    const kind = storeKinds.find((k) => k.name === storeKind);
+    if (!kind?.up) throw new Error(`no ${storeKind} store here`);
+    return async (name: string): Promise<Handles> => {
+      const { handles, close } = await open(kind, testPrefix(name));
+      defer(close);
+      return handles;
+    };
   };
 }
 
+/** `replicas(name)`: two replicas on the test's `storeKind`, cleared and closed after the test. */
+export const replicasOn = openerOf<Replicas>(async (kind, prefix) => {
+  const { a, b, close } = await kind.replicas(prefix);
+  return { handles: { a, b }, close };
+});
+
 /** `oneReplica(name)`: one replica's handle on the test's `storeKind`, cleared and closed after the test. */
-export async function oneReplicaOn({
-  storeKinds,
-  storeKind,
-  defer,
-}: {
-  storeKinds: StoreKindUnderTest[];
-  storeKind: StoreKindName;
-  defer: (cleanup: () => unknown) => void;
-}): Promise<(name: string) => Promise<Store>> {
-  const kind = storeKinds.find((k) => k.name === storeKind);
-  if (!kind?.up) throw new Error(`no ${storeKind} store here`);
-  return async (name: string): Promise<Store> => {
-    const { store, close } = await kind.replica(testPrefix(name));
-    defer(close);
-    return store;
-  };
-}
+export const oneReplicaOn = openerOf<Store>(async (kind, prefix) => {
+  const { store, close } = await kind.replica(prefix);
+  return { handles: store, close };
+});
 
 /**
  * `test` plus the four stores. A describe per kind of STORE_KINDS sets `storeKind` with
