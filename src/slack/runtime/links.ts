@@ -9,6 +9,8 @@
  * as Slack sent them.
  */
 export function unwrapLinks(text: string): string {
+  // Most commands carry neither markup nor an entity (`balance`): nothing to undo, nothing to allocate.
+  if (!text.includes('<') && !text.includes('&')) return text;
   return text
     .replace(
       /<((?:mailto:|https?:\/\/)[^|>\s]+)(?:\|([^>]*))?>/g,
