@@ -4,9 +4,10 @@
 
 import type { ApprovalEvidence, ApprovalPolicy } from '../access/index.js';
 import { type AuditSeal, VerifiedClosings, VerifiedDelegations, VerifiedFreeze } from '../audit/index.js';
-import { LockTimeoutError, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
+import { clickLocked } from './click-lock.js';
 import { type CancelOptions, type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
 import { DelegationBook, delegationsLockName } from './delegation-requests.js';
@@ -352,8 +353,14 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     await this.options.policy.isApprover(user);
     // A signature's one-time nonce is taken once, before the lock (a section may run again).
     const taken = await this.signed.take(evidence);
-    const first = await this.clickLocked(id, click, (request) =>
-      this.approveLocked(request, user, seen, click, taken),
+    const first = await clickLocked<ApproveStep>(
+      this,
+      id,
+      click,
+      (request) => this.approveLocked(request, user, seen, click, taken),
+      // Its wait for the lock ended: a request that moved on is said so (nothing is written).
+      (request) =>
+        request && request.state !== 'pending' ? { ok: false, reason: 'not-pending', request } : undefined,
     );
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {
@@ -374,27 +381,6 @@ export class ApprovalCore implements CoreSections, ClosingCore {
     if (first.ok) this.signed.recorded(first.request, user);
     if (first.ok) await this.notify(first.request);
     return first;
-  }
-
-  /**
-   * `locked` for a click: its wait for the lock ends at its write deadline, so a line of clicks that
-   * can no longer write does not hold up one that can. Then a read without the lock (nothing is
-   * written) says whether the request moved on; if it did not, the click was not recorded.
-   */
-  private async clickLocked(
-    id: string,
-    click: ClickOptions,
-    fn: (request: ApprovalRequest | undefined) => Promise<ApproveStep>,
-  ): Promise<ApproveStep> {
-    if (click.writeBy === undefined) return this.locked(id, fn);
-    try {
-      return await this.locked(id, fn, click.writeBy);
-    } catch (error) {
-      if (!(error instanceof LockTimeoutError)) throw error;
-      const request = await this.repo.get(id);
-      if (request && request.state !== 'pending') return { ok: false, reason: 'not-pending', request };
-      throw error;
-    }
   }
 
   /** Under the lock: a click on a request that is still pending and may still be sent. */

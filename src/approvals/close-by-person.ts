@@ -6,6 +6,7 @@
 // request's lock, a request past its time expired first, and persisted before any listener hears of it.
 
 import type { ApprovalPolicy } from '../access/index.js';
+import { type ClickLocking, clickLocked } from './click-lock.js';
 import type { CoreSections } from './core-sections.js';
 import { assertSeen } from './round.js';
 import { transition } from './state-machine.js';
@@ -40,8 +41,11 @@ export async function rejectCheck(
   return { onBehalfOf: check.onBehalfOf };
 }
 
-/** What closing a request reaches the core for, beyond its sections: the clock, expiry, the delegate's lock. */
-export interface ClosingCore extends CoreSections {
+/**
+ * What closing a request reaches the core for, beyond its sections: a read without the lock, the clock,
+ * expiry, the delegate's lock.
+ */
+export interface ClosingCore extends CoreSections, ClickLocking {
   readonly now: () => Date;
   expireIfDue(
     request: ApprovalRequest,
@@ -67,22 +71,20 @@ export async function rejectRequest(
 ): Promise<ActionResult> {
   const { round, ...click } = options;
   let onBehalfOf: string | undefined;
-  return closeByPerson(
-    core,
-    id,
+  return closeByPerson(core, id, {
     user,
-    async (request) => {
+    refuse: async (request) => {
       assertSeen(request, { round });
       const check = await rejectCheck(policy, request, user);
       if ('refusal' in check) return check.refusal;
       onBehalfOf = check.onBehalfOf;
       return undefined;
     },
-    'rejected',
+    to: 'rejected',
     click,
-    reason.trim(),
-    () => onBehalfOf,
-  );
+    note: reason.trim(),
+    behalf: () => onBehalfOf,
+  });
 }
 
 /** What a cancellation takes beyond a click's: `onlyWaiting`, refused ('not-pending') once approved. */
@@ -99,69 +101,92 @@ export async function cancelRequest(
   options: CancelOptions,
 ): Promise<ActionResult> {
   const { onlyWaiting, ...click } = options;
-  return closeByPerson(
-    core,
-    id,
+  return closeByPerson(core, id, {
     user,
-    async (request) => {
+    refuse: async (request) => {
       if (user !== request.requester) return 'not-requester';
       return onlyWaiting && request.state !== 'pending' ? 'not-pending' : undefined;
     },
-    'cancelled',
+    to: 'cancelled',
     click,
-  );
+  });
 }
 
-async function closeByPerson(
-  core: ClosingCore,
-  id: string,
-  user: string,
-  refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>,
-  to: 'rejected' | 'cancelled',
-  click: ClickOptions,
-  note?: string,
-  behalf: () => string | undefined = () => undefined,
-): Promise<ActionResult> {
-  const result = await core.locked(id, async (request): Promise<ActionResult & { changed?: boolean }> => {
-    if (!request) return { ok: false, reason: 'not-found' };
-    const now = core.now();
-    click.signal?.throwIfAborted();
-    const expired = await core.expireIfDue(request, now, click);
-    if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
-    const closed = closingRefusal(request);
-    if (closed) return { ok: false, reason: closed, request };
-    const decide = async (): Promise<ActionResult & { changed?: boolean }> => {
-      const refusal = await refuse(request);
-      if (refusal) return { ok: false, reason: refusal, request };
-      click.signal?.throwIfAborted();
-      const base = {
-        ...request,
-        checking: undefined,
-        ...(note ? { reason: note } : {}),
-      } as ApprovalRequest;
-      const onBehalfOf = behalf();
-      const next = transition(base, to, {
-        action: to,
-        actor: user,
-        ...(onBehalfOf ? { onBehalfOf } : {}),
-        ...(note ? { note } : {}),
-        at: now,
-      });
-      // Queued before the stop is written, under the request's lock: a stop is never persisted, let
-      // alone told, without its lookup. A queue write that fails fails the click with nothing recorded.
-      if (StopLookup.stoppedWhileApproved(next)) {
-        await core.queueStopLookup(request.id);
-        // A click starts no write past its deadline, the queue's wait included.
-        click.signal?.throwIfAborted();
-      }
-      await core.write(request, next, { click });
-      return { ok: true, request: next, changed: true };
-    };
-    // A rejection may be a delegate's, in someone's place: it too holds off a revocation.
-    return to === 'rejected' ? core.asDelegateMaybe(request, user, decide) : decide();
-  });
+/** A person's closing as the section decides it: who, the refusals of its kind, and what it records. */
+interface Closing {
+  user: string;
+  refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>;
+  to: 'rejected' | 'cancelled';
+  click: ClickOptions;
+  note?: string | undefined;
+  /** In whose place, once the refusals found none (a delegate's rejection). */
+  behalf?: () => string | undefined;
+}
+
+type ClosingStep = ActionResult & { changed?: boolean };
+
+async function closeByPerson(core: ClosingCore, id: string, closing: Closing): Promise<ActionResult> {
+  const { click } = closing;
+  const result = await clickLocked(
+    core,
+    id,
+    click,
+    (request) => closeLocked(core, request, closing),
+    // Its wait for the lock ended: a request no one may close any more is said so (nothing is written).
+    (request): ClosingStep | undefined => {
+      const closed = request && closingRefusal(request);
+      return closed ? { ok: false, reason: closed, request } : undefined;
+    },
+  );
   click.onRecorded?.();
   const { changed, ...answer } = result;
   if (changed && answer.request) await core.notify(answer.request);
   return answer as ActionResult;
+}
+
+/** Under the request's lock: close it if it may be closed, by this person, now. */
+async function closeLocked(
+  core: ClosingCore,
+  request: ApprovalRequest | undefined,
+  closing: Closing,
+): Promise<ClosingStep> {
+  if (!request) return { ok: false, reason: 'not-found' };
+  // Closed or going out: said so even past the click's write deadline, as nothing is written. Only a
+  // click that would write is turned away by its deadline.
+  const closed = closingRefusal(request);
+  if (closed) return { ok: false, reason: closed, request };
+  const { click, to, user, note } = closing;
+  const now = core.now();
+  click.signal?.throwIfAborted();
+  const expired = await core.expireIfDue(request, now, click);
+  if (expired) return { ok: false, reason: 'expired', request: expired, changed: true };
+  const decide = async (): Promise<ClosingStep> => {
+    const refusal = await closing.refuse(request);
+    if (refusal) return { ok: false, reason: refusal, request };
+    click.signal?.throwIfAborted();
+    const base = {
+      ...request,
+      checking: undefined,
+      ...(note ? { reason: note } : {}),
+    } as ApprovalRequest;
+    const onBehalfOf = closing.behalf?.();
+    const next = transition(base, to, {
+      action: to,
+      actor: user,
+      ...(onBehalfOf ? { onBehalfOf } : {}),
+      ...(note ? { note } : {}),
+      at: now,
+    });
+    // Queued before the stop is written, under the request's lock: a stop is never persisted, let
+    // alone told, without its lookup. A queue write that fails fails the click with nothing recorded.
+    if (StopLookup.stoppedWhileApproved(next)) {
+      await core.queueStopLookup(request.id);
+      // A click starts no write past its deadline, the queue's wait included.
+      click.signal?.throwIfAborted();
+    }
+    await core.write(request, next, { click });
+    return { ok: true, request: next, changed: true };
+  };
+  // A rejection may be a delegate's, in someone's place: it too holds off a revocation.
+  return to === 'rejected' ? core.asDelegateMaybe(request, user, decide) : decide();
 }

@@ -20,8 +20,15 @@ export interface NoticeOptions {
  * use (repository, custody gateway, clock, log) they are given.
  */
 export interface CoreSections {
-  /** Read-check-write under the request's lock; the section runs again on a fresh read if its write was refused. */
-  locked<T>(id: string, fn: (request: ApprovalRequest | undefined) => Promise<T>): Promise<T>;
+  /**
+   * Read-check-write under the request's lock; the section runs again on a fresh read if its write was
+   * refused. Given `waitUntil` (Date.now()), a wait for the lock past it ends in LockTimeoutError.
+   */
+  locked<T>(
+    id: string,
+    fn: (request: ApprovalRequest | undefined) => Promise<T>,
+    waitUntil?: number,
+  ): Promise<T>;
   /** The delegations lock, always taken after a request's lock, never before one. */
   underDelegationsLock<T>(fn: () => Promise<T>): Promise<T>;
   /** Inside `locked`: persist `next` only if the request is still exactly `read`, else throw (the section runs again). */

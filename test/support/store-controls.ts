@@ -1,9 +1,10 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
 // have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, make
 // writes slow, refuse a conditional write, answer one late (a client-side timeout whose statement
-// commits afterwards), or make the store unreachable for its health check (ping).
+// commits afterwards), end a wait for a lock as a store whose wait ran out, or make the store
+// unreachable for its health check (ping).
 import { startSandbox } from '../../src/sandbox/index.js';
-import { createStore, type Store } from '../../src/store/index.js';
+import { createStore, LockTimeoutError, type Store } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
 import { test as base } from './fixtures.js';
 
@@ -32,6 +33,7 @@ export class StoreControls {
   private readonly failingWrites = new Set<string>();
   private readonly refusedSwaps = new Map<string, () => Promise<unknown>>();
   private readonly lateSwaps = new Map<string, LateSwap>();
+  private readonly timedOutLocks = new Map<string, () => Promise<unknown>>();
   private unreachable = false;
 
   /** `ping` (what /readyz asks) throws until the returned function is called. */
@@ -142,12 +144,32 @@ export class StoreControls {
     return { landed: async () => (await land)() };
   }
 
+  /**
+   * The next `withLock(name)` enters nothing: `meanwhile` runs, then it throws LockTimeoutError, as on a
+   * store whose wait for that lock ran out (Redis and PostgreSQL wait 10 s unless told).
+   */
+  timeOutLock(name: string, meanwhile: () => Promise<unknown> = async () => {}): void {
+    this.timedOutLocks.set(name, meanwhile);
+  }
+
   wrap(store: Store): Store {
     return new Proxy(store, {
       get: (target, property) => {
         if (property === 'withLock') {
-          return (name: string, fn: () => Promise<unknown>, options?: Parameters<Store['withLock']>[2]) =>
-            this.atDoor(name).then(() => target.withLock(name, fn, options));
+          return async (
+            name: string,
+            fn: () => Promise<unknown>,
+            options?: Parameters<Store['withLock']>[2],
+          ) => {
+            const meanwhile = this.timedOutLocks.get(name);
+            if (meanwhile) {
+              this.timedOutLocks.delete(name);
+              await meanwhile();
+              throw new LockTimeoutError(`Timed out waiting for lock ${name} (test)`);
+            }
+            await this.atDoor(name);
+            return target.withLock(name, fn, options);
+          };
         }
         if (property === 'ping') {
           return async () => {

@@ -3,10 +3,12 @@
 // modal's submission) is persisted before it is acknowledged, so a crash right after the ack cannot
 // lose it. A final approval that waits for the figures to be re-read says so at the ack. One whose
 // write deadline passes while it waits for the request's lock waits no longer, and is told where the
-// request stands.
+// request stands; so is a Reject or Cancel, and one whose deadline passed before it could read the
+// request is told it is too late to stop one being sent, not to try again.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { MAYBE_NOT_RECORDED, RECHECKING } from '../../../src/slack/approvals/actions/click.js';
+import { approveAsSeen } from '../../support/approve-as-seen.js';
 import { botTest as test } from '../../support/bot.js';
 import { capturedLog } from '../../support/captured-log.js';
 import { redemptionDraft } from '../../support/drafts.js';
@@ -19,9 +21,12 @@ import {
   APPROVER_B,
   type ApprovalApp,
   approve,
+  click,
   fileWithdrawal,
+  openReject,
   REQUESTER,
   reviewFor,
+  submitReject,
 } from './support.js';
 
 /** A block_actions payload as Slack shapes it, with the action's value as given (any JSON type). */
@@ -145,6 +150,68 @@ describe('an Approve click', () => {
     expect(app.slack.callsTo('views.open').filter((c) => JSON.stringify(c.body).includes(id))).toEqual([]);
     expect((await app.engine.get(id))?.state).toBe('pending');
   });
+});
+
+/**
+ * A withdrawal filed, a Reject's modal opened by approver B (for a Reject), then the request approved
+ * by A and sent: `stop()` then submits the Reject or clicks the requester's Cancel.
+ */
+async function sentWithAStop(app: ApprovalApp, action: 'Reject' | 'Cancel', amount: string) {
+  const id = await fileWithdrawal(app, amount);
+  const opened = action === 'Reject' ? await openReject(app, id, APPROVER_B) : undefined;
+  expect((await approveAsSeen(app.engine, id, APPROVER_A)).ok).toBe(true);
+  await app.engine.idle();
+  const sent = await app.engine.get(id);
+  expect(sent?.state).toBe('sent');
+  const who = opened ? APPROVER_B : REQUESTER;
+  const stop = () =>
+    opened ? submitReject(app, opened, who, 'wrong address') : click(app, 'approval.cancel', id, who);
+  return { id, sent, who, stop };
+}
+
+const TOO_LATE = 'too late to reject or cancel it';
+
+describe('a Reject or Cancel click on a request being sent', () => {
+  test.for(['Reject', 'Cancel'] as const)(
+    '%s whose deadline passed before it could read the request is told it is too late, not to try again',
+    async (action, { controlledApp: { app }, controls }) => {
+      const { id, sent, who, stop } = await sentWithAStop(app, action, '940');
+      // The click's read of the request, under its lock, waits past its write deadline and the ack.
+      const reads = controls.hangReads(`approval:${id}`);
+      expect((await stop()).status).toBe(200);
+      reads();
+      const told = await app.slack.waitFor(
+        'chat.postEphemeral',
+        (c) => c.body.user === who && String(c.body.text).includes(TOO_LATE),
+      );
+      expect(told.body.text).not.toContain('try again');
+      expect(await app.engine.get(id)).toEqual(sent);
+    },
+  );
+
+  test.for(['Reject', 'Cancel'] as const)(
+    '%s that waited out its write deadline for the request’s lock is told it is too late, lock still held',
+    async (action, { controlledApp: { app, store }, controls }) => {
+      const { id, sent, who, stop } = await sentWithAStop(app, action, '950');
+      let letGo!: () => void;
+      const holding = store.withLock(`approval:${id}`, () => new Promise<void>((done) => (letGo = done)));
+      // Its read of the request once its wait ended waits past the ack, whatever the machine's pace.
+      const reads = controls.hangReads(`approval:${id}`);
+      expect((await stop()).status).toBe(200);
+      reads();
+      // Past its deadline it waits no longer for the lock: it reads where the request stands and says so.
+      const told = await app.slack.waitFor(
+        'chat.postEphemeral',
+        (c) => c.body.user === who && String(c.body.text).includes(TOO_LATE),
+      );
+      letGo();
+      await holding;
+      expect(told.body.text).toContain('claimed for sending');
+      // The lock let go, nothing of the click is written.
+      await store.withLock(`approval:${id}`, async () => {});
+      expect(await app.engine.get(id)).toEqual(sent);
+    },
+  );
 });
 
 describe('the final Approve of a redemption', () => {

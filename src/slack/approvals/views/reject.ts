@@ -6,7 +6,7 @@
 // the modal showed: the engine refuses another (StaleRoundError), and the modal says the request changed.
 import type { AckFn, App, ViewResponseAction, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { StaleRoundError } from '../../../approvals/index.js';
+import { type ActionResult, StaleRoundError } from '../../../approvals/index.js';
 import { escapeMrkdwn } from '../../../format/mrkdwn.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
@@ -117,14 +117,17 @@ function refusalOf(
   return undefined;
 }
 
-/** A rejection not recorded in time, or failed: the modal stays open saying so, and a late one that landed is said. */
+/**
+ * A rejection not recorded in time, or failed: the modal stays open saying so. A late one is said
+ * again once the store answered: that it landed, or why it was refused (someone was first).
+ */
 async function answerNotRecorded(
   ack: AckFn<ViewResponseAction>,
   client: WebClient,
   deps: ApprovalSlackDeps,
   where: Where,
   requestId: string | undefined,
-  taken: Exclude<Recorded<{ ok: boolean }>, { outcome: 'recorded' }>,
+  taken: Exclude<Recorded<ActionResult>, { outcome: 'recorded' }>,
 ): Promise<void> {
   if (taken.outcome === 'failed' && taken.error instanceof StaleRoundError) {
     const view = noticeView('Not rejected', changedBeforeRejection(taken.error.request));
@@ -137,8 +140,10 @@ async function answerNotRecorded(
     requestId,
     error: taken.outcome === 'failed' ? String(taken.error) : 'no answer in time',
   });
-  if (taken.outcome === 'late' && (await taken.work.catch(() => undefined))?.ok) {
+  if (taken.outcome !== 'late') return;
+  const after = await taken.work.catch(() => undefined);
+  if (after?.ok) {
     const channel = where.channel ?? deps.approvalsChannel;
     await client.chat.postEphemeral({ channel, user: where.user, text: RECORDED_LATE });
-  }
+  } else if (after) await explainRefusal(client, deps, where, after.reason, after.request);
 }
