@@ -370,18 +370,21 @@ describe('a module in the bundle', () => {
   it('leaves no esbuild process running once built', async ({ whereSource: source }) => {
     await build({ entry: source, outfile: `${WORK}/where/stopped/where.js` });
     if (!existsSync('/proc/self/stat')) return; // the process table is read from Linux's /proc
-    const children = readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .filter((pid) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
-        } catch {
-          return false; // gone meanwhile
-        }
-      })
-      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    expect(children.filter((command) => command.includes('esbuild'))).toEqual([]);
+    const esbuildChildren = () =>
+      readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .flatMap((pid) => {
+          try {
+            const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+            const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+            return parent === process.pid ? [readFileSync(`/proc/${pid}/cmdline`, 'utf8')] : [];
+          } catch {
+            return []; // gone meanwhile
+          }
+        })
+        .filter((command) => command.includes('esbuild'));
+    // esbuild's stop() signals its service and returns at once: the process ends a moment later.
+    await expect.poll(esbuildChildren, { timeout: 10_000 }).toEqual([]);
   });
 
   it('is built again only when one of its inputs changed', async ({ whereSource: source }) => {
