@@ -171,19 +171,28 @@ async function sentWithAStop(app: ApprovalApp, action: 'Reject' | 'Cancel', amou
 
 const TOO_LATE = 'too late to reject or cancel it';
 
+/** Click `stop` while the request's reads hang past the ack, then let them go: what `who` is told privately. */
+async function toldTooLate(
+  app: ApprovalApp,
+  reads: () => void,
+  stop: () => Promise<{ status: number }>,
+  who: string,
+) {
+  expect((await stop()).status).toBe(200);
+  reads();
+  return app.slack.waitFor(
+    'chat.postEphemeral',
+    (c) => c.body.user === who && String(c.body.text).includes(TOO_LATE),
+  );
+}
+
 describe('a Reject or Cancel click on a request being sent', () => {
   test.for(['Reject', 'Cancel'] as const)(
     '%s whose deadline passed before it could read the request is told it is too late, not to try again',
     async (action, { controlledApp: { app }, controls }) => {
       const { id, sent, who, stop } = await sentWithAStop(app, action, '940');
       // The click's read of the request, under its lock, waits past its write deadline and the ack.
-      const reads = controls.hangReads(`approval:${id}`);
-      expect((await stop()).status).toBe(200);
-      reads();
-      const told = await app.slack.waitFor(
-        'chat.postEphemeral',
-        (c) => c.body.user === who && String(c.body.text).includes(TOO_LATE),
-      );
+      const told = await toldTooLate(app, controls.hangReads(`approval:${id}`), stop, who);
       expect(told.body.text).not.toContain('try again');
       expect(await app.engine.get(id)).toEqual(sent);
     },
@@ -196,14 +205,8 @@ describe('a Reject or Cancel click on a request being sent', () => {
       let letGo!: () => void;
       const holding = store.withLock(`approval:${id}`, () => new Promise<void>((done) => (letGo = done)));
       // Its read of the request once its wait ended waits past the ack, whatever the machine's pace.
-      const reads = controls.hangReads(`approval:${id}`);
-      expect((await stop()).status).toBe(200);
-      reads();
       // Past its deadline it waits no longer for the lock: it reads where the request stands and says so.
-      const told = await app.slack.waitFor(
-        'chat.postEphemeral',
-        (c) => c.body.user === who && String(c.body.text).includes(TOO_LATE),
-      );
+      const told = await toldTooLate(app, controls.hangReads(`approval:${id}`), stop, who);
       letGo();
       await holding;
       expect(told.body.text).toContain('claimed for sending');
