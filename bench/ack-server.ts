@@ -5,8 +5,11 @@
 // Bolt's own `respond()` (the response_url), as every app that answers a command does. Prints one JSON
 // line {url} and serves until killed.
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
+import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { App, LogLevel } from '@slack/bolt';
 import { silentLogger } from '../src/log.js';
@@ -66,6 +69,32 @@ async function main(): Promise<string> {
   return bot.url;
 }
 
+/**
+ * BENCH_ACK_HEAP_PROF=<dir>: a sampled allocation profile of the app's whole life, collected objects
+ * included (what a request allocates, not what it keeps), written on SIGTERM as
+ * `<dir>/ack-<mode>-<pid>.heapprofile` (Chromium's DevTools reads it).
+ */
+function heapSampling(): (() => void) | undefined {
+  const dir = process.env.BENCH_ACK_HEAP_PROF;
+  if (!dir) return undefined;
+  const session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1_024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  return () =>
+    session.post('HeapProfiler.stopSampling', (error, result) => {
+      if (!error)
+        writeFileSync(join(dir, `ack-${mode}-${process.pid}.heapprofile`), JSON.stringify(result.profile));
+    });
+}
+
+const writeHeapProfile = heapSampling();
 main().then((url) => process.stdout.write(`${JSON.stringify({ url })}\n`));
 // An exit rather than the default end on SIGTERM, so a CPU profile (BENCH_ACK_CPU_PROF) is written.
-process.on('SIGTERM', () => process.exit(0));
+process.on('SIGTERM', () => {
+  writeHeapProfile?.();
+  process.exit(0);
+});
