@@ -1,25 +1,61 @@
 // A click's turn at the request's lock (Approve, Reject, Cancel): its wait ends at its write deadline,
 // so on a busy server a line of clicks that can no longer write holds up none that still can. A click
-// whose wait ended is still told the truth when it can be read without the lock: the request has moved
-// on (approved by someone else, closed, claimed for sending), and nothing is written.
+// whose wait ended is still told the truth when a read without the lock makes it certain: the request
+// is gone, has moved on (approved by someone else, closed, claimed for sending), waits past its expiry,
+// or was filed by someone else (a Cancel). Nothing is written: an expiry is recorded by the sweep, or by
+// the next click under the lock.
 
 import { LockTimeoutError } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
-import type { ApprovalRequest, ClickOptions } from './types.js';
+import type { ApprovalRequest, ClickOptions, Refusal } from './types.js';
 
-/** What a click's locked section reaches the core for: its lock, and a read of the request without it. */
+/**
+ * What a click's locked section reaches the core for: its lock, a read of the request without it, and
+ * the clock and rule that say whether it waits past its expiry.
+ */
 export interface ClickLocking {
   locked: CoreSections['locked'];
   get(id: string): Promise<ApprovalRequest | undefined>;
+  readonly now: () => Date;
+  isExpired(request: ApprovalRequest, now: Date): boolean;
+}
+
+/** A click's refusal told from a read without the lock: nothing was written. */
+export type ReadRefusal = { ok: false; reason: Refusal; request?: ApprovalRequest };
+
+/** A click's rules a read alone can apply, each in the order its locked section applies it. */
+export interface ReadRules {
+  /** Why the request, in the state it is in, can no longer be acted on by this click. */
+  moved: (request: ApprovalRequest) => Refusal | undefined;
+  /** A refusal on what never changes (who filed it), judged after the expiry as under the lock. */
+  fixed?: ((request: ApprovalRequest) => Refusal | undefined) | undefined;
+}
+
+/**
+ * The refusal a read without the lock makes certain, in the locked section's order: gone, moved on,
+ * past its expiry (said, not written), then `fixed`. Undefined when only the locked section can judge
+ * (the policy, delegations, limits): the click was then not recorded.
+ */
+export function refusedFromRead(
+  core: Pick<ClickLocking, 'now' | 'isExpired'>,
+  request: ApprovalRequest | undefined,
+  rules: ReadRules,
+): ReadRefusal | undefined {
+  if (!request) return { ok: false, reason: 'not-found' };
+  const reason =
+    rules.moved(request) ??
+    (core.isExpired(request, core.now()) ? 'expired' : undefined) ??
+    rules.fixed?.(request);
+  return reason ? { ok: false, reason, request } : undefined;
 }
 
 /**
  * `locked` for a click: given `writeBy`, its wait for the request's lock ends then (LockTimeoutError).
  * Then the request is read without the lock (nothing is written): `fromRead` answers for a request
- * that can no longer be acted on, else the click was not recorded and the error is thrown. Only the
- * request lock's own wait is answered this way: a LockTimeoutError the section threw (a lock taken
- * inside it, as a delegate's or the limits lock) fails the click as it is, since by then the section
- * may have decided, or written, on what it read.
+ * this click certainly cannot act on (refusedFromRead), else the click was not recorded and the error
+ * is thrown. Only the request lock's own wait is answered this way: a LockTimeoutError the section
+ * threw (a lock taken inside it, as a delegate's or the limits lock) fails the click as it is, since by
+ * then the section may have decided, or written, on what it read.
  */
 export async function clickLocked<T>(
   core: ClickLocking,
