@@ -360,7 +360,7 @@ export class ApprovalCore implements CoreSections, ClosingCore {
       (request) => this.approveLocked(request, user, seen, click, taken),
       // Its wait for the lock ended: what a read makes certain is said (nothing is written).
       (request) =>
-        refusedFromRead(this, request, { moved: (r) => (r.state === 'pending' ? undefined : 'not-pending') }),
+        refusedFromRead(request, { moved: (r) => (r.state === 'pending' ? undefined : 'not-pending') }),
     );
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {

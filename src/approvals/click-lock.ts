@@ -1,23 +1,18 @@
 // A click's turn at the request's lock (Approve, Reject, Cancel): its wait ends at its write deadline,
 // so on a busy server a line of clicks that can no longer write holds up none that still can. A click
 // whose wait ended is still told the truth when a read without the lock makes it certain: the request
-// is gone, has moved on (approved by someone else, closed, claimed for sending), waits past its expiry,
-// or was filed by someone else (a Cancel). Nothing is written: an expiry is recorded by the sweep, or by
-// the next click under the lock.
+// is gone, has moved on (approved by someone else, closed, claimed for sending), or was filed by someone
+// else (a Cancel). Nothing is written. A request read pending past its expiry is not said to have
+// expired: the lock's holder may have read the clock before the expiry and still approve it.
 
 import { LockTimeoutError } from '../store/index.js';
 import type { CoreSections } from './core-sections.js';
 import type { ApprovalRequest, ClickOptions, Refusal } from './types.js';
 
-/**
- * What a click's locked section reaches the core for: its lock, a read of the request without it, and
- * the clock and rule that say whether it waits past its expiry.
- */
+/** What a click's locked section reaches the core for: its lock, and a read of the request without it. */
 export interface ClickLocking {
   locked: CoreSections['locked'];
   get(id: string): Promise<ApprovalRequest | undefined>;
-  readonly now: () => Date;
-  isExpired(request: ApprovalRequest, now: Date): boolean;
 }
 
 /** A click's refusal told from a read without the lock: nothing was written. */
@@ -27,25 +22,21 @@ export type ReadRefusal = { ok: false; reason: Refusal; request?: ApprovalReques
 export interface ReadRules {
   /** Why the request, in the state it is in, can no longer be acted on by this click. */
   moved: (request: ApprovalRequest) => Refusal | undefined;
-  /** A refusal on what never changes (who filed it), judged after the expiry as under the lock. */
+  /** A refusal on what never changes (who filed it). */
   fixed?: ((request: ApprovalRequest) => Refusal | undefined) | undefined;
 }
 
 /**
  * The refusal a read without the lock makes certain, in the locked section's order: gone, moved on,
- * past its expiry (said, not written), then `fixed`. Undefined when only the locked section can judge
- * (the policy, delegations, limits): the click was then not recorded.
+ * then `fixed`. Undefined when only the locked section can judge (an expiry, the policy, delegations,
+ * limits): the click was then not recorded.
  */
 export function refusedFromRead(
-  core: Pick<ClickLocking, 'now' | 'isExpired'>,
   request: ApprovalRequest | undefined,
   rules: ReadRules,
 ): ReadRefusal | undefined {
   if (!request) return { ok: false, reason: 'not-found' };
-  const reason =
-    rules.moved(request) ??
-    (core.isExpired(request, core.now()) ? 'expired' : undefined) ??
-    rules.fixed?.(request);
+  const reason = rules.moved(request) ?? rules.fixed?.(request);
   return reason ? { ok: false, reason, request } : undefined;
 }
 

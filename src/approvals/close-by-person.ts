@@ -141,7 +141,7 @@ async function closeByPerson(core: ClosingCore, id: string, closing: Closing): P
     (request) => closeLocked(core, request, closing),
     // Its wait for the lock ended: what a read makes certain is said (nothing is written).
     (request): ClosingStep | undefined =>
-      refusedFromRead(core, request, { moved: closingRefusal, fixed: closing.fixed }),
+      refusedFromRead(request, { moved: closingRefusal, fixed: closing.fixed }),
   );
   click.onRecorded?.();
   const { changed, ...answer } = result;
