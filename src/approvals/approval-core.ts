@@ -7,7 +7,7 @@ import { type AuditSeal, VerifiedClosings, VerifiedDelegations, VerifiedFreeze }
 import type { Store } from '../store/index.js';
 import { approvalsNeeded } from './approvals-needed.js';
 import { bindingProblem, closeUnsendable, type ServiceBinding } from './binding.js';
-import { clickLocked } from './click-lock.js';
+import { clickLocked, refusedFromRead } from './click-lock.js';
 import { type CancelOptions, type ClosingCore, cancelRequest, rejectRequest } from './close-by-person.js';
 import type { CoreSections, NoticeOptions, WriteOptions } from './core-sections.js';
 import { DelegationBook, delegationsLockName } from './delegation-requests.js';
@@ -358,9 +358,9 @@ export class ApprovalCore implements CoreSections, ClosingCore {
       id,
       click,
       (request) => this.approveLocked(request, user, seen, click, taken),
-      // Its wait for the lock ended: a request that moved on is said so (nothing is written).
+      // Its wait for the lock ended: what a read makes certain is said (nothing is written).
       (request) =>
-        request && request.state !== 'pending' ? { ok: false, reason: 'not-pending', request } : undefined,
+        refusedFromRead(request, { moved: (r) => (r.state === 'pending' ? undefined : 'not-pending') }),
     );
     click.onRecorded?.(first.ok === 'recheck' ? { rechecking: true } : undefined);
     if (first.ok === 'changed') {

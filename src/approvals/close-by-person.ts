@@ -6,7 +6,7 @@
 // request's lock, a request past its time expired first, and persisted before any listener hears of it.
 
 import type { ApprovalPolicy } from '../access/index.js';
-import { type ClickLocking, clickLocked } from './click-lock.js';
+import { type ClickLocking, clickLocked, type ReadRules, refusedFromRead } from './click-lock.js';
 import type { CoreSections } from './core-sections.js';
 import { assertSeen } from './round.js';
 import { transition } from './state-machine.js';
@@ -101,12 +101,17 @@ export async function cancelRequest(
   options: CancelOptions,
 ): Promise<ActionResult> {
   const { onlyWaiting, ...click } = options;
+  // The requester never changes: a read without the lock tells it as surely as the locked section.
+  const notRequester = (request: ApprovalRequest): Refusal | undefined =>
+    user === request.requester ? undefined : 'not-requester';
   return closeByPerson(core, id, {
     user,
     refuse: async (request) => {
-      if (user !== request.requester) return 'not-requester';
+      const refusal = notRequester(request);
+      if (refusal) return refusal;
       return onlyWaiting && request.state !== 'pending' ? 'not-pending' : undefined;
     },
+    fixed: notRequester,
     to: 'cancelled',
     click,
   });
@@ -116,6 +121,8 @@ export async function cancelRequest(
 interface Closing {
   user: string;
   refuse: (request: ApprovalRequest) => Promise<Refusal | undefined>;
+  /** Those of `refuse` a read without the lock can tell (on what never changes). */
+  fixed?: ReadRules['fixed'];
   to: 'rejected' | 'cancelled';
   click: ClickOptions;
   note?: string | undefined;
@@ -132,11 +139,9 @@ async function closeByPerson(core: ClosingCore, id: string, closing: Closing): P
     id,
     click,
     (request) => closeLocked(core, request, closing),
-    // Its wait for the lock ended: a request no one may close any more is said so (nothing is written).
-    (request): ClosingStep | undefined => {
-      const closed = request && closingRefusal(request);
-      return closed ? { ok: false, reason: closed, request } : undefined;
-    },
+    // Its wait for the lock ended: what a read makes certain is said (nothing is written).
+    (request): ClosingStep | undefined =>
+      refusedFromRead(request, { moved: closingRefusal, fixed: closing.fixed }),
   );
   click.onRecorded?.();
   const { changed, ...answer } = result;

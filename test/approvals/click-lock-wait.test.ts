@@ -1,8 +1,8 @@
 // A click's wait for the request's lock (Approve, Reject, Cancel) ends at its write deadline
-// (`writeBy`): the request is then read without the lock, and one that can no longer be acted on is
-// said so; one that could fails the click, and nothing is written once the lock is let go. A lock that
-// times out inside the click's section (a delegate's) is the section's failure, never taken for the
-// request lock's own wait.
+// (`writeBy`): the request is then read without the lock, and a refusal the read makes certain (gone,
+// moved on, a Cancel by someone else) is said, with nothing written; otherwise the click
+// fails, and nothing is written once the lock is let go. A lock that times out inside the click's
+// section (a delegate's) is the section's failure, never taken for the request lock's own wait.
 import { describe, expect } from 'vitest';
 import type { ApprovalEngine } from '../../src/approvals/approval-engine.js';
 import { delegationsLockName } from '../../src/approvals/delegation-requests.js';
@@ -86,6 +86,66 @@ describe('a Reject or Cancel whose wait for the request’s lock outlasts its wr
       const lock = await holdRequestLock(store, id);
       const click = closeClick(fx.engine, action, id, Date.now());
       await expect(click).rejects.toBeInstanceOf(LockTimeoutError);
+      await lock.release();
+      expect(await fx.engine.get(id)).toEqual(waiting);
+    },
+  );
+});
+
+/** Someone's Approve, Reject or Cancel of request `id`, with its write deadline. */
+function click(engine: ApprovalEngine, action: 'Approve' | 'Reject' | 'Cancel', id: string, user: string) {
+  const writeBy = Date.now();
+  if (action === 'Approve') return approveAsSeen(engine, id, user, { writeBy });
+  if (action === 'Reject') return rejectAsSeen(engine, id, user, 'wrong address', { writeBy });
+  return engine.cancel(id, user, { writeBy });
+}
+
+/** Who clicks: an approver for Approve and Reject, the requester for Cancel. */
+const clicker = { Approve: APPROVER_A, Reject: APPROVER_B, Cancel: REQUESTER } as const;
+
+describe('a click whose wait for the request’s lock ended, where a read alone tells the refusal', () => {
+  test.for(['Approve', 'Reject', 'Cancel'] as const)(
+    '%s of a request that does not exist is told it no longer exists, as under the lock',
+    async (action, { controlled: { fx, store } }) => {
+      const lock = await holdRequestLock(store, 'no-such-request');
+      const answer = await click(fx.engine, action, 'no-such-request', clicker[action]);
+      expect(answer).toEqual({ ok: false, reason: 'not-found' });
+      await lock.release();
+    },
+  );
+
+  test.for(['Approve', 'Reject', 'Cancel'] as const)(
+    '%s of a request read pending past its expiry is not told it expired: the lock’s holder may still approve it',
+    async (action, { controlled: { fx, store, file } }) => {
+      const id = await file('1800');
+      const waiting = await fx.engine.get(id);
+      fx.clock.advance(24 * 3_600_000);
+      const lock = await holdRequestLock(store, id);
+      await expect(click(fx.engine, action, id, clicker[action])).rejects.toBeInstanceOf(LockTimeoutError);
+      await lock.release();
+      expect(await fx.engine.get(id)).toEqual(waiting);
+    },
+  );
+
+  test('Cancel by someone other than the requester is told only the requester can, and nothing is written', async ({
+    controlled: { fx, store, file },
+  }) => {
+    const id = await file('1900');
+    const waiting = await fx.engine.get(id);
+    const lock = await holdRequestLock(store, id);
+    const answer = await click(fx.engine, 'Cancel', id, APPROVER_B);
+    expect(answer).toMatchObject({ ok: false, reason: 'not-requester', request: { id, state: 'pending' } });
+    await lock.release();
+    expect(await fx.engine.get(id)).toEqual(waiting);
+  });
+
+  test.for(['Approve', 'Reject'] as const)(
+    '%s by someone who is not an approver still fails with nothing recorded: only the locked section judges the policy',
+    async (action, { controlled: { fx, store, file } }) => {
+      const id = await file('2000');
+      const waiting = await fx.engine.get(id);
+      const lock = await holdRequestLock(store, id);
+      await expect(click(fx.engine, action, id, OUTSIDER)).rejects.toBeInstanceOf(LockTimeoutError);
       await lock.release();
       expect(await fx.engine.get(id)).toEqual(waiting);
     },

@@ -4,10 +4,12 @@
 // lose it. A final approval that waits for the figures to be re-read says so at the ack. One whose
 // write deadline passes while it waits for the request's lock waits no longer, and is told where the
 // request stands; so is a Reject or Cancel, and one whose deadline passed before it could read the
-// request is told it is too late to stop one being sent, not to try again.
+// request is told it is too late to stop one being sent, not to try again; a Cancel by someone other
+// than the requester is told only the requester can, with nothing written.
 import { describe, expect } from 'vitest';
 import { partsOf } from '../../../src/approvals/engine-parts.js';
 import { MAYBE_NOT_RECORDED, RECHECKING } from '../../../src/slack/approvals/actions/click.js';
+import { createStore } from '../../../src/store/index.js';
 import { approveAsSeen } from '../../support/approve-as-seen.js';
 import { botTest as test } from '../../support/bot.js';
 import { capturedLog } from '../../support/captured-log.js';
@@ -215,6 +217,34 @@ describe('a Reject or Cancel click on a request being sent', () => {
       expect(await app.engine.get(id)).toEqual(sent);
     },
   );
+});
+
+describe('a Cancel click by someone other than the requester', () => {
+  test('that waited out its write deadline for the request’s lock is told only the requester can, not to try again', async ({
+    startApp,
+    controls,
+    defer,
+  }) => {
+    const store = await createStore('memory://');
+    defer(() => store.close());
+    const app = await startApp({ store: controls.wrap(store) });
+    const id = await fileWithdrawal(app, '960');
+    const waiting = await app.engine.get(id);
+    let letGo!: () => void;
+    const holding = store.withLock(`approval:${id}`, () => new Promise<void>((done) => (letGo = done)));
+    const reads = controls.hangReads(`approval:${id}`);
+    expect((await click(app, 'approval.cancel', id, APPROVER_B)).status).toBe(200);
+    reads();
+    const told = await app.slack.waitFor(
+      'chat.postEphemeral',
+      (c) => c.body.user === APPROVER_B && String(c.body.text).includes('Only the requester'),
+    );
+    expect(told.body.text).toContain('Only the requester can cancel');
+    // Said, not written: the lock is still held, and the click wrote nothing before it.
+    expect(await app.engine.get(id)).toEqual(waiting);
+    letGo();
+    await holding;
+  });
 });
 
 describe('the final Approve of a redemption', () => {
