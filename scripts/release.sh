@@ -83,7 +83,7 @@ start() {
   cd "$(dirname "$0")/.."
   # npm start's node flags and allocator settings (package.json; test/release-recipe.test.ts keeps
   # them the same), without npm's process and without the build step: the release holds no sources.
-  export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072
+  export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072 MIMALLOC_PURGE_DELAY=0
   exec node --max-semi-space-size=2 dist/main.js
 }
 

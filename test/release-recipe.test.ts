@@ -13,7 +13,7 @@ const release = read('scripts/release.sh');
 
 /** The allocator settings and node flags of a command line that runs `node … <script>`. */
 function launch(command: string): { env: string[]; flags: string[] } {
-  const env = [...command.matchAll(/\b(MALLOC_\w+=\S+)/g)].map((m) => m[1] ?? '').sort();
+  const env = [...command.matchAll(/\b((?:MI)?MALLOC_\w+=\S+)/g)].map((m) => m[1] ?? '').sort();
   const flags = (/\bnode((?:\s+--[\w-]+(?:=\S+)?)*)\s+\S+\.m?js\b/.exec(command)?.[1] ?? '')
     .trim()
     .split(/\s+/)
