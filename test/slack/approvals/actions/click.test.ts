@@ -1,6 +1,6 @@
 // A click's workspace, which a signing link is bound to: the body's team, else (Slack sends `team:
-// null` for an org-wide install's click) the clicking person's own workspace; an empty one, either, is none. And how long a modal
-// submission's write may take, after its reads.
+// null` for an org-wide install's click) the clicking person's own workspace; an empty one, either,
+// is none. And how long a modal submission's write may take, after its reads.
 import { describe, expect, it } from 'vitest';
 import { readClick, submissionDeadlines } from '../../../../src/slack/approvals/actions/click.js';
 
