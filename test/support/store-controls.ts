@@ -1,5 +1,5 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
-// have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail, make
+// have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail or slow, make
 // writes slow, refuse a conditional write, answer one late (a client-side timeout whose statement
 // commits afterwards), end a wait for a lock as a store whose wait ran out, or make the store
 // unreachable for its health check (ping).
@@ -27,6 +27,7 @@ export class StoreControls {
   /** Each failing prefix, with the message its reads fail with (absent: one naming the key). */
   private readonly failingReads = new Map<string, string | undefined>();
   private readonly slowed = new Map<string, number>();
+  private readonly slowedReads = new Map<string, number>();
   private readonly hung = new Map<string, Promise<void>>();
   private readonly arrivals = new Map<string, () => void>();
   private readonly heldWrites = new Map<string, Promise<void>>();
@@ -97,6 +98,15 @@ export class StoreControls {
         release();
       },
     };
+  }
+
+  /**
+   * `get` of keys starting with `prefix` first waits `ms` (a busy store's late answer), until the
+   * returned function is called.
+   */
+  slowReads(prefix: string, ms: number): () => void {
+    this.slowedReads.set(prefix, ms);
+    return () => this.slowedReads.delete(prefix);
   }
 
   /** `set` of keys starting with `prefix` first waits `ms`, until the returned function is called. */
@@ -182,6 +192,8 @@ export class StoreControls {
             const [prefix, hang] = [...this.hung].find(([held]) => key.startsWith(held)) ?? [];
             if (prefix) this.arrivals.get(prefix)?.();
             if (hang) await hang;
+            const slow = [...this.slowedReads].find(([held]) => key.startsWith(held))?.[1];
+            if (slow) await new Promise((resolve) => setTimeout(resolve, slow));
             const failing = [...this.failingReads].find(([prefix]) => key.startsWith(prefix));
             if (failing) throw new Error(failing[1] ?? `store read failed (test): ${key}`);
             return target.get(key);

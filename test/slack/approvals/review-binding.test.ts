@@ -32,6 +32,37 @@ const withMetadata = (view: ReviewView, change: Record<string, unknown>): Review
   private_metadata: JSON.stringify({ ...JSON.parse(view.private_metadata), ...change }),
 });
 
+/** Click Review all in the approvals channel as APPROVER_A: the id of the list that opened. */
+async function openList(a: ApprovalApp): Promise<string> {
+  const before = a.slack.callsTo('views.open').length;
+  await blockAction(a.sender, {
+    actionId: 'approval.review_all',
+    value: 'review',
+    userId: APPROVER_A,
+    channelId: APPROVALS_CHANNEL,
+  });
+  const call = await a.slack.waitFor('views.open', (c) => a.slack.callsTo('views.open').indexOf(c) >= before);
+  return openedViewId(call);
+}
+
+/** Submit the list `viewId` as APPROVER_A with `values` (`id:round`) ticked. */
+function submitList(a: ApprovalApp, viewId: string, values: string[]) {
+  return viewSubmission(a.sender, {
+    callbackId: 'approval.review_all.submit',
+    userId: APPROVER_A,
+    viewId,
+    privateMetadata: JSON.stringify({ channel: APPROVALS_CHANNEL }),
+    values: {
+      'review_all.pick': {
+        'review_all.pick': {
+          type: 'checkboxes',
+          selected_options: values.map((value) => ({ value, text: { type: 'plain_text', text: value } })),
+        },
+      },
+    },
+  });
+}
+
 describe('a review approves only what it showed', () => {
   test('refuses a review of ₦501 whose private_metadata names a ₦90,000 request; nothing is sent', async ({
     app: a,
@@ -187,38 +218,12 @@ describe('Review all approves only what its list showed', () => {
     const a = await startApp({ tiers: '0:1' });
     const first = await fileWithdrawal(a, '701');
     const second = await fileWithdrawal(a, '702');
-    const before = a.slack.callsTo('views.open').length;
-    await blockAction(a.sender, {
-      actionId: 'approval.review_all',
-      value: 'review',
-      userId: APPROVER_A,
-      channelId: APPROVALS_CHANNEL,
-    });
-    const call = await a.slack.waitFor(
-      'views.open',
-      (c) => a.slack.callsTo('views.open').indexOf(c) >= before,
-    );
-    const viewId = openedViewId(call);
+    const viewId = await openList(a);
     const later = await fileWithdrawal(a, '90000'); // filed after the list opened: never shown
-    const submit = (id: string, values: string[]) =>
-      viewSubmission(a.sender, {
-        callbackId: 'approval.review_all.submit',
-        userId: APPROVER_A,
-        viewId: id,
-        privateMetadata: JSON.stringify({ channel: APPROVALS_CHANNEL }),
-        values: {
-          'review_all.pick': {
-            'review_all.pick': {
-              type: 'checkboxes',
-              selected_options: values.map((value) => ({ value, text: { type: 'plain_text', text: value } })),
-            },
-          },
-        },
-      });
-    const forged = await submit('VNEVEROPENED', [`${first}:0`]);
+    const forged = await submitList(a, 'VNEVEROPENED', [`${first}:0`]);
     expect(JSON.stringify(forged.json())).toContain('not ready yet, or no longer known');
 
-    await submit(viewId, [`${later}:0`, `${second}:1`, `${first}:0`]);
+    await submitList(a, viewId, [`${later}:0`, `${second}:1`, `${first}:0`]);
     const results = await a.slack.waitFor(
       'chat.postEphemeral',
       (c) => c.body.user === APPROVER_A && String(c.body.text).startsWith('*Review all:'),
@@ -232,5 +237,86 @@ describe('Review all approves only what its list showed', () => {
     expect(await a.engine.get(second)).toMatchObject({ state: 'pending', approvals: [] });
     expect((await a.engine.get(first))?.approvals.map((x) => x.user)).toEqual([APPROVER_A]);
     expect(a.sandbox.count('POST', WITHDRAW)).toBe(1);
+  });
+});
+
+describe('what a modal showed, read from a slow store', () => {
+  // Longer than the wait for a record not written yet, shorter than the bound on a read under way.
+  const LATE_MS = 900;
+
+  test('takes a review whose record the store answers late', async ({
+    controlledApp: { app: a },
+    controls,
+  }) => {
+    const id = await fileWithdrawal(a, '801');
+    const view = await opened(a, id, APPROVER_A);
+    controls.slowReads('slack-view:', LATE_MS);
+    expect((await submitReview(a.sender, view, APPROVER_A)).body).toBe('');
+    await waitUntil(async () => (await a.engine.get(id))?.state === 'sent', 'sent');
+    expect((await a.engine.get(id))?.approvals.map((x) => x.user)).toEqual([APPROVER_A]);
+  });
+
+  test('takes a rejection whose record the store answers late', async ({
+    controlledApp: { app: a },
+    controls,
+  }) => {
+    const id = await fileWithdrawal(a, '802');
+    const view = await openReject(a, `${id}:0`, APPROVER_A);
+    controls.slowReads('slack-view:', LATE_MS);
+    expect((await submitReject(a, view, APPROVER_A, 'wrong payee')).body).toBe('');
+    await waitUntil(async () => (await a.engine.get(id))?.state === 'rejected', 'rejected');
+  });
+
+  test('says the store was too slow, not unreachable, when it never answers; nothing is approved or rejected', async ({
+    controlledApp: { app: a },
+    controls,
+    defer,
+  }) => {
+    const id = await fileWithdrawal(a, '803');
+    const review = await opened(a, id, APPROVER_A);
+    const reject = await openReject(a, `${id}:0`, APPROVER_A);
+    defer(controls.hangReads('slack-view:'));
+    const refusal = refusedInModal(await submitReview(a.sender, review, APPROVER_A));
+    expect(refusal).toContain('the bot’s store was too slow to answer');
+    expect(refusal).not.toContain('could not reach its store');
+    const rejected = JSON.stringify((await submitReject(a, reject, APPROVER_A, 'wrong payee')).json());
+    expect(rejected).toContain('the bot’s store was too slow to answer');
+    expect(rejected).not.toContain('could not reach its store');
+    await a.engine.idle();
+    expect(await a.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+  });
+
+  test('says the store was too slow when the record of a Review all list never comes; nothing is approved', async ({
+    controlledApp: { app: a },
+    controls,
+    defer,
+  }) => {
+    const first = await fileWithdrawal(a, '805');
+    const second = await fileWithdrawal(a, '806');
+    const viewId = await openList(a);
+    defer(controls.hangReads('slack-view:'));
+    const told = JSON.stringify((await submitList(a, viewId, [`${first}:0`, `${second}:0`])).json());
+    expect(told).toContain('the bot’s store was too slow to answer');
+    expect(told).not.toContain('could not reach its store');
+    await a.engine.idle();
+    for (const id of [first, second]) expect((await a.engine.get(id))?.approvals).toEqual([]);
+  });
+
+  test('says the store could not be reached when its read fails; nothing is approved or rejected', async ({
+    controlledApp: { app: a },
+    controls,
+  }) => {
+    const id = await fileWithdrawal(a, '804');
+    const review = await opened(a, id, APPROVER_A);
+    const reject = await openReject(a, `${id}:0`, APPROVER_A);
+    controls.failReads('slack-view:');
+    const refusal = refusedInModal(await submitReview(a.sender, review, APPROVER_A));
+    expect(refusal).toContain('the bot could not reach its store');
+    expect(refusal).not.toContain('too slow');
+    const rejected = JSON.stringify((await submitReject(a, reject, APPROVER_A, 'wrong payee')).json());
+    expect(rejected).toContain('the bot could not reach its store');
+    expect(rejected).not.toContain('too slow');
+    await a.engine.idle();
+    expect(await a.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
   });
 });

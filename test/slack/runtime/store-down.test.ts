@@ -171,11 +171,11 @@ describe.skipIf(!hasRedis)('a bot whose Redis stops answering', () => {
     );
     proxy.freeze();
     const refused = await submitReview(app.sender, opened.view as ReviewView, APPROVER_A);
-    // Slack needs its answer before the store does: what the review showed cannot be read, so nothing
-    // was approved, and the modal says so.
+    // Slack needs its answer before the store does: what the review showed cannot be read in time, so
+    // nothing was approved, and the modal says so.
     expect(refused.json()).toMatchObject({ response_action: 'update' });
     expect(refusedInModal(refused)).toContain(
-      'could not be checked against what it showed (the bot could not reach its store), so nothing was approved',
+      'could not be checked against what it showed (the bot’s store was too slow to answer), so nothing was approved',
     );
     proxy.thaw(); // everything the hung submission sent arrives now
     // Submitting again goes through, once: the first submission was never recorded, late or otherwise.

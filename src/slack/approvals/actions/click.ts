@@ -12,6 +12,37 @@ import type { Click } from '../types.js';
 const CLICK_WRITE_DEADLINE_MS = 1_500;
 /** The longest a click waits for its decision to be persisted before Slack gets its ack anyway. */
 export const CLICK_ACK_DEADLINE_MS = 2_000;
+/**
+ * A modal submission reads what its modal showed before it writes: that much of its time is its
+ * reads' (review-binding.ts), and a read that takes longer leaves its write less, so that its ack
+ * stays within SUBMISSION_READ_MS + CLICK_ACK_DEADLINE_MS (2.5 s) of its start, inside Slack's 3 s.
+ */
+const SUBMISSION_READ_MS = 500;
+
+/** When a click's write may start at the latest, and when its ack waits no longer (epoch ms). */
+export interface ClickDeadlines {
+  writeBy: number;
+  ackBy: number;
+}
+
+/** A click's deadlines, counted from now. */
+function clickDeadlines(): ClickDeadlines {
+  const now = Date.now();
+  return { writeBy: now + CLICK_WRITE_DEADLINE_MS, ackBy: now + CLICK_ACK_DEADLINE_MS };
+}
+
+/**
+ * A modal submission's deadlines: a click's, or sooner when its reads since `startedAt` took longer
+ * than their share.
+ */
+export function submissionDeadlines(startedAt: number): ClickDeadlines {
+  const click = clickDeadlines();
+  const writing = startedAt + SUBMISSION_READ_MS;
+  return {
+    writeBy: Math.min(click.writeBy, writing + CLICK_WRITE_DEADLINE_MS),
+    ackBy: Math.min(click.ackBy, writing + CLICK_ACK_DEADLINE_MS),
+  };
+}
 
 export const NOT_RECORDED =
   'Your click could not be processed just now, so nothing changed. Please try again in a moment.';
@@ -81,9 +112,12 @@ export type Recorded<T> =
 /**
  * Run the engine call for a click and wait until its decision is persisted, it fails, or the ack
  * deadline passes, whichever comes first; the caller acks right after. `late` work goes on in the
- * background, but starts no write after CLICK_WRITE_DEADLINE_MS.
+ * background, but starts no write after the write deadline (CLICK_WRITE_DEADLINE_MS, for a click).
  */
-export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>): Promise<Recorded<T>> {
+export async function recordClick<T>(
+  run: (options: ClickOptions) => Promise<T>,
+  { writeBy, ackBy }: ClickDeadlines = clickDeadlines(),
+): Promise<Recorded<T>> {
   let recorded!: (step?: { rechecking: true }) => void;
   let rechecking = false;
   let writing = false;
@@ -96,8 +130,8 @@ export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>)
   // A failure once a write had started may leave the click recorded: whoever hears of it after the
   // ack (a late answer, a re-check's) gets it as MaybeRecordedError, never as "nothing changed".
   const work = run({
-    signal: AbortSignal.timeout(CLICK_WRITE_DEADLINE_MS),
-    writeBy: Date.now() + CLICK_WRITE_DEADLINE_MS,
+    signal: AbortSignal.timeout(Math.max(0, writeBy - Date.now())),
+    writeBy,
     onRecorded: recorded,
     onWriting: () => {
       writing = true;
@@ -110,9 +144,10 @@ export async function recordClick<T>(run: (options: ClickOptions) => Promise<T>)
     (error: unknown) => ({ error }),
   );
   const timer = new AbortController();
-  const late = sleep(CLICK_ACK_DEADLINE_MS, 'late' as const, { ref: false, signal: timer.signal }).catch(
-    () => 'stopped' as const,
-  );
+  const late = sleep(Math.max(0, ackBy - Date.now()), 'late' as const, {
+    ref: false,
+    signal: timer.signal,
+  }).catch(() => 'stopped' as const);
   const first = await Promise.race([persisted, settled, late]);
   timer.abort();
   if (first === 'late' || first === 'stopped') return { outcome: 'late', work };

@@ -250,11 +250,11 @@ function onReviewAllSubmitted(deps: ApprovalSlackDeps): (args: SubmitArgs) => Pr
 
 /** Why nothing was approved when the record of what the list showed could not be read, or is not there. */
 function notBoundWhy(deps: ApprovalSlackDeps, bound: Extract<BindingRead, { ok: false }>): string {
-  if ('error' in bound)
-    deps.log?.warn('review all: what it showed was not read', { error: String(bound.error) });
-  return 'error' in bound
-    ? 'This list could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Open it again with `/cngn pending` in a moment.'
-    : 'This list is not ready yet, or no longer known, so nothing was approved. Open it again with `/cngn pending`.';
+  if (!('error' in bound))
+    return 'This list is not ready yet, or no longer known, so nothing was approved. Open it again with `/cngn pending`.';
+  deps.log?.warn('review all: what it showed was not read', { error: String(bound.error) });
+  const why = bound.late ? 'the bot’s store was too slow to answer' : 'the bot could not reach its store';
+  return `This list could not be checked against what it showed (${why}), so nothing was approved. Open it again with \`/cngn pending\` in a moment.`;
 }
 
 /** Whether the list's channel fits (click-answer.ts); the checked requests are read only if needed. */

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { ApprovalRequest } from '../../../approvals/index.js';
 import { figuresDigest, originalLifetimeMs } from '../../../approvals/index.js';
 import type { Logger } from '../../../log.js';
-import { type Store, withinDeadline } from '../../../store/index.js';
+import { type Store, StoreErrorCode, withinDeadline } from '../../../store/index.js';
 import { noticeView } from '../../ui/modal.js';
 
 export type BoundModal = 'review' | 'review-all' | 'reject';
@@ -32,11 +32,18 @@ interface ViewBinding {
 }
 
 /**
- * How long a submission waits for its view's record (a submission faster than the write after
- * views.open), and the bound on reading it from a slow store. Read alongside the request itself, so it
- * adds little to the submission's share of Slack's 3 s.
+ * How long a submission waits for its view's record not written yet (a submission faster than the
+ * write after views.open).
  */
 const BINDING_WAIT_MS = 500;
+/**
+ * The bound on reading the record, counted from the submission's start: a read under way may finish
+ * past BINDING_WAIT_MS, as a busy store (SQLite behind its group commit) answers late, not never. It
+ * fits Slack's 3 s: a review or a rejection writes with what the read left of its 2.5 s
+ * (submissionDeadlines, click.ts), at least 0.5 s to start its write and 1 s to have it recorded, and
+ * Review all reads its channel for 1 s at most after it.
+ */
+const BINDING_READ_MS = 1_500;
 const BINDING_POLL_MS = 25;
 /** Past its requests' latest possible expiry, a record has nothing left to approve. */
 const BINDING_MARGIN_MS = 3_600_000;
@@ -122,29 +129,34 @@ export type BindingRead =
   | { ok: true; binding: ViewBinding }
   /** No record for this view (not written yet, expired, or a view id the bot never opened). */
   | { ok: false; missing: true }
-  /** The store did not answer in time or failed: nothing can be said about the view. */
-  | { ok: false; error: unknown };
+  /**
+   * Nothing can be said about the view: the store did not answer within BINDING_READ_MS (`late`), or
+   * its read failed.
+   */
+  | { ok: false; error: unknown; late: boolean };
 
 /**
  * The record of what this view showed, as `modal`. Waits up to BINDING_WAIT_MS for one not written
- * yet; a record of another kind of modal counts as none.
+ * yet, and up to BINDING_READ_MS for a read under way; a record of another kind of modal counts as none.
  */
 export async function readBinding(store: Store, viewId: unknown, modal: BoundModal): Promise<BindingRead> {
   if (typeof viewId !== 'string' || !VIEW_ID.test(viewId)) return { ok: false, missing: true };
-  const deadline = Date.now() + BINDING_WAIT_MS;
+  const started = Date.now();
+  const [waitUntil, readUntil] = [started + BINDING_WAIT_MS, started + BINDING_READ_MS];
   try {
     for (;;) {
-      const left = Math.max(1, deadline - Date.now());
+      const left = Math.max(1, readUntil - Date.now());
       const found = bindingSchema.safeParse(
         await withinDeadline(store.get(bindingKey(viewId)), left, 'store'),
       );
       if (found.success) {
         return found.data.modal === modal ? { ok: true, binding: found.data } : { ok: false, missing: true };
       }
-      if (Date.now() + BINDING_POLL_MS >= deadline) return { ok: false, missing: true };
+      if (Date.now() + BINDING_POLL_MS >= waitUntil) return { ok: false, missing: true };
       await sleep(BINDING_POLL_MS);
     }
   } catch (error) {
-    return { ok: false, error };
+    const late = (error as { code?: unknown } | null)?.code === StoreErrorCode.Timeout;
+    return { ok: false, error, late };
   }
 }

@@ -14,7 +14,7 @@ import { noticeView } from '../../ui/modal.js';
 import { parseSubmission, readMetadata } from '../../ui/view-values.js';
 import { requestTitle } from '../../ui/words.js';
 import { explainRefusal } from '../actions/buttons.js';
-import { RECORDED_LATE, type Recorded, recordClick } from '../actions/click.js';
+import { RECORDED_LATE, type Recorded, recordClick, submissionDeadlines } from '../actions/click.js';
 import { channelFits } from '../actions/click-answer.js';
 import { type BindingRead, readBinding } from '../actions/review-binding.js';
 import { REJECT, REJECT_VIEW } from '../blocks/modals.js';
@@ -26,6 +26,11 @@ const NOT_RECORDED =
 /** Its write had started (or may still start): it may have been recorded. */
 const MAYBE_NOT_RECORDED =
   'Reason: the rejection may not have been recorded (the bot could not reach its store in time). Check the request message before submitting again.';
+/** What the modal showed could not be read: nothing was rejected. */
+const NOT_CHECKED =
+  'Reason: the rejection could not be recorded just now (the bot could not reach its store), so nothing was rejected. Submit again in a moment.';
+const CHECKED_TOO_LATE =
+  'Reason: the rejection could not be recorded just now (the bot’s store was too slow to answer), so nothing was rejected. Submit again in a moment.';
 const NOT_KNOWN =
   'This window is not ready yet, or no longer known, so nothing was rejected. Close it and click Reject on the request message again.';
 const NOT_SHOWN =
@@ -42,6 +47,7 @@ type Where = { user: string; channel?: string };
 
 function onRejectSubmitted(deps: ApprovalSlackDeps): (args: RejectArgs) => Promise<void> {
   return async ({ ack, body, client }) => {
+    const startedAt = Date.now();
     const parsed = parseSubmission(body.view, REJECT, parseReject);
     if (!parsed.ok) return void (await ack({ response_action: 'errors', errors: parsed.errors }));
     const meta = readMetadata(body.view.private_metadata);
@@ -60,11 +66,13 @@ function onRejectSubmitted(deps: ApprovalSlackDeps): (args: RejectArgs) => Promi
     if ('refused' in checked) return void (await ack(checked.refused));
     const where = { user: body.user.id, ...(meta.channel ? { channel: meta.channel } : {}) };
     // The round the modal showed: the engine refuses a rejection of a round that has since changed.
-    const taken = await recordClick((options) =>
-      deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, {
-        ...options,
-        round: checked.round,
-      }),
+    const taken = await recordClick(
+      (options) =>
+        deps.engine.reject(meta.id ?? '', body.user.id, parsed.value.reason, {
+          ...options,
+          round: checked.round,
+        }),
+      submissionDeadlines(startedAt),
     );
     if (taken.outcome !== 'recorded') return answerNotRecorded(ack, client, deps, where, meta.id, taken);
     await ack();
@@ -102,7 +110,8 @@ function refusalOf(
   if (!bound.ok) {
     if ('error' in bound) {
       deps.log?.warn('rejection: what it showed was not read', { error: String(bound.error) });
-      return { response_action: 'errors', errors: { [REJECT.reason]: NOT_RECORDED } };
+      const why = bound.late ? CHECKED_TOO_LATE : NOT_CHECKED;
+      return { response_action: 'errors', errors: { [REJECT.reason]: why } };
     }
     return { response_action: 'update', view: noticeView('Not rejected', NOT_KNOWN) };
   }

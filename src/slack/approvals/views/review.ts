@@ -28,6 +28,7 @@ import {
   RECORDED_LATE,
   type Recorded,
   recordClick,
+  submissionDeadlines,
 } from '../actions/click.js';
 import { answerPlace, channelFits } from '../actions/click-answer.js';
 import { readBinding } from '../actions/review-binding.js';
@@ -59,6 +60,8 @@ const submissionSchema = z.object({
 
 const NOT_CHECKED =
   'This review could not be checked against what it showed (the bot could not reach its store), so nothing was approved. Approve again from the request message in a moment.';
+const CHECKED_TOO_LATE =
+  'This review could not be checked against what it showed (the bot’s store was too slow to answer), so nothing was approved. Approve again from the request message in a moment.';
 const NOT_KNOWN =
   'This review is not ready yet, or no longer known, so nothing was approved. Close it and click Approve on the request message again.';
 const NOT_SHOWN =
@@ -87,6 +90,7 @@ const update = (view: ModalView) => ({ response_action: 'update' as const, view 
 
 function onReviewSubmitted(deps: ApprovalSlackDeps): (args: ReviewArgs) => Promise<void> {
   return async ({ ack, body, client }) => {
+    const startedAt = Date.now();
     const read = readSubmission(deps, body);
     if ('refused' in read) return ack(update(read.refused));
     const { meta, user, where } = read;
@@ -95,8 +99,10 @@ function onReviewSubmitted(deps: ApprovalSlackDeps): (args: ReviewArgs) => Promi
     if ('refused' in checked) return ack(update(checked.refused));
     const { shown } = checked;
     // The engine checks round and figures again under the request's lock (approvals/round.ts).
-    const taken = await recordClick((options) =>
-      deps.engine.approve(meta.id, user, { ...options, round: meta.round, figuresDigest: shown.figures }),
+    const taken = await recordClick(
+      (options) =>
+        deps.engine.approve(meta.id, user, { ...options, round: meta.round, figuresDigest: shown.figures }),
+      submissionDeadlines(startedAt),
     );
     if (taken.outcome === 'failed') return ack(update(failedView(deps, meta.id, taken, now)));
     if (taken.outcome === 'late') {
@@ -167,10 +173,9 @@ async function checkAgainstShown(
     ),
   ]);
   if (!bound.ok) {
-    if ('error' in bound) {
-      deps.log?.warn('review submission: what it showed was not read', { error: String(bound.error) });
-    }
-    return { refused: reviewRefusedView('error' in bound ? NOT_CHECKED : NOT_KNOWN) };
+    if (!('error' in bound)) return { refused: reviewRefusedView(NOT_KNOWN) };
+    deps.log?.warn('review submission: what it showed was not read', { error: String(bound.error) });
+    return { refused: reviewRefusedView(bound.late ? CHECKED_TOO_LATE : NOT_CHECKED) };
   }
   const shown = bound.binding.shown[0];
   if (shown?.id !== meta.id || shown.round !== meta.round) {
