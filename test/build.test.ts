@@ -93,6 +93,39 @@ async function botEnv(slack: FakeSlack): Promise<NodeJS.ProcessEnv> {
   };
 }
 
+/** A preload that reports on stderr every Intl formatter built, with where. */
+const ICU_WATCH = `for (const name of ['DateTimeFormat', 'NumberFormat', 'Collator', 'PluralRules']) {
+  Intl[name] = new Proxy(Intl[name], { construct(target, args) {
+    process.stderr.write('ICU ' + name + '\\n' + new Error().stack + '\\n');
+    return Reflect.construct(target, args);
+  } });
+}`;
+
+/**
+ * The bundle started with `env` (and the `preload`, if given) until it runs and its /healthz answers
+ * 200, then stopped by SIGTERM, which it must end with 0; its stderr's lines meanwhile.
+ */
+async function startAndStop(outfile: string, env: NodeJS.ProcessEnv, preload?: string): Promise<string[]> {
+  const log: string[] = [];
+  const args = preload ? ['--import', `data:text/javascript,${encodeURIComponent(preload)}`] : [];
+  // The log is on stderr.
+  const bot = spawn(process.execPath, [...args, outfile], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    const url = await runningUrl(bot, log);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    bot.kill('SIGTERM');
+    const [code] = await once(bot, 'exit');
+    expect(code).toBe(0);
+    return log;
+  } finally {
+    bot.kill('SIGKILL');
+  }
+}
+
 // Built by the global set-up; the first of these tests to run builds it again should a source have
 // changed since: each may wait as long as a build takes.
 describe('the production bundle', { timeout: BUILD_MS }, () => {
@@ -167,29 +200,29 @@ describe('the production bundle', { timeout: BUILD_MS }, () => {
     bundle: { outfile },
     slack,
   }) => {
-    const watch = `for (const name of ['DateTimeFormat', 'NumberFormat', 'Collator', 'PluralRules']) {
-      Intl[name] = new Proxy(Intl[name], { construct(target, args) {
-        process.stderr.write('ICU ' + name + '\\n' + new Error().stack + '\\n');
-        return Reflect.construct(target, args);
-      } });
-    }`;
-    const log: string[] = [];
-    const bot = spawn(
-      process.execPath,
-      ['--import', `data:text/javascript,${encodeURIComponent(watch)}`, outfile],
-      { cwd: ROOT, env: await botEnv(slack), stdio: ['ignore', 'ignore', 'pipe'] }, // the log is on stderr
-    );
-    try {
-      const url = await runningUrl(bot, log);
-      const health = await fetch(`${url}/healthz`);
-      expect(health.status).toBe(200);
-      expect(log.filter((line) => !line.startsWith('{')).join('\n')).not.toContain('ICU ');
-      bot.kill('SIGTERM');
-      const [code] = await once(bot, 'exit');
-      expect(code).toBe(0);
-    } finally {
-      bot.kill('SIGKILL');
-    }
+    const log = await startAndStop(outfile, await botEnv(slack), ICU_WATCH);
+    expect(log.filter((line) => !line.startsWith('{')).join('\n')).not.toContain('ICU ');
+  });
+
+  // A restart finds its audit chain, marks and archive as it left them: checking them formats no time
+  // unless they show a problem.
+  it('builds no Intl formatter while restarting on SQLite with its signed audit chain', async ({
+    bundle: { outfile },
+    slack,
+    work,
+  }) => {
+    const dir = join(ROOT, work, 'restart');
+    mkdirSync(dir, { recursive: true });
+    const env = {
+      ...(await botEnv(slack)),
+      STORE_URL: `sqlite://${join(dir, 'bot.sqlite')}`,
+      CNGN_APPROVALS_CHANNEL: 'C0APPROVALS',
+      CNGN_APPROVERS: 'U0APPROVER1,U0APPROVER2',
+    };
+    await startAndStop(outfile, env);
+    const log = await startAndStop(outfile, { ...env, ADMIN_PORT: String(await freePort()) }, ICU_WATCH);
+    expect(log.filter((line) => line.startsWith('{"level":"error"'))).toEqual([]);
+    expect(log.filter((line) => !line.startsWith('{')).join('\n')).not.toContain('ICU ');
   });
 
   it('stops with status 1 and one JSON line, no minified source, when Slack refuses the bot token', async ({

@@ -86,14 +86,16 @@ function cutUnheld(report: ArchiveReport, cut: ChainReport['cut']): AuditProblem
 
 /** The folder against the store's record of the last segment written (the folder alone cannot tell). */
 function recordProblems(report: ArchiveReport, recorded: ArchiveRecord): AuditProblem[] {
-  const wrote = `the store records segment ${recorded.segment} (to seq ${recorded.lastSeq}) as written ${lagosTime(recorded.at)}`;
+  // Formatted only for a problem: the Lagos formatter maps megabytes of ICU data a sound archive need not.
+  const wrote = () =>
+    `the store records segment ${recorded.segment} (to seq ${recorded.lastSeq}) as written ${lagosTime(recorded.at)}`;
   const last = report.last;
   if (!last || last.head.seq < recorded.lastSeq) {
     const ends = last ? `ends at segment ${last.segment} (seq ${last.head.seq})` : 'holds no segment';
     return [
       {
         kind: 'archive-behind',
-        text: `${wrote}, but the archive ${ends}: segments were removed from its end, or this replica writes to another folder (CNGN_AUDIT_ARCHIVE) than the one that wrote it`,
+        text: `${wrote()}, but the archive ${ends}: segments were removed from its end, or this replica writes to another folder (CNGN_AUDIT_ARCHIVE) than the one that wrote it`,
       },
     ];
   }
@@ -102,7 +104,7 @@ function recordProblems(report: ArchiveReport, recorded: ArchiveRecord): AuditPr
     return [
       {
         kind: 'archive-differs',
-        text: `${wrote} with head hash ${short(recorded.hash)}, but the archive holds ${short(held)} at seq ${recorded.lastSeq}: the archive was replaced`,
+        text: `${wrote()} with head hash ${short(recorded.hash)}, but the archive holds ${short(held)} at seq ${recorded.lastSeq}: the archive was replaced`,
       },
     ];
   }

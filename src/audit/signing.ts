@@ -384,17 +384,19 @@ export function headProblem(
   /** The mark as it was before the head was read (a mark raised since could be past that head). */
   mark: HeadMark | undefined = seal.marks.get(environment),
 ): HeadProblem | undefined {
-  const marked = mark ? `seq ${mark.seq} (signed or checked ${lagosTime(mark.at)})` : '';
   if (!head) {
     return mark
-      ? { kind: 'head-missing', text: `the head record is gone, but this bot signed or checked ${marked}` }
+      ? {
+          kind: 'head-missing',
+          text: `the head record is gone, but this bot signed or checked ${marked(mark)}`,
+        }
       : undefined;
   }
   if (!head.signature) {
     return mark
       ? {
           kind: 'head-unsigned',
-          text: `the head at seq ${head.seq} carries no signature, but this bot signed or checked ${marked}`,
+          text: `the head at seq ${head.seq} carries no signature, but this bot signed or checked ${marked(mark)}`,
         }
       : undefined;
   }
@@ -415,14 +417,19 @@ export function headProblem(
   return markProblem(head, mark);
 }
 
+/**
+ * The mark as a problem names it. Only a problem's text formats its time: the Lagos formatter maps
+ * megabytes of ICU data, which a restarted bot whose chain is sound need not hold.
+ */
+const marked = (mark: HeadMark) => `seq ${mark.seq} (signed or checked ${lagosTime(mark.at)})`;
+
 /** Whether a head whose signature holds is behind the mark, or at the mark's seq with another hash. */
 export function markProblem(head: ChainHead, mark: HeadMark | undefined): HeadProblem | undefined {
   if (!mark) return undefined;
-  const marked = `seq ${mark.seq} (signed or checked ${lagosTime(mark.at)})`;
   if (head.seq < mark.seq) {
     return {
       kind: 'head-rolled-back',
-      text: `the head is at seq ${head.seq}, but this bot signed or checked ${marked}: the newest entries were removed and an older head put back`,
+      text: `the head is at seq ${head.seq}, but this bot signed or checked ${marked(mark)}: the newest entries were removed and an older head put back`,
     };
   }
   if (head.seq === mark.seq && head.hash !== mark.hash) {
