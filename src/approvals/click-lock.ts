@@ -28,7 +28,8 @@ export interface ReadRules {
 
 /**
  * The refusal a read without the lock makes certain: gone, moved on, then `fixed`, in the order the
- * locked section applies these three (it may refuse an expired request before `fixed`: both are true). Undefined when only the locked section can judge (an expiry, the policy, delegations,
+ * locked section applies these three (it may refuse an expired request before `fixed`: both are
+ * true). Undefined when only the locked section can judge (an expiry, the policy, delegations,
  * limits): the click was then not recorded.
  */
 export function refusedFromRead(
