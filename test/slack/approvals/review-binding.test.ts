@@ -7,6 +7,7 @@ import { botTest as test } from '../../support/bot.js';
 import { openedViewId } from '../../support/fake-slack.js';
 import { type ReviewView, refusedInModal, submitReview } from '../../support/review.js';
 import { blockAction, viewSubmission } from '../../support/slack-requests.js';
+import type { StoreControls } from '../../support/store-controls.js';
 import {
   APPROVALS_CHANNEL,
   APPROVER_A,
@@ -267,24 +268,37 @@ describe('what a modal showed, read from a slow store', () => {
     await waitUntil(async () => (await a.engine.get(id))?.state === 'rejected', 'rejected');
   });
 
-  test('says the store was too slow, not unreachable, when it never answers; nothing is approved or rejected', async ({
-    controlledApp: { app: a },
-    controls,
-    defer,
-  }) => {
-    const id = await fileWithdrawal(a, '803');
-    const review = await opened(a, id, APPROVER_A);
-    const reject = await openReject(a, `${id}:0`, APPROVER_A);
-    defer(controls.hangReads('slack-view:'));
-    const refusal = refusedInModal(await submitReview(a.sender, review, APPROVER_A));
-    expect(refusal).toContain('the bot’s store was too slow to answer');
-    expect(refusal).not.toContain('could not reach its store');
-    const rejected = JSON.stringify((await submitReject(a, reject, APPROVER_A, 'wrong payee')).json());
-    expect(rejected).toContain('the bot’s store was too slow to answer');
-    expect(rejected).not.toContain('could not reach its store');
-    await a.engine.idle();
-    expect(await a.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
-  });
+  // A store that never answers was too slow; one whose read fails could not be reached.
+  test.for([
+    {
+      store: 'never answers',
+      make: (controls: StoreControls) => controls.hangReads('slack-view:'),
+      says: 'the bot’s store was too slow to answer',
+      not: 'could not reach its store',
+    },
+    {
+      store: 'fails its read',
+      make: (controls: StoreControls) => controls.failReads('slack-view:'),
+      says: 'the bot could not reach its store',
+      not: 'too slow',
+    },
+  ])(
+    'a review and a rejection whose store $store say so; nothing is approved or rejected',
+    async ({ make, says, not }, { controlledApp: { app: a }, controls, defer }) => {
+      const id = await fileWithdrawal(a, '803');
+      const review = await opened(a, id, APPROVER_A);
+      const reject = await openReject(a, `${id}:0`, APPROVER_A);
+      defer(make(controls));
+      const refusal = refusedInModal(await submitReview(a.sender, review, APPROVER_A));
+      expect(refusal).toContain(says);
+      expect(refusal).not.toContain(not);
+      const rejected = JSON.stringify((await submitReject(a, reject, APPROVER_A, 'wrong payee')).json());
+      expect(rejected).toContain(says);
+      expect(rejected).not.toContain(not);
+      await a.engine.idle();
+      expect(await a.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
+    },
+  );
 
   test('says the store was too slow when the record of a Review all list never comes; nothing is approved', async ({
     controlledApp: { app: a },
@@ -300,23 +314,5 @@ describe('what a modal showed, read from a slow store', () => {
     expect(told).not.toContain('could not reach its store');
     await a.engine.idle();
     for (const id of [first, second]) expect((await a.engine.get(id))?.approvals).toEqual([]);
-  });
-
-  test('says the store could not be reached when its read fails; nothing is approved or rejected', async ({
-    controlledApp: { app: a },
-    controls,
-  }) => {
-    const id = await fileWithdrawal(a, '804');
-    const review = await opened(a, id, APPROVER_A);
-    const reject = await openReject(a, `${id}:0`, APPROVER_A);
-    controls.failReads('slack-view:');
-    const refusal = refusedInModal(await submitReview(a.sender, review, APPROVER_A));
-    expect(refusal).toContain('the bot could not reach its store');
-    expect(refusal).not.toContain('too slow');
-    const rejected = JSON.stringify((await submitReject(a, reject, APPROVER_A, 'wrong payee')).json());
-    expect(rejected).toContain('the bot could not reach its store');
-    expect(rejected).not.toContain('too slow');
-    await a.engine.idle();
-    expect(await a.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
   });
 });
