@@ -153,8 +153,8 @@ export class Money {
 
 function numberToPlainDecimal(value: number): string {
   const text = String(value);
-  if (!/e/i.test(text)) return text;
-  // Exponent form only appears for tiny or huge numbers; toFixed(2) is exact enough to then be rejected
-  // or accepted by the 2-decimal rule.
-  return value.toFixed(2);
+  // JavaScript writes a number in exponent form only below 1e-6 or from 1e21 on: too small for kobo or
+  // past what a JSON number carries exactly, refused as the same amount written out would be.
+  if (/e/i.test(text)) throw new MoneyFormatError(`${text} is not an amount in kobo`);
+  return text;
 }

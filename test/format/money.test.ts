@@ -82,4 +82,12 @@ describe('Money', () => {
     expect(Money.fromService(1000000).toString()).toBe('1000000.00');
     expect(Money.fromService(25000.5).toPlainString()).toBe('25000.5');
   });
+
+  it('refuses a service number too small for kobo as it refuses the same amount written out', () => {
+    expect(() => Money.fromService('0.0000001')).toThrow(MoneyFormatError);
+    expect(() => Money.fromService(1e-7)).toThrow(MoneyFormatError);
+    expect(() => Money.fromService(-5e-9)).toThrow(MoneyFormatError);
+    expect(() => Money.fromService(1e21)).toThrow(MoneyFormatError);
+    expect(Money.fromService(0).toString()).toBe('0.00');
+  });
 });
