@@ -39,8 +39,11 @@ export function amountReason(error: unknown): string {
   return error instanceof MoneyFormatError ? error.reason : AMOUNT_HINT;
 }
 
-/** Commas as thousands separators: one to three digits, then groups of exactly three. */
-const GROUPED = /^-?\d{1,3}(?:,\d{3})+$/;
+/**
+ * Commas as thousands separators: one to three digits not starting with 0, then groups of exactly three
+ * (`0,500` is a decimal comma elsewhere, ₦0.50, not ₦500: refused).
+ */
+const GROUPED = /^-?[1-9]\d{0,2}(?:,\d{3})+$/;
 
 export class Money {
   private constructor(readonly kobo: bigint) {}

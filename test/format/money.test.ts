@@ -35,6 +35,9 @@ describe('Money', () => {
       '1,,000',
       '1000,000',
       '1,000.5,0',
+      '0,500',
+      '00,100',
+      '-0,250',
     ]) {
       expect(() => Money.parse(bad), bad).toThrow(MoneyFormatError);
     }
