@@ -3,6 +3,7 @@
 // place (filed as a request another approver must approve); `/cngn delegate revoke @person`: end it now.
 // The engine decides and records; here the words are read and the answer said.
 import { TZDate } from '@date-fns/tz';
+import { LONGEST_DELEGATION_MS } from '../../access/index.js';
 import type { RequestOf } from '../../approvals/index.js';
 import { InvalidDraftError } from '../../approvals/index.js';
 import { parseDuration } from '../../config.js';
@@ -42,6 +43,9 @@ function readUntil(word: string | undefined, now: Date): Date {
   }
   const weeks = /^(\d+)\s*w$/.exec(text);
   const ms = weeks ? Number(weeks[1]) * 7 * 86_400_000 : parseDuration(text);
+  // Said here for any length, not only those a date can still hold (`999999999999w` is none).
+  if (ms > LONGEST_DELEGATION_MS)
+    throw new Error('is longer than a delegation may last: at most 90 days from now');
   return new Date(now.getTime() + ms);
 }
 
