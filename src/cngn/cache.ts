@@ -9,7 +9,10 @@ import type { Store } from '../store/index.js';
 
 interface Entry<T> {
   value: T;
+  /** When the read was asked: the value's date. */
   at: number;
+  /** When its answer arrived: the entry's life counts from here, so a slow read still serves others. */
+  got?: number;
 }
 
 export interface Cached<T> {
@@ -47,7 +50,8 @@ export class ResponseCache {
     const key = `cngn:cache:${this.scope}:${name}`;
     if (!options.fresh) {
       const hit = await this.store.get<Entry<T>>(key);
-      if (hit && this.now() - hit.at < ttlMs) return { value: hit.value, asOf: new Date(hit.at) };
+      if (hit && this.now() - (hit.got ?? hit.at) < ttlMs)
+        return { value: hit.value, asOf: new Date(hit.at) };
       const pending = this.loading.get(key);
       if (pending) return this.joined(pending as Promise<Cached<T>>);
     }
@@ -70,7 +74,7 @@ export class ResponseCache {
     const generation = this.generationOf(key);
     const value = await load();
     if (options.keep?.(value) !== false && this.generationOf(key) === generation)
-      await this.put(key, { value, at }, ttlMs, options.remember === true);
+      await this.put(key, { value, at, got: this.now() }, ttlMs, options.remember === true);
     return { value, asOf: new Date(at) };
   }
 
