@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
+import { connectSqlite } from '../../src/store/sqlite.js';
 import { postgresAvailable, type testDatabaseOnce } from '../support/postgres.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 import { memoryDatabaseTest as it } from '../support/test-database.js';
@@ -120,6 +121,35 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
         expect(await store.compareAndSet('lease', 'old', 'new')).toBe(false);
         expect(await store.compareAndSet('lease', undefined, 'new')).toBe(true);
         expect(await store.get('lease')).toBe('new');
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
+  it.runIf(enabled)(
+    'never lets a compare-and-set win beside a compare-and-delete or a claim it raced',
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
+      try {
+        for (let round = 0; round < 30; round++) {
+          await store.setIfAbsent(`held-${round}`, 'owner-A', 60_000);
+          const [set, deleted] = await Promise.all([
+            store.compareAndSet(`held-${round}`, 'owner-A', 'owner-B'),
+            store.compareAndDelete(`held-${round}`, 'owner-A'),
+          ]);
+          expect([set, deleted].filter(Boolean)).toHaveLength(1);
+          expect(await store.get(`held-${round}`)).toBe(set ? 'owner-B' : undefined);
+          const [written, claimed] = await Promise.all([
+            store.compareAndSet(`free-${round}`, undefined, 'by-set'),
+            round % 2
+              ? store.setIfAbsent(`free-${round}`, 'by-claim', 60_000)
+              : store.claimAndWrite({ key: `free-${round}`, value: 'by-claim' }, []),
+          ]);
+          expect([written, claimed].filter(Boolean)).toHaveLength(1);
+          expect(await store.get(`free-${round}`)).toBe(written ? 'by-set' : 'by-claim');
+        }
       } finally {
         await clearStore(store);
         await store.close();
@@ -423,6 +453,30 @@ describe('sqlite store', () => {
         keys.flatMap((key) => [one.setIfAbsent(key, 'one'), two.setIfAbsent(key, 'two')]),
       );
       expect(results.filter(Boolean)).toHaveLength(200);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it('orders compare-and-set against another connection’s compare-and-delete and claims, as another process’s', async ({
+    tempDir: dir,
+  }) => {
+    // Each connection has its own in-process locks, as a second process past the file lock would.
+    const file = join(dir, 'two-processes.sqlite');
+    const [one, two] = [await connectSqlite(file, 'p'), await connectSqlite(file, 'p')];
+    try {
+      const keys = Array.from({ length: 100 }, (_, i) => `k:${i}`);
+      await Promise.all(keys.map((key) => one.setIfAbsent(`held:${key}`, 'owner-A', 60_000)));
+      const raced = await Promise.all(
+        keys.flatMap((key) => [
+          one.compareAndSet(`held:${key}`, 'owner-A', 'owner-B'),
+          two.compareAndDelete(`held:${key}`, 'owner-A'),
+          one.compareAndSet(`free:${key}`, undefined, 'by-set'),
+          two.setIfAbsent(`free:${key}`, 'by-claim'),
+        ]),
+      );
+      expect(raced.filter(Boolean)).toHaveLength(2 * keys.length);
     } finally {
       await one.close();
       await two.close();
