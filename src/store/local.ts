@@ -413,8 +413,8 @@ export class LocalStore implements Store {
 
   /**
    * Compared as on memory (the JSON of the live value read against `expected`'s), then written by a
-   * statement that applies only while the row still holds the text read, or, where there was no row,
-   * only while there still is none: a claim, a delete or another write in between wins over it.
+   * statement that applies only while the row still holds the text read, or, over nothing, as a claim
+   * (while there is no live entry): a claim, a delete or another write in between wins over it.
    */
   private async compareAndSetInDatabase<T>(
     sqlite: KeyvSqlite,
@@ -432,12 +432,11 @@ export class LocalStore implements Store {
     if (JSON.stringify(current) !== JSON.stringify(expected)) return false;
     const table = tableOf(sqlite);
     const value = await this.storedValue(next, undefined, now);
-    if (!found.has(stored)) {
-      return group.conditional(
-        `INSERT INTO ${table} (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`,
-        [stored, value],
-        () => [],
-      );
+    // Over nothing: as a claim (insert, or replace an entry that has expired), so an expired row the
+    // pruner deletes meanwhile does not make it lose to no one.
+    if (expected === undefined) {
+      if (await group.conditional(this.claimSql(table), [stored, value, now], () => [])) return true;
+      if (!found.has(stored)) return false;
     }
     // IS: a row whose value is NULL (never written so, but readable as absent) is matched too.
     return group.conditional(

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
 import { clearStore, createStore, type Store } from '../../src/store/index.js';
-import { connectSqlite } from '../../src/store/sqlite.js';
 import { postgresAvailable, type testDatabaseOnce } from '../support/postgres.js';
 import { REDIS_URL, redisAvailable, testPrefix } from '../support/redis.js';
 import { memoryDatabaseTest as it } from '../support/test-database.js';
@@ -453,30 +452,6 @@ describe('sqlite store', () => {
         keys.flatMap((key) => [one.setIfAbsent(key, 'one'), two.setIfAbsent(key, 'two')]),
       );
       expect(results.filter(Boolean)).toHaveLength(200);
-    } finally {
-      await one.close();
-      await two.close();
-    }
-  });
-
-  it('orders compare-and-set against another connection’s compare-and-delete and claims, as another process’s', async ({
-    tempDir: dir,
-  }) => {
-    // Each connection has its own in-process locks, as a second process past the file lock would.
-    const file = join(dir, 'two-processes.sqlite');
-    const [one, two] = [await connectSqlite(file, 'p'), await connectSqlite(file, 'p')];
-    try {
-      const keys = Array.from({ length: 100 }, (_, i) => `k:${i}`);
-      await Promise.all(keys.map((key) => one.setIfAbsent(`held:${key}`, 'owner-A', 60_000)));
-      const raced = await Promise.all(
-        keys.flatMap((key) => [
-          one.compareAndSet(`held:${key}`, 'owner-A', 'owner-B'),
-          two.compareAndDelete(`held:${key}`, 'owner-A'),
-          one.compareAndSet(`free:${key}`, undefined, 'by-set'),
-          two.setIfAbsent(`free:${key}`, 'by-claim'),
-        ]),
-      );
-      expect(raced.filter(Boolean)).toHaveLength(2 * keys.length);
     } finally {
       await one.close();
       await two.close();
