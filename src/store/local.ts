@@ -1,6 +1,7 @@
 // memory:// and sqlite://: keyv in one process. SQLite files are held by one process at a time
-// (file-lock.ts), so an in-process mutex is enough for locks and lists; claims are atomic in the
-// database itself all the same (a single conditional INSERT), so no two connections can both win.
+// (file-lock.ts), so an in-process mutex is enough for locks and lists; claims, compare-and-set and
+// compare-and-delete are atomic in the database itself all the same (each one conditional statement),
+// so two of them racing over one key never both win, even from two connections.
 // On memory a set is a JS Set. On SQLite a set is one small row per member (sqlite-sets.ts), so adding
 // to or taking from a long set never rewrites it, and claimAndWrite is one conditional write of the
 // group commit (group-commit.ts): one synced commit. SQLite reads skip keyv's per-call machinery and
@@ -140,8 +141,16 @@ export class LocalStore implements Store {
     return locked();
   }
 
-  // One process holds the store, and every compareAndSet of a key runs under that key's mutex.
+  /**
+   * Memory: under the key's mutex, as setIfAbsent and compareAndDelete are. SQLite: written only over
+   * exactly the text read, in one statement, so the database orders it against every connection's
+   * claims, compare-and-deletes and writes of the key (compareAndSetInDatabase).
+   */
   compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean> {
+    const { sqlite, group } = this.options;
+    if (sqlite && group && this.reads) {
+      return this.compareAndSetInDatabase(sqlite, group, this.reads, key, expected, next);
+    }
     return this.mutex.run(`key:${key}`, async () => {
       const current = (await this.keyv.get<T>(key)) ?? undefined;
       if (JSON.stringify(current) !== JSON.stringify(expected)) return false;
@@ -400,6 +409,41 @@ export class LocalStore implements Store {
     const now = Date.now();
     const stored = await this.storedValue(value, ttlMs, now);
     return group.conditional(this.claimSql(tableOf(sqlite)), [this.storedKey(key), stored, now], () => []);
+  }
+
+  /**
+   * Compared as on memory (the JSON of the live value read against `expected`'s), then written by a
+   * statement that applies only while the row still holds the text read, or, over nothing, as a claim
+   * (while there is no live entry): a claim, a delete or another write in between wins over it.
+   */
+  private async compareAndSetInDatabase<T>(
+    sqlite: KeyvSqlite,
+    group: GroupCommit,
+    reads: KeyReads,
+    key: string,
+    expected: T | undefined,
+    next: T,
+  ): Promise<boolean> {
+    const stored = this.storedKey(key);
+    const found = await reads.read([stored]);
+    const now = Date.now();
+    const read = found.get(stored);
+    const current = await readStored<T>(read, now, this.keyv.deserialize);
+    if (JSON.stringify(current) !== JSON.stringify(expected)) return false;
+    const table = tableOf(sqlite);
+    const value = await this.storedValue(next, undefined, now);
+    // Over nothing: as a claim (insert, or replace an entry that has expired), so an expired row the
+    // pruner deletes meanwhile does not make it lose to no one.
+    if (expected === undefined) {
+      if (await group.conditional(this.claimSql(table), [stored, value, now], () => [])) return true;
+      if (!found.has(stored)) return false;
+    }
+    // IS: a row whose value is NULL (never written so, but readable as absent) is matched too.
+    return group.conditional(
+      `UPDATE ${table} SET value = ? WHERE key = ? AND value IS ?`,
+      [value, stored, read],
+      () => [],
+    );
   }
 
   /**

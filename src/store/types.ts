@@ -46,7 +46,8 @@ export interface Store {
   claimAndWrite(claim: StoreClaim, writes: StoreWrite[]): Promise<boolean>;
   /**
    * Write `next` (no expiry) only if the key still holds a value equal to `expected` (undefined: holds
-   * nothing); true when this call wrote it. Atomic against other compareAndSet calls on the key.
+   * nothing); true when this call wrote it. Atomic against setIfAbsent, claimAndWrite, compareAndSet and
+   * compareAndDelete of the key, on every replica.
    */
   compareAndSet<T>(key: string, expected: T | undefined, next: T): Promise<boolean>;
   /**

@@ -1,11 +1,12 @@
 // A second process on a SQLite store file, driven by the tests over stdin/stdout, one line each:
 //   argv: <file> <lock wait ms> [unlocked]  (unlocked: skip the file lock, to race the database claim)
 //   out:  opening · ready after <pid of the last process to close the file, or -> · claimed <wins> ·
-//         written <N> · failed <message> · closed
+//         written <N> · set <wins> · deleted <wins> · failed <message> · closed
 //   in:   claim <N> → claim keys claim:0…N-1 at once · write <N> → at once, N claims (event:i), N
 //         values (value:i) and N list items (events), answered when all have resolved · accept <N> →
-//         at once, N claimAndWrite (entry:i, with pending member i and tail:i), answered as accepted <N> · close (or
-//         stdin ending) → close and exit
+//         at once, N claimAndWrite (entry:i, with pending member i and tail:i), answered as accepted <N> ·
+//         set <N> <owner> → at once, compareAndSet of claim:i from owner to "moved" · delete <N> <owner> →
+//         at once, compareAndDelete of claim:i while owner holds it · close (or stdin ending) → close and exit
 import { createInterface } from 'node:readline';
 import { createStore } from '../../src/store/index.js';
 import { connectSqlite } from '../../src/store/sqlite.js';
@@ -57,11 +58,24 @@ try {
     );
     say(`accepted ${count}`);
   };
+  /** `set` or `delete` of claim:0…N-1 over `owner` (a pid, as claim wrote it), all at once. */
+  const overOwner = async (verb: string, count: number, owner: number) => {
+    const results = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        verb === 'set'
+          ? store.compareAndSet<number | string>(`claim:${i}`, owner, 'moved')
+          : store.compareAndDelete(`claim:${i}`, owner),
+      ),
+    );
+    say(`${verb === 'set' ? 'set' : 'deleted'} ${results.filter(Boolean).length}`);
+  };
   input.on('line', (line) => {
+    const [verb = '', count, owner] = line.split(' ');
     if (line === 'close') void close();
     else if (line.startsWith('write ')) void write(Number(line.slice('write '.length)));
     else if (line.startsWith('claim ')) void claim(Number(line.slice('claim '.length)));
     else if (line.startsWith('accept ')) void accept(Number(line.slice('accept '.length)));
+    else if (verb === 'set' || verb === 'delete') void overOwner(verb, Number(count), Number(owner));
   });
   input.on('close', () => void close());
 } catch (error) {

@@ -1,6 +1,7 @@
 // One SQLite store file, several real processes: only one may use it at a time. A second one waits
 // (an overlapping restart), then refuses with a clear message; a dead holder's lock is free at once.
-// Claims are decided by the database all the same, which two connections past the lock show.
+// Claims, compare-and-set and compare-and-delete are decided by the database all the same, which two
+// connections past the lock show.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -90,6 +91,24 @@ describe('a SQLite store file shared by processes', () => {
     const wins = await Promise.all(racers.map(async (p) => Number((await p.next('claimed')).split(' ')[1])));
     for (const p of racers) p.child.stdin?.end('close\n');
     expect(wins[0]! + wins[1]!).toBe(1000);
+  });
+
+  it('orders one process’s compare-and-set against another’s compare-and-delete in the database: one of the two wins each key', async ({
+    fileNamed,
+    peer,
+  }) => {
+    const file = fileNamed('cas-cad');
+    const racers = [peer(file, '0', 'unlocked'), peer(file, '0', 'unlocked')] as const;
+    await Promise.all(racers.map((p) => p.next('ready')));
+    const [setter, deleter] = racers;
+    setter.child.stdin?.write('claim 1000\n');
+    expect(await setter.next('claimed')).toBe('claimed 1000');
+    setter.child.stdin?.write(`set 1000 ${setter.child.pid}\n`);
+    deleter.child.stdin?.write(`delete 1000 ${setter.child.pid}\n`);
+    const set = Number((await setter.next('set')).split(' ')[1]);
+    const deleted = Number((await deleter.next('deleted')).split(' ')[1]);
+    for (const p of racers) p.child.stdin?.end('close\n');
+    expect(set + deleted).toBe(1000);
   });
 
   it('keeps a second process waiting until the first has closed the file, which then finds every claim taken', async ({

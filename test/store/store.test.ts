@@ -128,6 +128,35 @@ describe.each(kinds)('%s store', (_kind, make, enabled) => {
   );
 
   it.runIf(enabled)(
+    'never lets a compare-and-set win beside a compare-and-delete or a claim it raced',
+    async ({ tempDir, database }) => {
+      const store = await make({ tempDir, database });
+      try {
+        for (let round = 0; round < 30; round++) {
+          await store.setIfAbsent(`held-${round}`, 'owner-A', 60_000);
+          const [set, deleted] = await Promise.all([
+            store.compareAndSet(`held-${round}`, 'owner-A', 'owner-B'),
+            store.compareAndDelete(`held-${round}`, 'owner-A'),
+          ]);
+          expect([set, deleted].filter(Boolean)).toHaveLength(1);
+          expect(await store.get(`held-${round}`)).toBe(set ? 'owner-B' : undefined);
+          const [written, claimed] = await Promise.all([
+            store.compareAndSet(`free-${round}`, undefined, 'by-set'),
+            round % 2
+              ? store.setIfAbsent(`free-${round}`, 'by-claim', 60_000)
+              : store.claimAndWrite({ key: `free-${round}`, value: 'by-claim' }, []),
+          ]);
+          expect([written, claimed].filter(Boolean)).toHaveLength(1);
+          expect(await store.get(`free-${round}`)).toBe(written ? 'by-set' : 'by-claim');
+        }
+      } finally {
+        await clearStore(store);
+        await store.close();
+      }
+    },
+  );
+
+  it.runIf(enabled)(
     'claims and writes together, or writes nothing when the claim is already held',
     async ({ tempDir, database }) => {
       const store = await make({ tempDir, database });
