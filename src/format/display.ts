@@ -107,9 +107,16 @@ export function lagosTimeOfDay(at: Date, now: Date): string {
   return sameDay ? `${day.hour}:${day.minute} WAT` : fullTime(day);
 }
 
-/** `in 23 hours` / `5 minutes ago`, against the time the caller passes. */
+/** What relative() says of a time that is not a date: no outside text, so nothing to escape. */
+export const UNREADABLE_TIME = 'at an unreadable time';
+
+/**
+ * `in 23 hours` / `5 minutes ago`, against the time the caller passes. Service and webhook times reach
+ * it, so text that is not a date gets UNREADABLE_TIME rather than breaking the screen it is on.
+ */
 export function relative(iso: string, now: Date): string {
   const then = new Date(iso);
+  if (Number.isNaN(then.getTime()) || Number.isNaN(now.getTime())) return UNREADABLE_TIME;
   const words = formatDistanceStrict(then, now);
   return then.getTime() >= now.getTime() ? `in ${words}` : `${words} ago`;
 }

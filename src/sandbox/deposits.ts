@@ -31,7 +31,7 @@ export function createTemporaryAccount(state: SandboxState, body: Body<typeof te
     accountName: body.accountName ?? `${BUSINESS_NAME} CHECKOUT`,
     bankName: TEMPORARY_ACCOUNT_BANK.bankName,
     bankCode: TEMPORARY_ACCOUNT_BANK.bankCode,
-    expiresAt: new Date(expiresAtMs).toISOString(),
+    expiresAt: state.expiryText ?? new Date(expiresAtMs).toISOString(),
   };
   state.temporaryAccounts.set(reference, { view, amount, expected, expiresAtMs });
   return view;

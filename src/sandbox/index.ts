@@ -105,6 +105,10 @@ export interface Sandbox {
    * the events it sends later say it), as a service contradicting the call it was given would.
    */
   misstateAmount(reference: string, amount: string): void;
+  /** A fault: the service gives this text, no date perhaps, as the transaction's time from now on. */
+  misstateTime(reference: string, createdAt: string): void;
+  /** A fault: temporary accounts opened from now on give this text as their expiry (undefined: the time). */
+  misstateExpiry(text: string | undefined): void;
   /** Every transaction as the list holds it, newest first (copies), without spending rate budget. */
   transactions(): ReadonlyArray<Readonly<TransactionRecord>>;
   setSealWebhookData(sealed: boolean): void;
@@ -272,6 +276,14 @@ function controls(parts: {
       const tx = state.find(reference);
       if (!tx) throw new Error(`no sandbox transaction ${reference}`);
       tx.amount = amount;
+    },
+    misstateTime: (reference, createdAt) => {
+      const tx = state.find(reference);
+      if (!tx) throw new Error(`no sandbox transaction ${reference}`);
+      tx.createdAt = createdAt;
+    },
+    misstateExpiry: (text) => {
+      state.expiryText = text;
     },
     setSealWebhookData: (sealed) => {
       webhooks.sealData = sealed;

@@ -62,6 +62,8 @@ export class SandboxState {
   readonly whitelist: WhitelistRecord[];
   lastWhitelistAddAt: number | undefined;
   readonly temporaryAccounts = new Map<string, TemporaryAccountRecord>();
+  /** Tests: the text given as each new temporary account's expiry instead of its time. */
+  expiryText: string | undefined;
   /** Latest first; a bridge assumes the amount of its route's latest quote. */
   readonly quotes: QuoteRecord[] = [];
   settlement = {

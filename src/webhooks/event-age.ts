@@ -10,7 +10,9 @@ import { aheadLimitMs, freshnessLimitMs } from './outbox.js';
  * Undefined when the body carries neither.
  */
 export function signedEventTime(event: WebhookEvent): number | undefined {
-  const times = [event.timestamp, event.data.occurredAt].map(timeOf).filter((time) => Number.isFinite(time));
+  const times = [event.timestamp, event.data.occurredAt]
+    .map(signedTimeOf)
+    .filter((time) => Number.isFinite(time));
   return times.length > 0 ? Math.max(...times) : undefined;
 }
 
@@ -18,9 +20,9 @@ export function signedEventTime(event: WebhookEvent): number | undefined {
  * A signed time as text: epoch seconds or milliseconds written as digits (10 to 13 of them), or an ISO
  * date and time, read as UTC when it names no zone (`Date.parse` would take the process's own zone, and
  * replicas in different zones would judge one delivery differently). Anything else is no time
- * (`Date.parse` reads "12" as the year 2001).
+ * (`Date.parse` reads "12" as the year 2001): NaN.
  */
-function timeOf(value: unknown): number {
+export function signedTimeOf(value: unknown): number {
   if (typeof value !== 'string') return Number.NaN;
   if (/^\d{10,13}$/.test(value)) return value.length > 10 ? Number(value) : Number(value) * 1000;
   if (!/^\d{4}-\d{2}-\d{2}T/.test(value)) return Number.NaN;

@@ -2,12 +2,14 @@
 // per accepted event by a pipeline subscriber, read without calling the service or Slack.
 import type { WebhookEvent } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
+import { signedTimeOf } from './event-age.js';
 import { dedupeKey } from './keys.js';
 
 export interface RecentAlert {
   /** The event's identity (see dedupeKey): a replayed subscriber call records it once. */
   key: string;
   event: string;
+  /** ISO: the event's own time as the intake reads it, else when it was recorded. */
   at: string;
   amount?: string;
   status?: string;
@@ -30,7 +32,7 @@ export class RecentAlerts {
     const alert: RecentAlert = {
       key,
       event: event.event,
-      at: data.occurredAt ?? event.timestamp ?? this.now().toISOString(),
+      at: alertTime(event, this.now()),
       ...(data.amount ? { amount: String(data.amount) } : {}),
       ...(data.status ? { status: data.status } : {}),
       ...(data.trx_ref ? { reference: data.trx_ref } : {}),
@@ -45,4 +47,13 @@ export class RecentAlerts {
   async latest(n = 5): Promise<RecentAlert[]> {
     return ((await this.store.get<RecentAlert[]>(RECENT_KEY)) ?? []).slice(0, n);
   }
+}
+
+/**
+ * The event's own time (else its envelope's), read the way the intake reads a signed time, so epoch
+ * seconds as text are shown as the time they are; the time it was recorded when neither reads as one.
+ */
+function alertTime(event: WebhookEvent, recordedAt: Date): string {
+  const at = [event.data.occurredAt, event.timestamp].map(signedTimeOf).find((time) => Number.isFinite(time));
+  return (at === undefined ? recordedAt : new Date(at)).toISOString();
 }

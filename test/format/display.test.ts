@@ -7,6 +7,7 @@ import {
   relative,
   serviceAmount,
   shortHash,
+  UNREADABLE_TIME,
 } from '../../src/format/display.js';
 
 describe('display formatting', () => {
@@ -36,6 +37,14 @@ describe('display formatting', () => {
     const now = new Date('2026-11-23T08:00:00.000Z');
     expect(relative('2026-11-23T08:29:00.000Z', now)).toBe('in 29 minutes');
     expect(relative('2026-11-23T07:55:00.000Z', now)).toBe('5 minutes ago');
+  });
+
+  it('says a time from outside that is no date is unreadable, and never throws on it', () => {
+    const now = new Date('2026-11-23T08:00:00.000Z');
+    for (const text of ['1764770000', '2026-12-03 17:00:00 WAT', '03/12/2026 10:00 WAT', 'soon', '']) {
+      expect(relative(text, now)).toBe(UNREADABLE_TIME);
+    }
+    expect(relative('2026-11-23T08:29:00.000Z', new Date(Number.NaN))).toBe(UNREADABLE_TIME);
   });
 
   it('shortens hashes and masks account numbers', () => {

@@ -27,3 +27,27 @@ test('keeps the newest alerts first, at most ten, and a replayed event once', as
   expect(kept.map((a) => a.reference)).toEqual(Array.from({ length: 10 }, (_, i) => `REF${11 - i}`));
   expect(await recent.latest(3)).toHaveLength(3);
 });
+
+test('records an alert’s time as the intake reads it: epoch digits as that time, other text as when it came', async ({
+  store,
+}) => {
+  const recordedAt = new Date('2026-12-03T16:00:00.000Z');
+  const recent = new RecentAlerts(store, () => recordedAt);
+  const at = Date.UTC(2026, 11, 3, 15, 0);
+  const dated = (n: number, timestamp: string, occurredAt?: string) => ({
+    ...deposit(n),
+    timestamp,
+    data: { ...deposit(n).data, ...(occurredAt ? { occurredAt } : {}) },
+  });
+  await recent.record(dated(1, String(at / 1000)));
+  await recent.record(dated(2, String(at)));
+  await recent.record(dated(3, '2026-12-03T16:00:00+01:00', 'yesterday'));
+  await recent.record(dated(4, '2026-12-03 17:00:00 WAT'));
+  const times = (await recent.latest(4)).map((a) => [a.reference, a.at]);
+  expect(times).toEqual([
+    ['REF4', recordedAt.toISOString()],
+    ['REF3', new Date(at).toISOString()],
+    ['REF2', new Date(at).toISOString()],
+    ['REF1', new Date(at).toISOString()],
+  ]);
+});

@@ -1,7 +1,7 @@
 // Modals that move no money: a one-time deposit account and a bridge fee quote. Pure builders.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
-import { lagosTime, naira, relative } from '../../format/display.js';
+import { lagosTime, naira, relative, UNREADABLE_TIME } from '../../format/display.js';
 import { clipMrkdwn, clipPlain, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import type { Prefill } from '../types.js';
 import { fitBlocks } from '../ui/messages.js';
@@ -122,10 +122,18 @@ const resultView = (title: string, blocks: KnownBlock[]): ModalView => ({
   blocks: fitBlocks(blocks),
 });
 
+/**
+ * `Thu 3 Dec 2026, 17:00 WAT (expires in 2 hours)`; an expiry that is no date is shown as the service
+ * wrote it, since the account it belongs to is open and must be shown either way.
+ */
+function expiryText(expiresAt: string, now: Date): string {
+  const when = relative(expiresAt, now);
+  if (when !== UNREADABLE_TIME) return `${lagosTime(expiresAt)} (expires ${when})`;
+  return expiresAt ? `${expiresAt} (as the service wrote it)` : 'not given by the service';
+}
+
 export function depositResultView(account: TemporaryAccount, now: Date, environment: string): ModalView {
-  const expiry = escapeMrkdwn(
-    `${lagosTime(account.expiresAt) ?? account.expiresAt} (expires ${relative(account.expiresAt, now)})`,
-  );
+  const expiry = escapeMrkdwn(expiryText(account.expiresAt, now));
   const fees = escapeMrkdwn(
     [account.fee ? `fee ${naira(account.fee)}` : '', account.vat ? `VAT ${naira(account.vat)}` : '']
       .filter(Boolean)

@@ -64,6 +64,8 @@ export function approvalBuilders(text: string, add: Add): void {
           balance: { entries: [{ asset_code: text, balance: '1500.00' }], asOf: NOW },
           alerts: [
             { key: text, event: text, at: NOW.toISOString(), status: text, reference: text, amount: '12.00' },
+            // Stored as the webhook wrote it, before alert times were read as the intake reads them.
+            { key: `${text}-2`, event: text, at: text, reference: text },
           ],
         }),
       );

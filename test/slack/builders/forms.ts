@@ -103,8 +103,7 @@ export function depositFormBuilders(text: string, add: Add): void {
     'quote modal',
     quoteModal({ networks: choices, prefill: prefill(['quote.amount', 'quote.address']), environment: text }),
   );
-  add(
-    'deposit account',
+  const account = (expiresAt: string) =>
     depositResultView(
       temporaryAccountSchema.parse({
         reference: text,
@@ -115,12 +114,13 @@ export function depositFormBuilders(text: string, add: Add): void {
         accountNumber: text,
         accountName: text,
         bankName: text,
-        expiresAt: '2026-11-23T08:30:00.000Z',
+        expiresAt,
       }),
       NOW,
       text,
-    ),
-  );
+    );
+  add('deposit account', account('2026-11-23T08:30:00.000Z'));
+  add('deposit account, its expiry no date', account(text));
   add(
     'bridge quote',
     quoteResultView(

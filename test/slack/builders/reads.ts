@@ -94,6 +94,10 @@ export function readBuilders(text: string, add: Add): void {
           previousPage: 1,
         });
         add(`tx list ${type}`, txListMessage([tx], pagination, 2, NOW));
+        add(
+          `tx list ${type} (created at a time that is no date)`,
+          txListMessage([{ ...tx, createdAt: text }], pagination, 2, NOW),
+        );
         add(`tx detail ${type}`, txDetailMessage(tx, 'live', networks));
         add(`tx detail ${type} (network by code)`, txDetailMessage({ ...tx, network: 'base' }, 'test', []));
       }

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { Harness } from '../../support/harness.js';
 import { harnessTest as test } from '../../support/harness-fixtures.js';
+import { UNREADABLE_TIMES } from '../../support/outside-times.js';
 import { selectValue, slashCommand, textValue, viewSubmission } from '../../support/slack-requests.js';
 
 const DEST = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -111,6 +112,18 @@ describe('/cngn deposit', () => {
     await h.sandbox.payTemporaryAccount(reference ?? '');
     const { data } = await h.bot.client.getTransactions({ page: 1, limit: 1 });
     expect(data[0]?.description).toBe(`Naira deposit via Wema Bank ${accountNumber}`);
+  });
+
+  test('shows the account the service opened, its expiry as written when that is no date', async ({
+    harness,
+  }) => {
+    harness.sandbox.misstateExpiry(UNREADABLE_TIMES.spaced);
+    await submitDeposit(harness, 'VUNREAD', '5000');
+    const update = await harness.slack.waitFor('views.update', (c) => c.body.view_id === 'VUNREAD');
+    const text = JSON.stringify(update.body.view);
+    expect(text).not.toContain('No account');
+    expect(text).toMatch(/\*Account number\*\\n`\d{10}`/);
+    expect(text).toContain(`*Expires* ${UNREADABLE_TIMES.spaced} (as the service wrote it)`);
   });
 
   test('acknowledges the submission while the service call is still held, then fills the modal', async ({

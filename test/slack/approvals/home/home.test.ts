@@ -3,11 +3,14 @@
 // and a channel click at the same moment approve once; re-published when the request changes.
 import { describe, expect } from 'vitest';
 import { Money } from '../../../../src/format/money.js';
+import { RecentAlerts } from '../../../../src/webhooks/recent.js';
 import { botTest as test } from '../../../support/bot.js';
 import type { SlackCall } from '../../../support/fake-slack.js';
 import { fileDraft } from '../../../support/filing.js';
+import { epochSeconds } from '../../../support/outside-times.js';
 import { openReview, type ReviewView, refusedInModal, submitReview } from '../../../support/review.js';
 import { clickInHome as homeClick, homeOpened as openHome } from '../../../support/slack-requests.js';
+import { postWebhook, webhookBody } from '../../../support/webhook-rig.js';
 import {
   APPROVER_A,
   APPROVER_B,
@@ -245,5 +248,26 @@ describe('App Home', () => {
     const home = homeText(publishesFor(app, REQUESTER).at(-1));
     expect(home).toContain('₦3,100.00 · completed');
     expect(home).toContain('Completed · filed');
+  });
+
+  test('keeps being published after an alert signed in epoch seconds, and says how long ago it was', async ({
+    startApp,
+  }) => {
+    const app = await startApp({ notify: 'channel', withWebhooks: true });
+    const body = webhookBody('deposit.completed', { occurredAt: undefined });
+    body.timestamp = epochSeconds(new Date(Date.now() - 5 * 60_000));
+    const reference = (body.data as { trx_ref: string }).trx_ref;
+    const sent = await postWebhook(`${app.baseUrl}/webhooks/cngn`, body, app.sandbox.webhookSecret);
+    expect(sent.status).toBe(200);
+    const recent = new RecentAlerts(app.store);
+    await waitUntil(
+      async () => (await recent.latest()).some((a) => a.reference === reference),
+      'the alert kept',
+    );
+    await homeOpened(app, APPROVER_A);
+    await waitUntil(() => publishesFor(app, APPROVER_A).length > 0, 'a Home published');
+    expect(homeText(publishesFor(app, APPROVER_A).at(-1))).toMatch(
+      new RegExp(`\\\`${reference}\\\` · [56] minutes ago`),
+    );
   });
 });
