@@ -13,7 +13,14 @@ import {
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
-import { CUT_MARK, clipPlain, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import {
+  CUT_MARK,
+  clipMrkdwn,
+  clipPlain,
+  escapeMrkdwn,
+  explorerLink,
+  inertUrl,
+} from '../../format/mrkdwn.js';
 import type { AlertInput, AlertMessage, RefusedReport } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
@@ -352,7 +359,8 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     ? `${escapeMrkdwn(`[${prefix}] `)}${parts.text}${escapeMrkdwn(suffix)}`
     : escapeMrkdwn(`[${prefix}] ${parts.text}${suffix}`);
   // A webhook's values are the service's: cut to Slack's limits rather than refused (and set aside).
-  return { text, blocks: fitBlocks(blocks) };
+  // The notification text too: a long reason there would be refused with the blocks and without them.
+  return { text: clipMrkdwn(text), blocks: fitBlocks(blocks) };
 }
 
 /** Escaped text from outside, or undefined when there is none. */
