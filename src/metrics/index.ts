@@ -74,6 +74,7 @@ const INTAKE_RESULTS: Record<IntakeResult, true> = {
   'no-secret': true,
   unsigned: true,
   'too-large': true,
+  aborted: true,
   'bad-signature': true,
   'not-json': true,
   invalid: true,

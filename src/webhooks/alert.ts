@@ -1,6 +1,6 @@
 // The message for an outbox entry: the injected builders with the bank name looked up, or — if a
 // builder fails — the entry's key fields as plain text, so a rendering bug never loses an event.
-import { escapeMrkdwn } from '../format/mrkdwn.js';
+import { clipPlain, escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Logger } from '../log.js';
 import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
 
@@ -12,6 +12,9 @@ export interface AlertRendering {
 
 /** A stale delivery's plain-text alert when its builder fails says what the builder would have. */
 const STALE_DELIVERY = 'Stale or replayed delivery — a person should check:';
+
+/** A plain-text alert's length before escaping, which can make it up to five times longer: Slack takes 40,000. */
+const NOTICE_MAX = 2_900;
 
 export async function alertFor(entry: OutboxEntry, options: AlertRendering): Promise<AlertMessage> {
   const bankName = await bankNameFor(entry, options.bankName);
@@ -33,8 +36,19 @@ export async function alertFor(entry: OutboxEntry, options: AlertRendering): Pro
     const { data } = entry.event;
     const what = entry.stale ? `${STALE_DELIVERY} ${entry.event.event}` : `cNGN event ${entry.event.event}`;
     const text = `${what}: ${data.trx_ref ?? data.transactionId ?? ''} ${data.amount ?? ''} ${data.status ?? ''}`;
-    return { text: escapeMrkdwn(text.trim()), blocks: [] };
+    return { text: escapeMrkdwn(clipPlain(text.trim(), NOTICE_MAX)), blocks: [] };
   }
+}
+
+/** How much of an event's name or reference (outside text) the notice of a set-aside alert shows. */
+const NAME_SHOWN = 200;
+
+/** What the fallback channel is told of an alert set aside: short enough for Slack whatever the names. */
+export function setAsideNotice(event: string, ref: string, channel: string, reason: string): string {
+  const [name, reference] = [event, ref].map((text) => clipPlain(text, NAME_SHOWN));
+  return escapeMrkdwn(
+    `An alert (${name}, reference ${reference}) could not be posted to ${channel}: Slack answered ${reason}. It was set aside in the dead-letter list.`,
+  );
 }
 
 /** Redemptions carry only a bank code; a failed lookup just shows the code. */

@@ -5,10 +5,9 @@
 // set aside in the dead-letter list so the channel's queue goes on. Under load a channel's routine
 // events are grouped into digests (digest-plan.ts); see docs/webhooks-and-alerts.md for exactly-once.
 import { randomUUID } from 'node:crypto';
-import { escapeMrkdwn } from '../format/mrkdwn.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
-import { alertFor } from './alert.js';
+import { alertFor, setAsideNotice } from './alert.js';
 import { type AlertSink, failureReason } from './alert-sink.js';
 import { ChannelQueues, type ChannelWork, type Step } from './channel-queue.js';
 import { safeDigestRendering } from './digest.js';
@@ -467,9 +466,7 @@ export class Deliverer {
     if (!fallback || fallback === channel) return;
     const told = await this.options.sink.post({
       channel: fallback,
-      text: escapeMrkdwn(
-        `An alert (${entry.event.event}, reference ${ref}) could not be posted to ${channel}: Slack answered ${reason}. It was set aside in the dead-letter list.`,
-      ),
+      text: setAsideNotice(entry.event.event, ref, channel, reason),
     });
     if (!told.ok) {
       this.log.warn(`could not tell ${fallback} about the set-aside alert: ${failureReason(told.failure)}`);

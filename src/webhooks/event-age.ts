@@ -2,31 +2,20 @@
 // replay header, so a copy recorded on the way (a TLS-terminating proxy) verifies forever; once the
 // records that dedupe it have expired, only the time signed into the body tells it apart.
 import type { WebhookEvent } from '../cngn/schemas.js';
+import { outsideTime } from '../format/outside-time.js';
 import { aheadLimitMs, freshnessLimitMs } from './outbox.js';
 
 /**
  * The signed time of an event: the later of the envelope's `timestamp` and `data.occurredAt` that reads
  * as a time (the later one, so a slow delivery of an older event is not judged by its older field).
- * Undefined when the body carries neither.
+ * Undefined when the body carries neither. Read as `outsideTime` reads it: an ISO time that names no
+ * zone is UTC, so replicas in different zones judge one delivery alike.
  */
 export function signedEventTime(event: WebhookEvent): number | undefined {
   const times = [event.timestamp, event.data.occurredAt]
-    .map(signedTimeOf)
+    .map(outsideTime)
     .filter((time) => Number.isFinite(time));
   return times.length > 0 ? Math.max(...times) : undefined;
-}
-
-/**
- * A signed time as text: epoch seconds or milliseconds written as digits (10 to 13 of them), or an ISO
- * date and time, read as UTC when it names no zone (`Date.parse` would take the process's own zone, and
- * replicas in different zones would judge one delivery differently). Anything else is no time
- * (`Date.parse` reads "12" as the year 2001): NaN.
- */
-export function signedTimeOf(value: unknown): number {
-  if (typeof value !== 'string') return Number.NaN;
-  if (/^\d{10,13}$/.test(value)) return value.length > 10 ? Number(value) : Number(value) * 1000;
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value)) return Number.NaN;
-  return Date.parse(/(?:Z|[+-]\d{2}(?::?\d{2})?)$/i.test(value) ? value : `${value}Z`);
 }
 
 /**

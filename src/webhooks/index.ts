@@ -3,6 +3,7 @@
 // createWebhooks(...) and hand `route` to the Slack app's routes, then start().
 import type { CngnEnvironment } from '../cngn/api.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
+import { outsideTimeIso } from '../format/outside-time.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { AlertSink } from './alert-sink.js';
@@ -112,7 +113,8 @@ function alertRecord(entry: OutboxEntry): AlertRecord {
   const { data } = entry.event;
   const at = data.occurredAt ?? entry.event.timestamp;
   const record: AlertRecord = {};
-  if (at) record.at = at;
+  // As the bot read it (UTC when it names no zone), so a screen shows the instant the bot judged by.
+  if (at) record.at = outsideTimeIso(at) ?? at;
   if (data.amount) record.amount = String(data.amount);
   if (data.asset_symbol) record.asset = data.asset_symbol;
   if (data.status) record.status = data.status;

@@ -34,7 +34,8 @@ export interface IntakeOptions {
 
 /**
  * What became of one delivery: stored (`accepted`), stored but posted only for a person to check as a
- * possible replay (`stale`), already stored (`duplicate`), or refused, and why. `store-unavailable`
+ * possible replay (`stale`), already stored (`duplicate`), or refused, and why (`aborted`: the sender
+ * closed the connection before its body was whole, so there is nothing to verify). `store-unavailable`
  * (503) and `error` (500) are deliveries that could not be stored.
  */
 export type IntakeResult =
@@ -44,6 +45,7 @@ export type IntakeResult =
   | 'no-secret'
   | 'unsigned'
   | 'too-large'
+  | 'aborted'
   | 'bad-signature'
   | 'not-json'
   | 'invalid'
@@ -92,15 +94,8 @@ async function receive(
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const unverifiable = refuseUnverifiable(req, res, options, warnings);
   if (unverifiable) return unverifiable;
-  const declared = Number(req.headers['content-length']);
-  const raw = Number.isFinite(declared) && declared > limit ? 'too-large' : await readLimited(req, limit);
-  if (raw === 'too-large') {
-    // Refused before its signature is known (a body that nests too deep is large too): counted like
-    // forged ones, so that a flood of them cannot bury the log.
-    warnings.warn(`webhook refused: body larger than ${limit} bytes`);
-    refuse(req, res, 413, 'body too large');
-    return 'too-large';
-  }
+  const raw = await readBody(req, res, limit, warnings);
+  if (!Buffer.isBuffer(raw)) return raw;
   const verifiedBy = verifyWithEither(raw, req.headers['x-cngn-signature'], {
     current: options.secret,
     previous: options.previousSecret,
@@ -153,6 +148,30 @@ async function receive(
   return result === 'stored' ? 'accepted' : result;
 }
 
+/** The body, or what became of a delivery refused while it was read: too large, or cut off by its sender. */
+async function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  warnings: RepeatedWarnings,
+): Promise<Buffer | 'too-large' | 'aborted'> {
+  const declared = Number(req.headers['content-length']);
+  const raw = Number.isFinite(declared) && declared > limit ? 'too-large' : await readLimited(req, limit);
+  if (raw === 'too-large') {
+    // Refused before its signature is known (a body that nests too deep is large too): counted like
+    // forged ones, so that a flood of them cannot bury the log.
+    warnings.warn(`webhook refused: body larger than ${limit} bytes`);
+    refuse(req, res, 413, 'body too large');
+    return 'too-large';
+  }
+  if (raw === 'aborted') {
+    // Anyone can start a request and drop it: counted like forged ones; nobody is left to answer.
+    warnings.warn('webhook refused: connection closed before the body was whole');
+    return 'aborted';
+  }
+  return raw;
+}
+
 /**
  * Refused before the body is read: no secret to verify it with, or no signature to verify. Anyone can
  * send these too: counted like forged ones, never a line each, and nothing of the body in them.
@@ -188,8 +207,11 @@ function logVerifiedBy(log: Logger, event: string, verifiedBy: VerifiedBy): void
   log.child({ verifiedBy }).info(`webhook ${event} verified with the ${verifiedBy} secret`);
 }
 
-/** The body as bytes, or 'too-large' as soon as it passes the limit (the rest is not read). */
-function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+/**
+ * The body as bytes, 'too-large' as soon as it passes the limit (the rest is not read), or 'aborted' when
+ * the sender closes the connection before the body is whole (Node's "aborted", ECONNRESET).
+ */
+function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'aborted'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -206,9 +228,10 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | 'too
       cleanup();
       resolve(Buffer.concat(chunks));
     };
-    const onError = (error: Error) => {
+    const onError = (error: NodeJS.ErrnoException) => {
       cleanup();
-      reject(error);
+      if (error.code === 'ECONNRESET') resolve('aborted');
+      else reject(error);
     };
     const cleanup = () => {
       req.off('data', onData);

@@ -1,8 +1,8 @@
 // The last few alerts, kept as one short list in the store for App Home ("last alerts"): written once
 // per accepted event by a pipeline subscriber, read without calling the service or Slack.
 import type { WebhookEvent } from '../cngn/schemas.js';
+import { outsideTime } from '../format/outside-time.js';
 import type { Store } from '../store/index.js';
-import { signedTimeOf } from './event-age.js';
 import { dedupeKey } from './keys.js';
 
 export interface RecentAlert {
@@ -54,6 +54,6 @@ export class RecentAlerts {
  * seconds as text are shown as the time they are; the time it was recorded when neither reads as one.
  */
 function alertTime(event: WebhookEvent, recordedAt: Date): string {
-  const at = [event.data.occurredAt, event.timestamp].map(signedTimeOf).find((time) => Number.isFinite(time));
+  const at = [event.data.occurredAt, event.timestamp].map(outsideTime).find((time) => Number.isFinite(time));
   return (at === undefined ? recordedAt : new Date(at)).toISOString();
 }

@@ -8,6 +8,7 @@
 import type { CngnEnvironment, Priority } from '../cngn/api.js';
 import { CngnErrorCode, cngnCallError } from '../cngn/errors.js';
 import type { Transaction, TransactionPage } from '../cngn/schemas.js';
+import { outsideTime } from '../format/outside-time.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import { eventForTransaction, eventFromTransaction } from './keys.js';
@@ -211,7 +212,7 @@ export class Reconciler {
     const expected = eventForTransaction(tx);
     if (!expected) return false;
     const event = eventFromTransaction(tx, expected.name);
-    const at = Date.parse(tx.updatedAt ?? tx.createdAt ?? '');
+    const at = outsideTime(tx.updatedAt ?? tx.createdAt);
     if (Number.isNaN(at)) {
       // Its age is unknown: while it keeps showing up, keep the record that it was seen alive.
       if (window.firstWalk) {
@@ -232,7 +233,7 @@ export class Reconciler {
     if (page.data.length === 0 || page.pagination?.isLastPage) return true;
     if (!page.pagination && page.data.length < this.limit) return true;
     const created = page.data
-      .map((tx) => Date.parse(tx.createdAt ?? tx.updatedAt ?? ''))
+      .map((tx) => outsideTime(tx.createdAt ?? tx.updatedAt))
       .filter((t) => !Number.isNaN(t));
     return created.length > 0 && Math.min(...created) < boundary;
   }

@@ -344,8 +344,10 @@ export class FakeSlack {
     }
   }
 
-  /** What Slack itself would refuse: views.open with a trigger_id older than 3 s. */
+  /** What Slack itself would refuse: a message text over 40,000 characters, views.open with a trigger_id older than 3 s. */
   private refusal(call: SlackCall): string | undefined {
+    if (call.method.startsWith('chat.') && String(call.body.text ?? '').length > 40_000)
+      return 'msg_too_long';
     if (call.method !== 'views.open') return undefined;
     const age = triggerAgeMs(call.body.trigger_id, call.at);
     return age !== undefined && age > TRIGGER_LIFETIME_MS ? 'expired_trigger_id' : undefined;

@@ -2,7 +2,7 @@
 // route served by a bare node:http server on 127.0.0.1 (the app-level tests go through the harness).
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { request } from 'undici';
 import type { CngnEnvironment } from '../../src/cngn/api.js';
 import type { Logger } from '../../src/log.js';
@@ -146,6 +146,23 @@ export async function postWebhook(
   if (sig !== null) headers['x-cngn-signature'] = sig;
   const response = await request(url, { method: 'POST', headers, body: raw });
   return { status: response.statusCode, body: await response.body.text() };
+}
+
+/**
+ * A delivery whose sender closes the connection mid-body: its headers (a signature, a length of 1,000
+ * bytes), then part of the body once the route has taken the request (Node answers `Expect:
+ * 100-continue` as it hands the request over), then the socket destroyed.
+ */
+export async function abortMidBody(url: string): Promise<void> {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  socket.write(
+    `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\nX-cNGN-Signature: sha256=forged\r\n\r\n`,
+  );
+  await once(socket, 'data');
+  socket.write('{"event":');
+  socket.destroy();
 }
 
 let n = 0;

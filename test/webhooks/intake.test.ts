@@ -10,9 +10,16 @@ import {
   parseOpenSshPrivateKey,
   sealResponseData,
 } from '../../src/cngn/wire.js';
-import { signatureFor } from '../../src/webhooks/index.js';
+import { type IntakeResult, signatureFor } from '../../src/webhooks/index.js';
 import { capturedLog } from '../support/captured-log.js';
-import { postsMentioning, recordingLogger, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
+import {
+  abortMidBody,
+  postsMentioning,
+  recordingLogger,
+  SECRET,
+  waitUntil,
+  webhookBody,
+} from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
 
 describe('webhook intake', () => {
@@ -151,6 +158,26 @@ describe('webhook intake', () => {
     expect(refusals()).toEqual([
       'warn webhook refused: body larger than 4096 bytes',
       'warn webhook refused: body larger than 4096 bytes (2 more like it in the last minute)',
+    ]);
+  });
+
+  test('counts senders who close the connection mid-body as refused, not as deliveries it could not store', async ({
+    startRig,
+  }) => {
+    const log = recordingLogger();
+    const results: IntakeResult[] = [];
+    const rig = await startRig({ log, onIntake: (result) => results.push(result) });
+    for (let i = 0; i < 5; i++) await abortMidBody(rig.url);
+    await waitUntil(() => results.length === 5);
+    expect(results).toEqual(Array(5).fill('aborted'));
+    const closed = 'warn webhook refused: connection closed before the body was whole';
+    expect(log.lines.filter((line) => !line.startsWith('debug') && !line.startsWith('info'))).toEqual([
+      closed,
+    ]);
+    await rig.stop();
+    expect(log.lines.filter((line) => line.startsWith(closed))).toEqual([
+      closed,
+      `${closed} (4 more like it in the last minute)`,
     ]);
   });
 

@@ -13,7 +13,15 @@ import {
 } from '../../format/display.js';
 import { explorerUrl } from '../../format/explorer.js';
 import { AMOUNT_MAX_INTEGER_DIGITS } from '../../format/money.js';
-import { CUT_MARK, clipPlain, escapeMrkdwn, explorerLink, inertUrl } from '../../format/mrkdwn.js';
+import {
+  CUT_MARK,
+  clipMrkdwn,
+  clipPlain,
+  escapeMrkdwn,
+  explorerLink,
+  inertUrl,
+} from '../../format/mrkdwn.js';
+import { outsideTime } from '../../format/outside-time.js';
 import type { AlertInput, AlertMessage, RefusedReport } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
@@ -343,7 +351,7 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     marker,
     data.trx_ref ? `Ref \`${escapeMrkdwn(data.trx_ref)}\`` : undefined,
     data.transactionId ? `Tx \`${escapeMrkdwn(data.transactionId)}\`` : undefined,
-    plain(lagosTime(data.occurredAt ?? input.event.timestamp)),
+    plain(eventTime(data.occurredAt ?? input.event.timestamp)),
   ].filter((v): v is string => Boolean(v));
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: context.join('  ·  ') }] });
   const prefix = marker.replace(/^:[a-z_]+: /, '');
@@ -352,7 +360,18 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     ? `${escapeMrkdwn(`[${prefix}] `)}${parts.text}${escapeMrkdwn(suffix)}`
     : escapeMrkdwn(`[${prefix}] ${parts.text}${suffix}`);
   // A webhook's values are the service's: cut to Slack's limits rather than refused (and set aside).
-  return { text, blocks: fitBlocks(blocks) };
+  // The notification text too: a long reason there would be refused with the blocks and without them.
+  return { text: clipMrkdwn(text), blocks: fitBlocks(blocks) };
+}
+
+/**
+ * An event's time in Lagos, read as the bot judges its age by (an ISO time that names no zone is UTC,
+ * whatever the host's zone); text that is no time is shown as sent.
+ */
+function eventTime(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  const at = outsideTime(value);
+  return Number.isFinite(at) ? lagosTime(new Date(at)) : value;
 }
 
 /** Escaped text from outside, or undefined when there is none. */
