@@ -36,6 +36,9 @@ describe('a failure alert with a long reason', () => {
       );
       const message = webhookMessage({ event, origin: 'webhook', environment: 'live' });
       expect(() => checkMessage(message)).not.toThrow();
+      // A bold reason cut keeps its closing mark: no stray `*` shown.
+      const note = JSON.stringify(message.blocks).match(/Reason: \*(?:[^"\\]|\\.)*"/)?.[0];
+      if (type === 'fiat_redeem') expect(note?.endsWith(`${CUT_MARK}*"`)).toBe(true);
       expect(() => checkMessage({ text: message.text })).not.toThrow();
     },
   );

@@ -193,7 +193,8 @@ function transactionFailed(data: WebhookData, options: WebhookMessageOptions): P
       title: `Redemption failed: ${amount} went back to the balance`,
       text: `Redemption failed: ${amount} went back to the balance — ${data.reason ?? 'no reason given'}`,
       fields: [['Amount', escapeMrkdwn(amount)], ...bankFields(receiver, options)],
-      note: `The ${escapeMrkdwn(amount)} cNGN went back to the balance. Reason: *${reason}*`,
+      // Cut inside its bold marks, so a long one does not lose its closing `*` to the section's cut.
+      note: `The ${escapeMrkdwn(amount)} cNGN went back to the balance. Reason: *${clipMrkdwn(reason, 2_500)}*`,
     };
   }
   const what =
