@@ -5,6 +5,7 @@
 import { formatDistanceStrict } from 'date-fns';
 import type { CngnEnvironment } from './environment.js';
 import { isPlainAmount, Money } from './money.js';
+import { outsideTime } from './outside-time.js';
 
 const LAGOS = 'Africa/Lagos';
 
@@ -119,6 +120,22 @@ export function relative(iso: string, now: Date): string {
   if (Number.isNaN(then.getTime()) || Number.isNaN(now.getTime())) return UNREADABLE_TIME;
   const words = formatDistanceStrict(then, now);
   return then.getTime() >= now.getTime() ? `in ${words}` : `${words} ago`;
+}
+
+/**
+ * A time the service or a webhook wrote, read as the intake reads it (outsideTime: no zone is UTC, epoch
+ * digits count, other text is no time): `lagosTime` of it, or undefined when it is no time. `new Date`
+ * would read "12" as 2001 and a zoneless time in the host's zone.
+ */
+export function outsideLagosTime(text: string | null | undefined): string | undefined {
+  const at = outsideTime(text);
+  return Number.isFinite(at) ? lagosTime(new Date(at)) : undefined;
+}
+
+/** `relative` of a time the service or a webhook wrote, read as outsideLagosTime reads it. */
+export function outsideRelative(text: string | null | undefined, now: Date): string {
+  const at = outsideTime(text);
+  return Number.isFinite(at) ? relative(new Date(at).toISOString(), now) : UNREADABLE_TIME;
 }
 
 export function environmentMarker(environment: CngnEnvironment): string {

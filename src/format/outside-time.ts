@@ -19,3 +19,11 @@ export function outsideTimeIso(value: unknown): string | undefined {
   const at = outsideTime(value);
   return Number.isFinite(at) ? new Date(at).toISOString() : undefined;
 }
+
+/**
+ * An event's time among the fields that may carry it, first to last (its own time, then its envelope's):
+ * the first that reads as a time, or, when none does, the first given, to be shown as sent.
+ */
+export function firstTime(...values: Array<string | null | undefined>): string | undefined {
+  return values.find((value) => Number.isFinite(outsideTime(value))) ?? values.find(Boolean) ?? undefined;
+}

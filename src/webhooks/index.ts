@@ -3,7 +3,7 @@
 // createWebhooks(...) and hand `route` to the Slack app's routes, then start().
 import type { CngnEnvironment } from '../cngn/api.js';
 import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '../cngn/wire.js';
-import { outsideTimeIso } from '../format/outside-time.js';
+import { firstTime, outsideTimeIso } from '../format/outside-time.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { AlertSink } from './alert-sink.js';
@@ -111,7 +111,7 @@ export interface AlertRecord {
 
 function alertRecord(entry: OutboxEntry): AlertRecord {
   const { data } = entry.event;
-  const at = data.occurredAt ?? entry.event.timestamp;
+  const at = firstTime(data.occurredAt, entry.event.timestamp);
   const record: AlertRecord = {};
   // As the bot read it (UTC when it names no zone), so a screen shows the instant the bot judged by.
   if (at) record.at = outsideTimeIso(at) ?? at;

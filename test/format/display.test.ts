@@ -1,14 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   lagosTime,
   lagosTimeOfDay,
   maskAccount,
   naira,
+  outsideLagosTime,
+  outsideRelative,
   relative,
   serviceAmount,
   shortHash,
   UNREADABLE_TIME,
 } from '../../src/format/display.js';
+import { test as base } from '../support/fixtures.js';
+import { hostZoneFixture } from '../support/host-zone.js';
+
+const it = base.extend('hostZone', hostZoneFixture);
 
 describe('display formatting', () => {
   it('shows naira with separators and two decimals, and text that is no amount never as a figure', () => {
@@ -46,6 +52,21 @@ describe('display formatting', () => {
     }
     expect(relative('2026-11-23T08:29:00.000Z', new Date(Number.NaN))).toBe(UNREADABLE_TIME);
   });
+
+  it.for(['Asia/Tokyo', 'America/New_York'])(
+    'reads a time the service wrote as the intake does, on a host in %s: no zone is UTC, and text no Date should read is no time',
+    (zone, { hostZone }) => {
+      hostZone(zone);
+      const now = new Date('2026-11-23T08:00:00.000Z');
+      expect(outsideLagosTime('2026-11-23T08:05:00')).toBe('Mon 23 Nov 2026, 09:05 WAT');
+      expect(outsideRelative('2026-11-23T08:05:00', now)).toBe('in 5 minutes');
+      expect(outsideLagosTime('1795420800')).toBe(lagosTime('2026-11-23T08:00:00.000Z'));
+      for (const text of ['12', '+01', '0000000000x', 'soon', '', undefined]) {
+        expect(outsideLagosTime(text), String(text)).toBeUndefined();
+        expect(outsideRelative(text, now), String(text)).toBe(UNREADABLE_TIME);
+      }
+    },
+  );
 
   it('shortens hashes and masks account numbers', () => {
     expect(shortHash('0x1234567890abcdef1234')).toBe('0x1234…1234');

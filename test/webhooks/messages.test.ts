@@ -8,7 +8,12 @@ import type { AlertInput } from '../../src/webhooks/types.js';
 const MINT = '0x1111111111111111111111111111111111111111111111111111111111111111';
 const SOURCE = '0x2222222222222222222222222222222222222222222222222222222222222222';
 
-function render(event: string, data: Record<string, unknown>, extra: Partial<AlertInput> = {}) {
+function render(
+  event: string,
+  data: Record<string, unknown>,
+  extra: Partial<AlertInput> = {},
+  timestamp = '2026-11-23T08:05:01Z',
+) {
   const parsed = webhookEventSchema.parse({
     event,
     data: {
@@ -18,7 +23,7 @@ function render(event: string, data: Record<string, unknown>, extra: Partial<Ale
       occurredAt: '2026-11-23T08:05:00Z',
       ...data,
     },
-    timestamp: '2026-11-23T08:05:01Z',
+    timestamp,
   });
   const message = webhookMessage({ event: parsed, origin: 'webhook', environment: 'sandbox', ...extra });
   return { ...message, all: `${message.text}\n${JSON.stringify(message.blocks)}` };
@@ -173,7 +178,7 @@ describe('webhook messages', () => {
       render('transaction.failed', { trx_type: 'withdraw', network: ping }),
       render('transaction.reversed', { network: ping, status: ping }),
       render('deposit.completed', { trx_type: 'fiat_buy', amount: ping }),
-      render('transaction.reversed', { occurredAt: ping }),
+      render('transaction.reversed', { occurredAt: ping }, {}, ping),
     ];
     for (const m of cases) {
       expect(m.all).not.toContain(ping);

@@ -34,6 +34,19 @@ describe('a time that names no zone', () => {
     },
   );
 
+  test("is taken from the envelope when the event's own time is no time, in the alert as on App Home", () => {
+    const event = webhookEventSchema.parse({
+      event: 'deposit.completed',
+      data: { transactionId: 'tx-1', trx_ref: 'REF-1', amount: '10', occurredAt: 'soon' },
+      timestamp: ZONELESS,
+    });
+    const blocks = JSON.stringify(
+      webhookMessage({ event, origin: 'webhook', environment: 'sandbox' }).blocks,
+    );
+    expect(blocks).toContain(SHOWN);
+    expect(blocks).not.toContain('soon');
+  });
+
   test('is recorded for /cngn tx as that instant, on a host in Tokyo', async ({ hostZone, startRig }) => {
     hostZone('Asia/Tokyo');
     const now = Date.parse(`${ZONELESS}Z`);

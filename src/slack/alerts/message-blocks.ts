@@ -21,7 +21,7 @@ import {
   explorerLink,
   inertUrl,
 } from '../../format/mrkdwn.js';
-import { outsideTime } from '../../format/outside-time.js';
+import { firstTime, outsideTime } from '../../format/outside-time.js';
 import type { AlertInput, AlertMessage, RefusedReport } from '../../webhooks/types.js';
 import { fitBlocks } from '../ui/messages.js';
 
@@ -352,7 +352,7 @@ function assemble(input: AlertInput, parts: Parts): AlertMessage {
     marker,
     data.trx_ref ? `Ref \`${escapeMrkdwn(data.trx_ref)}\`` : undefined,
     data.transactionId ? `Tx \`${escapeMrkdwn(data.transactionId)}\`` : undefined,
-    plain(eventTime(data.occurredAt ?? input.event.timestamp)),
+    plain(eventTime(firstTime(data.occurredAt, input.event.timestamp))),
   ].filter((v): v is string => Boolean(v));
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: context.join('  ·  ') }] });
   const prefix = marker.replace(/^:[a-z_]+: /, '');

@@ -1,7 +1,7 @@
 // Modals that move no money: a one-time deposit account and a bridge fee quote. Pure builders.
 import type { KnownBlock, ModalView } from '@slack/types';
 import type { BridgeQuote, TemporaryAccount } from '../../cngn/schemas.js';
-import { lagosTime, naira, relative, UNREADABLE_TIME } from '../../format/display.js';
+import { naira, outsideLagosTime, outsideRelative } from '../../format/display.js';
 import { clipMrkdwn, clipPlain, escapeMrkdwn, markHiddenCharacters } from '../../format/mrkdwn.js';
 import type { Prefill } from '../types.js';
 import { fitBlocks } from '../ui/messages.js';
@@ -127,8 +127,8 @@ const resultView = (title: string, blocks: KnownBlock[]): ModalView => ({
  * wrote it, since the account it belongs to is open and must be shown either way.
  */
 function expiryText(expiresAt: string, now: Date): string {
-  const when = relative(expiresAt, now);
-  if (when !== UNREADABLE_TIME) return `${lagosTime(expiresAt)} (expires ${when})`;
+  const at = outsideLagosTime(expiresAt);
+  if (at) return `${at} (expires ${outsideRelative(expiresAt, now)})`;
   return expiresAt ? `${expiresAt} (as the service wrote it)` : 'not given by the service';
 }
 

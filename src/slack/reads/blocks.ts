@@ -16,8 +16,9 @@ import {
   lagosTime,
   lagosTimeOfDay,
   naira,
+  outsideLagosTime,
+  outsideRelative,
   receiverView,
-  relative,
   shortHash,
   statusWord,
 } from '../../format/display.js';
@@ -203,7 +204,7 @@ export function txListMessage(
   now: Date,
 ): SlackMessage {
   const lines = transactions.map((tx) => {
-    const when = tx.createdAt ? relative(tx.createdAt, now) : '';
+    const when = tx.createdAt ? outsideRelative(tx.createdAt, now) : '';
     return `${STATUS_EMOJI[classifyStatus(tx.status)]} *${escapeMrkdwn(naira(tx.amount))}* ${escapeMrkdwn(typeWord(tx.trx_type))} · \`${escapeMrkdwn(tx.trx_ref)}\` · ${when}`;
   });
   const blocks: KnownBlock[] = [
@@ -261,7 +262,7 @@ export function txDetailMessage(
     `*Amount*\n${escapeMrkdwn(naira(tx.amount))}${tx.asset_symbol ? ` ${escapeMrkdwn(tx.asset_symbol)}` : ''}`,
     `*Network*\n${network ? escapeMrkdwn(network.name) : tx.network ? escapeMrkdwn(tx.network) : '—'}`,
     `*Receiver*\n${receiverText(tx, receiverUrl)}`,
-    `*Created*\n${escapeMrkdwn(lagosTime(tx.createdAt) ?? '—')}`,
+    `*Created*\n${escapeMrkdwn(outsideLagosTime(tx.createdAt) ?? tx.createdAt ?? '—')}`,
     hash(tx.trx_type === 'crypto_deposit' ? 'Mint hash' : 'Origin hash', tx.base_trx_hash),
     hash(tx.trx_type === 'crypto_deposit' ? 'Source hash' : 'Destination hash', tx.extl_trx_hash),
   ];

@@ -126,6 +126,17 @@ describe('/cngn deposit', () => {
     expect(text).toContain(`*Expires* ${UNREADABLE_TIMES.spaced} (as the service wrote it)`);
   });
 
+  test('shows an expiry JavaScript would misread as a date long past ("12": 2001) as written', async ({
+    harness,
+  }) => {
+    harness.sandbox.misstateExpiry('12');
+    await submitDeposit(harness, 'VTWELVE', '5000');
+    const update = await harness.slack.waitFor('views.update', (c) => c.body.view_id === 'VTWELVE');
+    const text = JSON.stringify(update.body.view);
+    expect(text).toContain('*Expires* 12 (as the service wrote it)');
+    expect(text).not.toContain('2001');
+  });
+
   test('acknowledges the submission while the service call is still held, then fills the modal', async ({
     h,
   }) => {
