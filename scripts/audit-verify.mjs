@@ -421,8 +421,8 @@ var Money = class _Money {
 };
 function numberToPlainDecimal(value) {
   const text = String(value);
-  if (!/e/i.test(text)) return text;
-  return value.toFixed(2);
+  if (/e/i.test(text)) throw new MoneyFormatError(`${text} is not an amount in kobo`);
+  return text;
 }
 
 // src/audit/approval-bytes.ts
