@@ -283,10 +283,23 @@ export async function registerOptions(deps: PageDeps, input: TokenInput): Promis
   return { ok: true, user: inertPerson(personOf(link.user, names)), options };
 }
 
+/**
+ * Said when filing a registration failed on an error after its link was used: its request may have been
+ * written before the failure, and the link works no more, so the person looks before asking for another.
+ */
+export const REGISTRATION_MAYBE_FILED =
+  'Your passkey may not have been filed: the bot could not reach its store in time. This link is now used: check the approvals channel for your registration request before asking for a new link with `/cngn passkey`.';
+
 export async function registerFile(deps: PageDeps, input: RegisterFileInput): Promise<RegisterFileAnswer> {
   const link = await linkFor(deps, input.token, 'register', true);
   const { response, expectedChallenge, name } = input;
-  const filed = await deps.engine.passkeys.filePasskey(link.user, { response, expectedChallenge, name });
+  const filed = await deps.engine.passkeys
+    .filePasskey(link.user, { response, expectedChallenge, name })
+    .catch((error: unknown) => {
+      deps.log.warn('a passkey registration failed', { user: link.user, error: String(error) });
+      tellLater(deps, link.user, REGISTRATION_MAYBE_FILED);
+      throw new PageProblem(REGISTRATION_MAYBE_FILED.replace(/`/g, ''), 500);
+    });
   if (!filed.ok) {
     const text = `Your passkey was not registered: ${filed.problem} Nothing was filed; ask for a new link with \`/cngn passkey\`.`;
     deps.refused('registration-refused');

@@ -17,8 +17,8 @@ describe('a signed approval the store failed under', () => {
     controls.loseAnswer(`approval:${id}`);
     const { submitted } = await signWith(app, token, a);
     expect(submitted.status).toBe(500);
-    expect(submitted.json).toEqual({ ok: false, problem: SIGNED_MAYBE_NOT_RECORDED });
     expect(submitted.text).not.toContain('nothing changed');
+    expect(submitted.json).toEqual({ ok: false, problem: SIGNED_MAYBE_NOT_RECORDED });
     expectPageHeaders(submitted);
     await waitUntil(() => toldPrivately(app, APPROVER_A).includes(SIGNED_MAYBE_NOT_RECORDED), 'the DM');
     // It was recorded, and the next sweep sends it: "nothing changed" would have been false.
@@ -49,8 +49,8 @@ describe('a signed approval the store failed under', () => {
     const submitted = await submit(token);
     readable();
     expect(submitted.status).toBe(500);
-    expect(submitted.json).toEqual({ ok: false, problem: SIGNED_NOT_RECORDED });
     expect(submitted.text).not.toContain('Try again');
+    expect(submitted.json).toEqual({ ok: false, problem: SIGNED_NOT_RECORDED });
     await waitUntil(() => toldPrivately(app, APPROVER_A).includes(SIGNED_NOT_RECORDED), 'the DM');
     expect(await app.engine.get(id)).toMatchObject({ state: 'pending', approvals: [] });
     // The link is used: trying it again is refused, as the page said it would be.
