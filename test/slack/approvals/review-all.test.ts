@@ -5,7 +5,9 @@ import { describe, expect } from 'vitest';
 import { MAYBE_NOT_RECORDED } from '../../../src/slack/approvals/actions/click.js';
 import { createStore } from '../../../src/store/index.js';
 import { botTest as test } from '../../support/bot.js';
+import { redemptionDraft } from '../../support/drafts.js';
 import { openedViewId } from '../../support/fake-slack.js';
+import { fileDraft } from '../../support/filing.js';
 import { blockAction, commandAnswer, viewSubmission } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
@@ -241,6 +243,33 @@ describe('an approval whose write landed before the store failed', () => {
     await app.engine.idle();
     expect((await app.engine.get(lost))?.state).toBe('sent');
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+  });
+  test('a final redemption whose approval landed after the re-check, the answer lost: maybe recorded', async ({
+    startApp,
+    controls,
+    defer,
+  }) => {
+    const memory = await createStore('memory://');
+    defer(() => memory.close());
+    const app = await startApp({ store: controls.wrap(memory), tiers: '0:1' });
+    app.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const { id } = await fileDraft(app.engine, redemptionDraft(REQUESTER));
+    const { viewId, options } = await openReviewAll(app, APPROVER_A);
+    expect(options.map((o) => o.value)).toEqual([`${id}:0`]);
+    const check = app.sandbox.hold('POST', '/v1/api/account/verify');
+    await submit(app, APPROVER_A, viewId, [`${id}:0`]);
+    // The hold is saved and the service re-reads the figures; then the approval's own write lands and
+    // its answer is lost.
+    await check.arrived;
+    controls.loseAnswer(`approval:${id}`);
+    check.release();
+    const text = await results(app, APPROVER_A);
+    expect(text).not.toContain('nothing changed');
+    expect(text).toContain('*Review all: 0 of 1 approved; 1 may not have been recorded*');
+    expect((await memory.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`))?.approvals).toEqual([
+      expect.objectContaining({ user: APPROVER_A }),
+    ]);
+    await app.engine.idle();
   });
 });
 
