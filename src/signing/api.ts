@@ -10,7 +10,8 @@
 // access gate's own rule (a guest, a bot, a deactivated account or someone not of the bot's workspace
 // may do nothing here): a link outlives the Slack click that made it; a sign link so refused goes on its
 // request's record too. Each refused link and refused registration is counted by reason
-// (PasskeyPageRefusal).
+// (PasskeyPageRefusal). A signed approval that fails on an error is said on the page and in Slack as
+// maybe recorded once its write had started, else as not approved, its used link not to be tried again.
 import { createHash } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
@@ -19,6 +20,7 @@ import {
   type ApprovalEngine,
   type ApprovalRequest,
   figuresDigest,
+  MaybeRecordedError,
   type PasskeyBook,
   type PasskeyPageRefusal,
   StaleRoundError,
@@ -281,10 +283,23 @@ export async function registerOptions(deps: PageDeps, input: TokenInput): Promis
   return { ok: true, user: inertPerson(personOf(link.user, names)), options };
 }
 
+/**
+ * Said when filing a registration failed on an error after its link was used: its request may have been
+ * written before the failure, and the link works no more, so the person looks before asking for another.
+ */
+export const REGISTRATION_MAYBE_FILED =
+  'Your passkey may not have been filed: the bot could not reach its store in time. This link is now used: check the approvals channel for your registration request before asking for a new link with `/cngn passkey`.';
+
 export async function registerFile(deps: PageDeps, input: RegisterFileInput): Promise<RegisterFileAnswer> {
   const link = await linkFor(deps, input.token, 'register', true);
   const { response, expectedChallenge, name } = input;
-  const filed = await deps.engine.passkeys.filePasskey(link.user, { response, expectedChallenge, name });
+  const filed = await deps.engine.passkeys
+    .filePasskey(link.user, { response, expectedChallenge, name })
+    .catch((error: unknown) => {
+      deps.log.warn('a passkey registration failed', { user: link.user, error: String(error) });
+      tellLater(deps, link.user, REGISTRATION_MAYBE_FILED);
+      throw new PageProblem(REGISTRATION_MAYBE_FILED.replace(/`/g, ''), 500);
+    });
   if (!filed.ok) {
     const text = `Your passkey was not registered: ${filed.problem} Nothing was filed; ask for a new link with \`/cngn passkey\`.`;
     deps.refused('registration-refused');
@@ -348,19 +363,49 @@ function evidenceOf(response: AuthenticationResponseJSON, nonce: string): Approv
   };
 }
 
+/**
+ * Said when a signed approval failed on an error once its write had started (or its final approval's
+ * finishing write, MaybeRecordedError): it may stand, so the person looks before signing again.
+ */
+export const SIGNED_MAYBE_NOT_RECORDED =
+  'Your approval may not have been recorded: the bot could not reach its store in time. Check the request message in Slack before signing again.';
+
+/**
+ * Said when it failed before any write: nothing was approved, but the link and its one-time challenge
+ * are used, so a new link is the way to try again.
+ */
+export const SIGNED_NOT_RECORDED =
+  'Your approval could not be recorded just now, so nothing was approved. This link is now used: in a moment, open the request’s review from its message in Slack (Approve) for a new one.';
+
+/** A signed approval that failed on an error: logged, and said on the page and privately in Slack. */
+function failedApproval(deps: PageDeps, user: string, requestId: string, error: unknown, writing: boolean) {
+  const maybe = writing || error instanceof MaybeRecordedError;
+  deps.log.warn('a signed approval failed', { user, requestId, error: String(error), maybe });
+  const text = maybe ? SIGNED_MAYBE_NOT_RECORDED : SIGNED_NOT_RECORDED;
+  tellLater(deps, user, text);
+  return new PageProblem(text, 500);
+}
+
 export async function signSubmit(deps: PageDeps, input: SignSubmitInput): Promise<SignSubmitAnswer> {
   const link = await linkFor(deps, input.token, 'sign', true);
   const { requestId, user, round } = link;
   const evidence = evidenceOf(input.response, input.nonce);
+  // Set once a write of this approval starts: an error from then on may come after it landed.
+  let writing = false;
+  const onWriting = () => {
+    writing = true;
+  };
   let result: Awaited<ReturnType<ApprovalEngine['approve']>>;
   try {
     result = await deps.engine.approve(requestId, user, {
       round,
       figuresDigest: input.figuresDigest,
       evidence,
+      onWriting,
     });
   } catch (error) {
-    if (!(error instanceof StaleRoundError)) throw error;
+    if (writing || !(error instanceof StaleRoundError))
+      throw failedApproval(deps, user, requestId, error, writing);
     throw refuse(deps, user, staleText(error.request), { page: 'sign', requestId, reason: 'stale' });
   }
   if (!result.ok) {

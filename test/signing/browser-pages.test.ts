@@ -3,10 +3,14 @@
 // http://localhost:<port>: Ade registers a passkey on the page and Bola, who holds none, approves it
 // with a click; Bola registers, and Ade, who now holds one, signs Bola's registration on the sign page;
 // a withdrawal is signed on the sign page and sent; a used link and a revoked passkey are refused
-// with a sentence on the page; a page opened at 127.0.0.1 works at the signing host.
+// with a sentence on the page, and an approval whose answer the store lost is said to be maybe
+// recorded; a page opened at 127.0.0.1 works at the signing host.
 import { describe, expect } from 'vitest';
+import { SIGNED_MAYBE_NOT_RECORDED } from '../../src/signing/api.js';
+import { createStore } from '../../src/store/index.js';
 import { APPROVER_A, APPROVER_B, approve, fileWithdrawal, waitUntil } from '../slack/approvals/support.js';
 import { browserAvailable, browserTest, contains, screenshot, shown } from '../support/browser.js';
+import { StoreControls } from '../support/store-controls.js';
 import { engineBook, openSignPage, signAt, signUrl } from './browser-support.js';
 import {
   deviceTab,
@@ -19,10 +23,17 @@ import {
 
 const run = browserAvailable();
 
+/** The bot on a memory store behind `storeControls` (a test makes it fail), stopped before its store closes. */
 const test = browserTest
-  .extend('signing', { scope: 'file' }, async ({ chromium: _ }, { onCleanup }) => {
-    const app = await startSigningApp();
-    onCleanup(() => app.stop());
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads what a fixture needs from this pattern.
+  .extend('storeControls', { scope: 'file' }, async ({}) => new StoreControls())
+  .extend('signing', { scope: 'file' }, async ({ chromium: _, storeControls }, { onCleanup }) => {
+    const memory = await createStore('memory://');
+    const app = await startSigningApp({ store: storeControls.wrap(memory) });
+    onCleanup(async () => {
+      await app.stop();
+      await memory.close();
+    });
     return app;
   })
   .extend('ade', { scope: 'file' }, async ({ chromium }) => deviceTab(chromium))
@@ -85,6 +96,24 @@ describe.skipIf(!run)('the passkey pages in Chromium', () => {
     await ade.page.goto(url);
     await contains(outcome(ade.page), 'This link was already used (each link works once)');
     await screenshot(ade.page, 'passkey-link-used');
+  });
+
+  test('an approval whose answer the store lost is said to be maybe recorded; the button stays off', async ({
+    signing: app,
+    storeControls,
+    ade,
+  }) => {
+    const id = await fileWithdrawal(app, '2500');
+    await openSignPage(ade.page, await signUrl(app, APPROVER_A, id));
+    storeControls.loseAnswer(`approval:${id}`);
+    const sign = ade.page.getByRole('button', { name: 'Sign ₦2,500.00 with your passkey' });
+    await sign.click();
+    await contains(outcome(ade.page), SIGNED_MAYBE_NOT_RECORDED);
+    await screenshot(ade.page, 'passkey-maybe-recorded');
+    expect(await sign.isDisabled()).toBe(true);
+    // It was recorded after all: the next sweep sends it.
+    await app.engine.tick();
+    await waitUntil(async () => (await app.engine.get(id))?.state === 'sent', 'sent');
   });
 
   test('a passkey revoked after the page opened does not sign: the page says so', async ({

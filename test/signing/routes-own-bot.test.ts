@@ -3,7 +3,7 @@
 // another approver; an unknown link and a registration link refused on the sign page only, logged
 // without the token (the test counts every post to Slack).
 import { describe, expect } from 'vitest';
-import { tokenHash } from '../../src/signing/api.js';
+import { REGISTRATION_MAYBE_FILED, tokenHash } from '../../src/signing/api.js';
 import { APPROVER_A, APPROVER_B, approve, waitUntil } from '../slack/approvals/support.js';
 import { expectPageHeaders, test, toldPrivately, warned } from './routes-support.js';
 import { bookOf, post, registerApproved, registrationToken } from './support.js';
@@ -70,6 +70,31 @@ describe('the registration page', () => {
       registration: { approvedBy: [APPROVER_B] },
     });
     await registerApproved(app, b, APPROVER_A);
+  });
+});
+
+describe('a registration the store failed under', () => {
+  test('is said to be maybe filed, its link used, never "nothing changed"; it was filed', async ({
+    newInstall: { app, a, controls },
+  }) => {
+    const token = await registrationToken(app, APPROVER_A);
+    const options = await post(app, '/passkeys/api/register/options', { token });
+    const { challenge } = options.json.options;
+    // The registration request lands in the store; the store's answer is lost.
+    controls.loseAnswer('approval:');
+    const filed = await post(app, '/passkeys/api/register/file', {
+      token,
+      name: "Ade's MacBook",
+      expectedChallenge: challenge,
+      response: a.registrationResponse(challenge),
+    });
+    expect(filed.status).toBe(500);
+    expect(filed.text).not.toContain('nothing changed');
+    expect(filed.json).toEqual({ ok: false, problem: REGISTRATION_MAYBE_FILED.replace(/`/g, '') });
+    expectPageHeaders(filed);
+    await waitUntil(() => toldPrivately(app, APPROVER_A).includes(REGISTRATION_MAYBE_FILED), 'the DM');
+    const waiting = await app.engine.waitingFor(APPROVER_B, new Date());
+    expect(waiting).toEqual([expect.objectContaining({ kind: 'passkey', requester: APPROVER_A })]);
   });
 });
 

@@ -38,11 +38,12 @@ const NAMES: Record<string, string> = {
 
 /**
  * The bot on a port probed free first (its signing URL names the port), tried again if it was taken;
- * its Slack names the approvers and the requester (NAMES). `more`: the audit archive's settings, and
- * the policy recorded at start as a real start does (the verifier reads the signing rule from it).
+ * its Slack names the approvers and the requester (NAMES). `more`: the audit archive's settings, the
+ * policy recorded at start as a real start does (the verifier reads the signing rule from it), and a
+ * store of the caller's (left open when the bot stops).
  */
 export async function startSigningApp(
-  more: Pick<ApprovalAppOptions, 'config' | 'recordPolicy' | 'logger'> = {},
+  more: Pick<ApprovalAppOptions, 'config' | 'recordPolicy' | 'logger' | 'store'> = {},
 ): Promise<SigningApp> {
   const slack = await FakeSlack.start();
   for (const [id, name] of Object.entries(NAMES)) slack.people.set(id, { name });
@@ -54,6 +55,7 @@ export async function startSigningApp(
       const config = { ...more.config, port, signing };
       const app = await startApprovalApp({
         slack,
+        store: more.store,
         recordPolicy: more.recordPolicy,
         logger: more.logger,
         config,

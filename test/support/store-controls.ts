@@ -1,8 +1,8 @@
 // A store wrapper a test controls: hold callers of a named lock at its door until a given number
 // have arrived (so a race is decided by the lock, not by HTTP timing), make reads fail or slow, make
 // writes slow, refuse a conditional write, answer one late (a client-side timeout whose statement
-// commits afterwards), end a wait for a lock as a store whose wait ran out, or make the store
-// unreachable for its health check (ping).
+// commits afterwards), lose the answer to a write that landed, end a wait for a lock as a store whose
+// wait ran out, or make the store unreachable for its health check (ping).
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createStore, LockTimeoutError, type Store } from '../../src/store/index.js';
 import { FakeSlack } from './fake-slack.js';
@@ -35,6 +35,7 @@ export class StoreControls {
   private readonly refusedSwaps = new Map<string, () => Promise<unknown>>();
   private readonly lateSwaps = new Map<string, LateSwap>();
   private readonly timedOutLocks = new Map<string, () => Promise<unknown>>();
+  private readonly lostAnswers = new Set<string>();
   private unreachable = false;
 
   /** `ping` (what /readyz asks) throws until the returned function is called. */
@@ -155,6 +156,22 @@ export class StoreControls {
   }
 
   /**
+   * The next write (`set` or `compareAndSet`) of a key starting with `prefix` lands, then throws, as a
+   * connection lost before the store's answer: the caller cannot tell it from a write that never landed.
+   */
+  loseAnswer(prefix: string): void {
+    this.lostAnswers.add(prefix);
+  }
+
+  /** `written`, or the error of a lost answer when one is set for `key` (once). */
+  private answered<T>(key: string, written: T): T {
+    const lost = [...this.lostAnswers].find((prefix) => key.startsWith(prefix));
+    if (lost === undefined) return written;
+    this.lostAnswers.delete(lost);
+    throw new Error(`connection lost before the answer (test): ${key}`);
+  }
+
+  /**
    * The next `withLock(name)` enters nothing: `meanwhile` runs, then it throws LockTimeoutError, as on a
    * store whose wait for that lock ran out (Redis and PostgreSQL wait 10 s unless told).
    */
@@ -208,7 +225,8 @@ export class StoreControls {
             if ([...this.failingWrites].some((prefix) => key.startsWith(prefix))) {
               throw new Error(`store write failed (test): ${key}`);
             }
-            return (target.set as (...a: unknown[]) => Promise<void>)(key, ...rest);
+            await (target.set as (...a: unknown[]) => Promise<void>)(key, ...rest);
+            return this.answered(key, undefined);
           };
         }
         if (property === 'compareAndSet') {
@@ -222,7 +240,7 @@ export class StoreControls {
               throw new Error('Query read timeout (test)');
             }
             const refused = [...this.refusedSwaps].find(([prefix]) => key.startsWith(prefix));
-            if (!refused) return target.compareAndSet(key, expected, next);
+            if (!refused) return this.answered(key, await target.compareAndSet(key, expected, next));
             this.refusedSwaps.delete(refused[0]);
             await refused[1]();
             return false;

@@ -2,8 +2,12 @@
 // them, listing exactly those, and approving only the checked ones, each once, through the normal
 // engine path bound to the round the modal showed.
 import { describe, expect } from 'vitest';
+import { MAYBE_NOT_RECORDED } from '../../../src/slack/approvals/actions/click.js';
+import { createStore } from '../../../src/store/index.js';
 import { botTest as test } from '../../support/bot.js';
+import { redemptionDraft } from '../../support/drafts.js';
 import { openedViewId } from '../../support/fake-slack.js';
+import { fileDraft } from '../../support/filing.js';
 import { blockAction, commandAnswer, viewSubmission } from '../../support/slack-requests.js';
 import {
   APPROVALS_CHANNEL,
@@ -208,6 +212,64 @@ describe('Review all', () => {
     // A DM is a place the list could have been opened in: taken.
     await submit(app, APPROVER_A, viewId, [`${a}:0`], 'DAPPROVERA1');
     expect(await results(app, APPROVER_A)).toContain('1 of 1 approved');
+  });
+});
+
+describe('an approval whose write landed before the store failed', () => {
+  test('is said to be maybe recorded, counted neither approved nor not, never "nothing changed"', async ({
+    startApp,
+    controls,
+    defer,
+  }) => {
+    const memory = await createStore('memory://');
+    defer(() => memory.close());
+    const app = await startApp({ store: controls.wrap(memory), tiers: '0:1' });
+    const lost = await fileWithdrawal(app, '1500');
+    const other = await fileWithdrawal(app, '2500');
+    const { viewId } = await openReviewAll(app, APPROVER_A);
+    controls.loseAnswer(`approval:${lost}`);
+    await submit(app, APPROVER_A, viewId, [`${lost}:0`, `${other}:0`]);
+    const text = await results(app, APPROVER_A);
+    expect(text).toContain('*Review all: 1 of 2 approved; 1 may not have been recorded*');
+    expect(text).toContain(`:warning: ${lost}: ${MAYBE_NOT_RECORDED}`);
+    expect(text).not.toContain('nothing changed');
+    const updated = await app.slack.waitFor('views.update', (c) => c.body.view_id === viewId);
+    expect(JSON.stringify(updated.body.view)).toContain('1 may not have been recorded');
+    // It was recorded: the next sweep sends it, so "nothing changed" would have been false.
+    expect((await memory.get<{ approvals: Array<{ user: string }> }>(`approval:${lost}`))?.approvals).toEqual(
+      [expect.objectContaining({ user: APPROVER_A })],
+    );
+    await app.engine.tick();
+    await app.engine.idle();
+    expect((await app.engine.get(lost))?.state).toBe('sent');
+    expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
+  });
+  test('a final redemption whose approval landed after the re-check, the answer lost: maybe recorded', async ({
+    startApp,
+    controls,
+    defer,
+  }) => {
+    const memory = await createStore('memory://');
+    defer(() => memory.close());
+    const app = await startApp({ store: controls.wrap(memory), tiers: '0:1' });
+    app.sandbox.setAccountName('0123456789', 'ADA OBI');
+    const { id } = await fileDraft(app.engine, redemptionDraft(REQUESTER));
+    const { viewId, options } = await openReviewAll(app, APPROVER_A);
+    expect(options.map((o) => o.value)).toEqual([`${id}:0`]);
+    const check = app.sandbox.hold('POST', '/v1/api/account/verify');
+    await submit(app, APPROVER_A, viewId, [`${id}:0`]);
+    // The hold is saved and the service re-reads the figures; then the approval's own write lands and
+    // its answer is lost.
+    await check.arrived;
+    controls.loseAnswer(`approval:${id}`);
+    check.release();
+    const text = await results(app, APPROVER_A);
+    expect(text).not.toContain('nothing changed');
+    expect(text).toContain('*Review all: 0 of 1 approved; 1 may not have been recorded*');
+    expect((await memory.get<{ approvals: Array<{ user: string }> }>(`approval:${id}`))?.approvals).toEqual([
+      expect.objectContaining({ user: APPROVER_A }),
+    ]);
+    await app.engine.idle();
   });
 });
 

@@ -141,7 +141,7 @@ export function approvalFollowUpBuilders(text: string, add: Add): void {
     add(`extend refused ${request.kind}`, extendAnswer({ ok: false, reason: 'already-extended', request }));
   }
   add('review all', reviewAllModal(requests, NOW, text, '{}'));
-  add('review all results', reviewAllResultView([{ id: text, approved: false, text }]));
+  add('review all results', reviewAllResultView([{ id: text, outcome: 'not-approved', text }]));
   const delegation = {
     id: text,
     delegator: 'UAPPROVERA',

@@ -88,7 +88,11 @@ describe('a cut text', () => {
         max: value,
         approvedBy: ['UREQ'],
       };
-      const outcomes = Array.from({ length: 10 }, () => ({ id: 'AR-1', approved: false, text: value }));
+      const outcomes = Array.from({ length: 10 }, () => ({
+        id: 'AR-1',
+        outcome: 'not-approved' as const,
+        text: value,
+      }));
       const built = {
         'pending list': pendingList(requests, NOW, 'LIVE'),
         delegations: delegationList(Array(5).fill(delegation), NOW, value, true),

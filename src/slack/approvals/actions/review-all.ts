@@ -15,7 +15,7 @@ import type {
 } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { type ApprovalRequest, StaleRoundError } from '../../../approvals/index.js';
+import { type ApprovalRequest, MaybeRecordedError, StaleRoundError } from '../../../approvals/index.js';
 import { withinDeadline } from '../../../store/index.js';
 import type { ApprovalSlackDeps } from '../../types.js';
 import { noticeView } from '../../ui/modal.js';
@@ -35,7 +35,7 @@ import {
 } from '../blocks/review-all.js';
 import type { Click } from '../types.js';
 import { bindDeps } from './buttons.js';
-import { CLICK_ACK_DEADLINE_MS, readClick } from './click.js';
+import { CLICK_ACK_DEADLINE_MS, MAYBE_NOT_RECORDED, readClick } from './click.js';
 import { channelFits } from './click-answer.js';
 import { refreshReviewAllBalances, storedReviewBalances } from './review-balance.js';
 import { type BindingRead, openBound, readBinding, type ShownRequest } from './review-binding.js';
@@ -85,29 +85,51 @@ async function approveOne(
   const seen = shown.find((s) => s.id === id && s.round === round);
   if (!seen) {
     deps.log?.warn('review all: a checked request the list never showed', { requestId: id });
-    return { id, approved: false, text: `${id} was not in the list you were shown, so it was not approved.` };
+    return {
+      id,
+      outcome: 'not-approved',
+      text: `${id} was not in the list you were shown, so it was not approved.`,
+    };
   }
+  // Set once a write of this approval starts: an error from then on may come after it landed.
+  let writing = false;
+  const onWriting = () => {
+    writing = true;
+  };
   try {
     // Never approved by a tick where a passkey must sign (the list left it out of its boxes).
     const request = await deps.engine.get(id);
     if (request && (await mustSign(deps, request, user))) {
-      return { id, approved: false, text: `${id} ${NEEDS_PASSKEY}; it was not approved here.` };
+      return { id, outcome: 'not-approved', text: `${id} ${NEEDS_PASSKEY}; it was not approved here.` };
     }
-    const result = await deps.engine.approve(id, user, { round, figuresDigest: seen.figures });
-    if (result.ok) return { id, approved: true, text: `${result.request.id}: your approval is recorded` };
-    const shown = (r: ApprovalRequest) => deps.engine.approvalsShown(r);
-    return { id, approved: false, text: refusalText(result.reason, result.request, result.limit, shown) };
+    const result = await deps.engine.approve(id, user, { round, figuresDigest: seen.figures, onWriting });
+    if (result.ok)
+      return { id, outcome: 'approved', text: `${result.request.id}: your approval is recorded` };
+    const shownBy = (r: ApprovalRequest) => deps.engine.approvalsShown(r);
+    const text = refusalText(result.reason, result.request, result.limit, shownBy);
+    return { id, outcome: 'not-approved', text };
   } catch (error) {
-    if (error instanceof StaleRoundError) {
-      return {
-        id,
-        approved: false,
-        text: `${id} changed since the list was shown, so it was not approved; review it again from its message.`,
-      };
-    }
-    deps.log?.warn('review all: an approval failed', { requestId: id, error: String(error) });
-    return { id, approved: false, text: `${id} could not be approved just now; nothing changed for it.` };
+    return failedOutcome(deps, id, error, writing);
   }
+}
+
+/**
+ * An approval that failed: "nothing changed" only while none of its writes had started; after that (or
+ * a final approval's MaybeRecordedError) it may stand, so it counts as neither approved nor not.
+ */
+function failedOutcome(deps: ApprovalSlackDeps, id: string, error: unknown, writing: boolean): ReviewOutcome {
+  const maybe = writing || error instanceof MaybeRecordedError;
+  if (!maybe && error instanceof StaleRoundError) {
+    const text = `${id} changed since the list was shown, so it was not approved; review it again from its message.`;
+    return { id, outcome: 'not-approved', text };
+  }
+  deps.log?.warn('review all: an approval failed', { requestId: id, error: String(error), maybe });
+  if (maybe) return { id, outcome: 'maybe-recorded', text: `${id}: ${MAYBE_NOT_RECORDED}` };
+  return {
+    id,
+    outcome: 'not-approved',
+    text: `${id} could not be approved just now; nothing changed for it.`,
+  };
 }
 
 export function registerReviewAll(app: App, deps: ApprovalSlackDeps): void {

@@ -134,18 +134,30 @@ export function reviewAllModal(
 
 export interface ReviewOutcome {
   id: string;
-  /** Approved, or the reason in the bot's own words (refusalText / stale round). */
-  approved: boolean;
+  /**
+   * Approved; not approved, the reason in the bot's own words (refusalText / stale round); or maybe
+   * recorded: the store failed after its write started, so neither is certain.
+   */
+  outcome: 'approved' | 'not-approved' | 'maybe-recorded';
   text: string;
 }
 
+const MARKS: Record<ReviewOutcome['outcome'], string> = {
+  approved: ':white_check_mark:',
+  'not-approved': ':no_entry:',
+  'maybe-recorded': ':warning:',
+};
+
 /** The per-request results, as mrkdwn lines (the texts are the bot's own words, ids and amounts). */
 export function reviewAllResultText(outcomes: readonly ReviewOutcome[]): string {
-  const approved = outcomes.filter((o) => o.approved).length;
-  const lines = outcomes.map(
-    (o) => `${o.approved ? ':white_check_mark:' : ':no_entry:'} ${escapeMrkdwn(o.text)}`,
+  const count = (outcome: ReviewOutcome['outcome']) => outcomes.filter((o) => o.outcome === outcome).length;
+  const maybe = count('maybe-recorded');
+  // One that may have been recorded counts neither as approved nor as not approved.
+  const unsure = maybe > 0 ? `; ${maybe} may not have been recorded` : '';
+  const lines = outcomes.map((o) => `${MARKS[o.outcome]} ${escapeMrkdwn(o.text)}`);
+  return clipMrkdwn(
+    `*Review all: ${count('approved')} of ${outcomes.length} approved${unsure}*\n${lines.join('\n')}`,
   );
-  return clipMrkdwn(`*Review all: ${approved} of ${outcomes.length} approved*\n${lines.join('\n')}`);
 }
 
 export function reviewAllResultView(outcomes: readonly ReviewOutcome[]): ModalView {
