@@ -66,6 +66,7 @@ export function movementOf(tx: Transaction, seenAt: Date): Movement {
   const reason = typeof extra.reason === 'string' && extra.reason ? extra.reason : undefined;
   return {
     reference: tx.trx_ref,
+    ...(tx.id ? { id: tx.id } : {}),
     kind,
     direction,
     amount: (amount ?? Money.zero()).toString(),

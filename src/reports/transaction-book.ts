@@ -16,7 +16,7 @@ import type { Priority } from '../cngn/api.js';
 import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
-import { dayKey, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
+import { bookKey, dayKey, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
 import { lagosDayStart } from './figures.js';
 import { lagosDay, movementOf } from './movements.js';
@@ -93,7 +93,7 @@ const topOf = (page: TransactionPage) =>
 
 // Movements are kept by Lagos day, so storing a page rewrites a few days and never a whole month of
 // them (a month of 10,000 movements is megabytes of JSON; see docs/decisions/month-report-reads.md).
-const stateKey = (scope: string) => `reports:book-days:${scope}`;
+const stateKey = (scope: string) => `reports:book-runs:${scope}`;
 /** A turn of the event loop: work that waits on this process (acks, answers) goes first. */
 const nextTurn = () => setImmediate();
 /** Transactions made into movements in one turn (a few ms on a loaded machine). */
@@ -285,7 +285,7 @@ export class TransactionBook {
       const key = dayKey(this.scope, day);
       await this.store.withLock(key, async () => {
         const map = (await this.store.get<Record<string, Movement>>(key)) ?? {};
-        for (const movement of list) map[movement.reference] = movement;
+        for (const movement of list) map[bookKey(movement)] = movement;
         await this.store.set(key, map);
       });
     }

@@ -1,0 +1,80 @@
+// What the transaction book keeps of a list the test writes: transactions that share a reference on
+// one Lagos day, and a list without pagination from a service that caps its pages.
+import { describe, expect } from 'vitest';
+import { treasuryFigures } from '../../src/reports/figures.js';
+import { listedDeposit, onePage, listedBookTest as test } from '../support/listed-book.js';
+import { lastDays } from './support.js';
+
+const NOW = Date.parse('2026-11-20T12:00:00Z');
+const DAY = 86_400_000;
+
+describe('two dated transactions sharing a reference on one Lagos day', () => {
+  test('are two, each counted, when the service gives them ids', async ({ bookOf }) => {
+    const listed = [
+      listedDeposit('SHARED-REF', '200.00', '2026-11-20T10:00:00.000Z', { id: 'b' }),
+      listedDeposit('SHARED-REF', '100.00', '2026-11-20T09:00:00.000Z', { id: 'a' }),
+    ];
+    const { book } = await bookOf(() => onePage(listed), NOW);
+    await book.read(new Date(NOW - DAY));
+    const period = lastDays(1, new Date(NOW));
+    const movements = await book.movements(period.from, new Date(NOW + 1));
+    const figures = treasuryFigures({ environment: 'test', period, balance: '1000.00', movements });
+    expect(movements.map((m) => m.amount)).toEqual(['100.00', '200.00']);
+    expect(figures).toMatchObject({ opening: '700.00', inflows: { deposit: '300.00' } });
+  });
+
+  test('are two by their creation times when the service gives no ids', async ({ bookOf }) => {
+    const listed = [
+      listedDeposit('SHARED-REF', '200.00', '2026-11-20T10:00:00.000Z'),
+      listedDeposit('SHARED-REF', '100.00', '2026-11-20T09:00:00.000Z'),
+    ];
+    const { book } = await bookOf(() => onePage(listed), NOW);
+    await book.read(new Date(NOW - DAY));
+    expect(await book.movements(new Date(NOW - DAY), new Date(NOW + 1))).toHaveLength(2);
+  });
+
+  test('each keep one copy, with its latest outcome, however often they are read', async ({ bookOf }) => {
+    let status = 'pending';
+    const listed = () => [
+      { ...listedDeposit('SHARED-REF', '200.00', '2026-11-20T10:00:00.000Z', { id: 'b' }), status },
+      listedDeposit('SHARED-REF', '100.00', '2026-11-20T09:00:00.000Z'),
+    ];
+    const { book } = await bookOf(() => onePage(listed()), NOW);
+    await book.read(new Date(NOW - DAY));
+    status = 'completed';
+    await book.read(new Date(NOW - DAY));
+    const movements = await book.movements(new Date(NOW - DAY), new Date(NOW + 1));
+    expect(movements.map((m) => [m.amount, m.status])).toEqual([
+      ['100.00', 'succeeded'],
+      ['200.00', 'succeeded'],
+    ]);
+  });
+
+  test('are read again from the service when the book was kept one movement a reference a day', async ({
+    bookOf,
+  }) => {
+    const listed = [
+      listedDeposit('SHARED-REF', '200.00', '2026-11-20T10:00:00.000Z', { id: 'b' }),
+      listedDeposit('SHARED-REF', '100.00', '2026-11-20T09:00:00.000Z', { id: 'a' }),
+    ];
+    const { book, store, asked } = await bookOf(() => onePage(listed), NOW);
+    // What an older version kept: the list read to its end, the day holding the last of the two.
+    const kept = {
+      reference: 'SHARED-REF',
+      kind: 'deposit',
+      direction: 'in',
+      fee: '0.00',
+      status: 'succeeded',
+    };
+    await store.set('reports:book-days:test:listed', {
+      segments: [{ topRef: 'SHARED-REF', bottomAt: '2026-11-20T09:00:00.000Z', bottomFromEnd: 0, end: true }],
+    });
+    await store.set('reports:day:test:listed:2026-11-20', {
+      'SHARED-REF': { ...kept, amount: '100.00', at: '2026-11-20T09:00:00.000Z' },
+    });
+    expect(await book.read(new Date(NOW - DAY))).toMatchObject({ listEnd: true, interrupted: false });
+    expect(asked).toEqual([1]);
+    const movements = await book.movements(new Date(NOW - DAY), new Date(NOW + 1));
+    expect(movements.map((m) => m.amount)).toEqual(['100.00', '200.00']);
+  });
+});
