@@ -336,6 +336,8 @@ class PageWalk {
   private offset = 0;
   // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
   private size: number;
+  /** The service has been seen to serve `size` a page (read without pagination, see bareEnd). */
+  private servedSize = false;
   /** Pending movements of a joined segment still to be read again, by reference, with their times. */
   private readonly chasingAt = new Map<string, number>();
 
@@ -365,7 +367,7 @@ class PageWalk {
     const pageTop = (pageNumber - 1) * this.size;
     const count = page.pagination?.count;
     for (const movement of kept) this.seen.add(movement.reference);
-    const isEnd = page.pagination ? page.pagination.isLastPage : page.data.length < this.size;
+    const isEnd = page.pagination ? page.pagination.isLastPage : this.bareEnd(page, pageNumber);
     if (pageNumber === 1 && !isEnd && page.data.length > 0 && page.data.length < this.size)
       this.size = page.data.length;
     const first = page.data[0];
@@ -384,6 +386,18 @@ class PageWalk {
     if (isEnd) current.end = true;
     this.offset = pageTop + this.size;
     return { oldest, count, isEnd };
+  }
+
+  /**
+   * Without pagination, a page is the list's last only when shorter than a page the service has been
+   * seen to serve: a full one, or one after the first (a short first page may be a cap, not the end;
+   * the next page tells, empty at the end).
+   */
+  private bareEnd(page: TransactionPage, pageNumber: number): boolean {
+    const served =
+      this.servedSize || page.data.length === this.size || (pageNumber > 1 && page.data.length > 0);
+    this.servedSize = served;
+    return served && page.data.length < this.size;
   }
 
   /** The older segment whose newest transaction is on this page, joined to the current one. */

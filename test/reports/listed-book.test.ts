@@ -78,3 +78,38 @@ describe('two dated transactions sharing a reference on one Lagos day', () => {
     expect(movements.map((m) => m.amount)).toEqual(['100.00', '200.00']);
   });
 });
+
+describe('a list without pagination', () => {
+  const history = (count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      listedDeposit(`OLD-${i}`, '100.00', new Date(NOW - (i + 1) * 3_600_000).toISOString()),
+    );
+  /** The service's default page of 10, whatever `limit` asks. */
+  const capped = (all: unknown[], frame: (data: unknown[]) => unknown) => (page: number) =>
+    frame(all.slice((page - 1) * 10, page * 10));
+
+  for (const [form, frame] of [
+    ['a bare array', (data: unknown[]) => data],
+    ['pagination: null', (data: unknown[]) => ({ data, pagination: null })],
+  ] as const) {
+    test(`is read past a first page the service capped (${form})`, async ({ bookOf }) => {
+      const { book, asked } = await bookOf(capped(history(25), frame), NOW);
+      const coverage = await book.read(new Date(NOW - 7 * DAY));
+      expect(coverage).toMatchObject({ listEnd: true, interrupted: false });
+      // A later read knows the kept history's end from its first page.
+      await book.read(new Date(NOW - 7 * DAY));
+      expect(asked).toEqual([1, 2, 3, 1]);
+      expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(25);
+    });
+  }
+
+  test('ends where the page after a short first one comes back empty', async ({ bookOf }) => {
+    const { book, asked } = await bookOf(
+      capped(history(7), (data) => data),
+      NOW,
+    );
+    expect(await book.read(new Date(NOW - 7 * DAY))).toMatchObject({ listEnd: true });
+    expect(asked).toEqual([1, 2]);
+    expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(7);
+  });
+});
