@@ -110,6 +110,27 @@ describe('a transaction as a movement', () => {
     expect(figures.fees).toBe('0.00');
   });
 
+  it('counts a negative amount in no figure and names it, rather than flip which way it moved', () => {
+    const signed = movementOf(
+      tx({ trx_ref: 'WD-NEG', trx_type: 'withdraw', amount: '-1000.00', status: 'completed' }),
+      SEEN,
+    );
+    expect(signed).toMatchObject({ amount: '0.00', unreadableAmount: '-1000.00' });
+    const figures = treasuryFigures({
+      environment: 'live',
+      period: lastDays(2, new Date(SEEN.getTime() + 1)),
+      balance: '5000.00',
+      movements: [
+        signed,
+        movementOf(tx({ trx_ref: 'IN-NEG', trx_type: 'deposit', amount: -250, status: 'completed' }), SEEN),
+      ],
+    });
+    expect(figures).toMatchObject({ opening: '5000.00', closing: '5000.00' });
+    expect(figures.outflows.withdrawal).toBe('0.00');
+    expect(figures.inflows.deposit).toBe('0.00');
+    expect(figures.unreadable?.map((m) => m.reference)).toEqual(['WD-NEG', 'IN-NEG']);
+  });
+
   it('dates one without a creation time by when it was seen, and marks it undated', () => {
     const undated = movementOf(tx({ createdAt: null, updatedAt: null }), SEEN);
     expect(undated.at).toBe(SEEN.toISOString());
