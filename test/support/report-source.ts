@@ -118,6 +118,7 @@ export interface FixedReportSource extends ReportSource {
 
 export function fixedReportSource(): FixedReportSource {
   const source: FixedReportSource = {
+    scope: 'sandbox:test-key',
     periods: [],
     deadlines: [],
     charts: [],

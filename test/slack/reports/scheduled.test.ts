@@ -15,6 +15,7 @@ import {
   failingSource,
   hangingSource,
   MINUTE,
+  RUN_KEY,
   replica,
   scheduleSet,
   summaries,
@@ -254,7 +255,7 @@ describe('the bot with CNGN_REPORT_SCHEDULE', () => {
       });
       defer(() => h.stop());
       // The attempt ends: failed at the lost answer (it is tried again in five minutes), or posted.
-      const record = () => store.get<RunRecord>('report-run:daily:2026-11-25');
+      const record = () => store.get<RunRecord>(RUN_KEY);
       await expect
         .poll(async () => (await record())?.failures === 1 || (await record())?.state === 'posted', {
           timeout: 30_000,
