@@ -24,9 +24,6 @@ export interface ReportPartsOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Whose transactions: the environment and the API key's id (never the key), each kept apart. */
-export const reportScope = (environment: string, keyId: string) => `${environment}:${keyId}`;
-
 export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: TransactionBook } {
   const now = options.now ?? (() => new Date());
   const { client } = options;
@@ -35,7 +32,7 @@ export function reportDeps(options: ReportPartsOptions): ReportDeps & { book: Tr
   const book = new TransactionBook({
     store: options.store,
     source: client,
-    scope: reportScope(client.environment, options.keyId),
+    scope: `${client.environment}:${options.keyId}`,
     maxWaitMs,
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
     now: () => now().getTime(),

@@ -24,10 +24,7 @@ export interface ReportConfig {
 export interface ScheduledRun {
   due: Date;
   period: ReportPeriod;
-  /** `report-run:daily:<environment>:<key id>:<day>`: each environment and key posts its own. */
   key: string;
-  /** The name runs had before they named their environment (`report-run:daily:<day>`). */
-  formerKey: string;
 }
 
 const FORM = /^(daily|weekly\s+(sun|mon|tue|wed|thu|fri|sat))\s+([01]?\d|2[0-3]):([0-5]\d)$/;
@@ -64,36 +61,26 @@ function dueOn(schedule: ReportSchedule, dayStart: Date): Date {
   );
 }
 
-/** `scope`: whose transactions the report reads, its environment and key id (as the book's scope). */
-function runDueOn(schedule: ReportSchedule, dayStart: Date, scope: string): ScheduledRun {
+function runDueOn(schedule: ReportSchedule, dayStart: Date): ScheduledRun {
   const due = dueOn(schedule, dayStart);
-  const named = (period: ReportPeriod, first: Date) => {
-    const day = lagosDayName(first);
-    return {
-      due,
-      period,
-      key: `report-run:${schedule.every}:${scope}:${day}`,
-      formerKey: `report-run:${schedule.every}:${day}`,
-    };
-  };
   if (schedule.every === 'daily') {
     const yesterday = lagosDayStart(dayStart, -1);
-    return named(dayPeriod(yesterday), yesterday);
+    return { due, period: dayPeriod(yesterday), key: `report-run:daily:${lagosDayName(yesterday)}` };
   }
   const monday = lagosDayStart(dayStart, -7 - ((new TZDate(dayStart.getTime(), LAGOS).getDay() + 6) % 7));
-  return named(weekPeriod(monday), monday);
+  return { due, period: weekPeriod(monday), key: `report-run:weekly:${lagosDayName(monday)}` };
 }
 
 function isRunDay(schedule: ReportSchedule, dayStart: Date): boolean {
   return schedule.every === 'daily' || new TZDate(dayStart.getTime(), LAGOS).getDay() === schedule.weekday;
 }
 
-/** The last run due at or before `now`, for the transactions of `scope`. */
-export function latestRun(schedule: ReportSchedule, now: Date, scope: string): ScheduledRun {
+/** The last run due at or before `now`. */
+export function latestRun(schedule: ReportSchedule, now: Date): ScheduledRun {
   for (let back = 0; ; back++) {
     const dayStart = lagosDayStart(now, -back);
     if (isRunDay(schedule, dayStart) && dueOn(schedule, dayStart).getTime() <= now.getTime()) {
-      return runDueOn(schedule, dayStart, scope);
+      return runDueOn(schedule, dayStart);
     }
   }
 }
@@ -108,8 +95,8 @@ export function nextDue(schedule: ReportSchedule, now: Date): Date {
 }
 
 /** The run due before `run`. */
-export function previousRun(schedule: ReportSchedule, run: ScheduledRun, scope: string): ScheduledRun {
-  return latestRun(schedule, new Date(run.due.getTime() - 1), scope);
+export function previousRun(schedule: ReportSchedule, run: ScheduledRun): ScheduledRun {
+  return latestRun(schedule, new Date(run.due.getTime() - 1));
 }
 
 /** `daily 08:00` or `weekly mon 08:00`, as the setting is written. */

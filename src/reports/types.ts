@@ -146,8 +146,6 @@ export interface BuildOptions {
 
 /** The two parts a report's delivery needs, built elsewhere and passed in. */
 export interface ReportSource {
-  /** Whose transactions it reads: the environment and key id (never the key), as the book's scope. */
-  scope: string;
   build(period: ReportPeriod, options?: BuildOptions): Promise<Report>;
   chart(input: ChartInput): Promise<ChartImage>;
 }

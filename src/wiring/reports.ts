@@ -5,21 +5,16 @@ import type { CngnClient } from '../cngn/client.js';
 import { keyId } from '../cngn/credentials.js';
 import { buildReport } from '../reports/build.js';
 import { renderReportChart } from '../reports/chart.js';
-import { reportDeps, reportScope } from '../reports/deps.js';
+import { reportDeps } from '../reports/deps.js';
 import type { ReportSource } from '../reports/types.js';
 import type { Store } from '../store/index.js';
 
 export function treasuryReports(client: CngnClient, store: Store, apiKey: string): ReportSource {
-  const id = keyId(apiKey);
   const deps = reportDeps({
     client,
     store,
     repository: new ApprovalRepository(store, client.environment),
-    keyId: id,
+    keyId: keyId(apiKey),
   });
-  return {
-    scope: reportScope(client.environment, id),
-    build: (period, options) => buildReport(period, deps, options),
-    chart: renderReportChart,
-  };
+  return { build: (period, options) => buildReport(period, deps, options), chart: renderReportChart };
 }

@@ -118,7 +118,6 @@ export interface FixedReportSource extends ReportSource {
 
 export function fixedReportSource(): FixedReportSource {
   const source: FixedReportSource = {
-    scope: 'sandbox:test-key',
     periods: [],
     deadlines: [],
     charts: [],

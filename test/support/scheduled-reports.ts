@@ -13,8 +13,8 @@ import { type FixedReportSource, fixedReportSource } from './report-source.js';
 import { storesTest } from './shared-stores.js';
 
 export const CHANNEL = 'CREPORTS';
-/** The run due at 08:00 on 26 November 2026 (Lagos), for the day before, of the fixed source's scope. */
-export const RUN_KEY = 'report-run:daily:sandbox:test-key:2026-11-25';
+/** The run due at 08:00 on 26 November 2026 (Lagos), for the day before. */
+export const RUN_KEY = 'report-run:daily:2026-11-25';
 export const MINUTE = 60_000;
 /** On the test's clock; a stopped replica leaves at once, as a killed one would. */
 export const TIMING: Partial<RunTiming> & { leaseMs: number; retryAfterMs: number; lookAfterMs: number } = {
@@ -92,7 +92,7 @@ export async function stoppedMidway(
 
 /** The schedule as set on 1 November, unless `setAt` is null (never set: the first start sets it). */
 export async function scheduleSet(store: Store, setAt: string | null = '2026-11-01T00:00:00Z') {
-  if (setAt) await store.set('report-schedule:sandbox:test-key', { schedule: 'daily 08:00', since: setAt });
+  if (setAt) await store.set('report-schedule', { schedule: 'daily 08:00', since: setAt });
 }
 
 export interface PairOptions {

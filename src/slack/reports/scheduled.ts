@@ -35,10 +35,8 @@ import { chartOf, failureSentence, postReportPart, REPORT_PARTS, type ReportPart
 const RECHECK_MS = 3_600_000;
 /** A run posted this long after its time says it is late. */
 const LATE_AFTER_MS = 15 * 60_000;
-/** The schedule in force for a report scope and since when (ISO): a run due before it is not posted. */
-const scheduleKey = (scope: string) => `report-schedule:${scope}`;
-/** Where the schedule was marked before the mark named its scope: taken over by the first look. */
-const FORMER_SCHEDULE_KEY = 'report-schedule';
+/** The schedule in force and since when (ISO): a run due before it is not posted. */
+const SCHEDULE_KEY = 'report-schedule';
 interface ScheduleMark {
   schedule: string;
   since: string;
@@ -226,7 +224,7 @@ export class ScheduledReports {
     this.lookAgainAt = undefined;
     const { schedule, store, logger } = this.options;
     const now = this.options.now();
-    const run = await this.named(latestRun(schedule, now, this.options.source.scope));
+    const run = latestRun(schedule, now);
     const since = await this.since(run);
     if (run.due.getTime() < since - LATE_AFTER_MS) return 'before-schedule';
     await this.closeEarlier(run, since);
@@ -278,31 +276,6 @@ export class ScheduledReports {
   }
 
   /**
-   * The run under the name it was begun under: a run an older version recorded under its former name
-   * (no environment in it) is finished there, never posted a second time under the new one.
-   */
-  private async named(run: ScheduledRun): Promise<ScheduledRun> {
-    const former = await this.options.store.get<unknown>(run.formerKey);
-    return former === undefined ? run : { ...run, key: run.formerKey };
-  }
-
-  private async earlierThan(run: ScheduledRun): Promise<ScheduledRun> {
-    return this.named(previousRun(this.options.schedule, run, this.options.source.scope));
-  }
-
-  /** The schedule's mark, taking over one kept under its former name when it is the schedule in force. */
-  private async scheduleMark(schedule: string): Promise<ScheduleMark | undefined> {
-    const { store, source } = this.options;
-    const mark = await store.get<ScheduleMark>(scheduleKey(source.scope));
-    if (mark !== undefined) return mark;
-    const former = await store.get<ScheduleMark>(FORMER_SCHEDULE_KEY);
-    if (former?.schedule !== schedule) return undefined;
-    return (await store.compareAndSet(scheduleKey(source.scope), undefined, former))
-      ? former
-      : await store.get<ScheduleMark>(scheduleKey(source.scope));
-  }
-
-  /**
    * When the schedule in force was set: now, at the first look with it (recorded for every replica).
    * With no record of any schedule but runs of this one already in the store (a bot that ran it before
    * the record was kept), it counts from before the run before `run`, so a run it missed is still posted.
@@ -311,17 +284,18 @@ export class ScheduledReports {
     if (this.scheduledSince !== undefined) return this.scheduledSince;
     const { store } = this.options;
     const schedule = scheduleText(this.options.schedule);
-    let mark = await this.scheduleMark(schedule);
+    let mark = await store.get<ScheduleMark>(SCHEDULE_KEY);
     if (mark?.schedule !== schedule) {
-      const earlier = await this.earlierThan(run);
+      const earlier = previousRun(this.options.schedule, run);
       const ranBefore =
         mark === undefined &&
         ((await store.get<unknown>(run.key)) !== undefined ||
           (await store.get<unknown>(earlier.key)) !== undefined);
       const from = ranBefore ? new Date(earlier.due.getTime() - LATE_AFTER_MS) : this.options.now();
       const set = { schedule, since: from.toISOString() };
-      const key = scheduleKey(this.options.source.scope);
-      mark = (await store.compareAndSet(key, mark, set)) ? set : await store.get<ScheduleMark>(key);
+      mark = (await store.compareAndSet(SCHEDULE_KEY, mark, set))
+        ? set
+        : await store.get<ScheduleMark>(SCHEDULE_KEY);
     }
     // Another schedule was set meanwhile (replicas with different settings): this one counts from now.
     if (mark?.schedule !== schedule) return this.options.now().getTime();
@@ -331,7 +305,7 @@ export class ScheduledReports {
 
   /** The run before `run` left unfinished (its lease run out): closed, and the channel told, once. */
   private async closeEarlier(run: ScheduledRun, since: number): Promise<void> {
-    const earlier = await this.earlierThan(run);
+    const earlier = previousRun(this.options.schedule, run);
     if (earlier.due.getTime() < since - LATE_AFTER_MS) return;
     const closed = await closeAbandoned(this.options.store, earlier.key, {
       owner: this.owner,
