@@ -333,6 +333,8 @@ class PageWalk {
   current: Segment | undefined;
   readonly older: Segment[];
   private readonly seen = new Set<string>();
+  /** The transactions seen (bookKey): a later page of them all is a service ignoring `page`. */
+  private readonly seenKeys = new Set<string>();
   private offset = 0;
   // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
   private size: number;
@@ -366,8 +368,8 @@ class PageWalk {
   take(page: TransactionPage, pageNumber: number, kept: Movement[]): PageStep | 'empty' {
     const pageTop = (pageNumber - 1) * this.size;
     const count = page.pagination?.count;
-    for (const movement of kept) this.seen.add(movement.reference);
-    const isEnd = page.pagination ? page.pagination.isLastPage : this.bareEnd(page, pageNumber);
+    const repeated = this.see(kept, pageNumber);
+    const isEnd = page.pagination ? page.pagination.isLastPage : repeated || this.bareEnd(page, pageNumber);
     if (pageNumber === 1 && !isEnd && page.data.length > 0 && page.data.length < this.size)
       this.size = page.data.length;
     const first = page.data[0];
@@ -388,10 +390,21 @@ class PageWalk {
     return { oldest, count, isEnd };
   }
 
+  /** Marks the page's movements seen; whether it is a page after the first holding only seen ones. */
+  private see(kept: readonly Movement[], pageNumber: number): boolean {
+    const repeated = pageNumber > 1 && kept.length > 0 && kept.every((m) => this.seenKeys.has(bookKey(m)));
+    for (const movement of kept) {
+      this.seen.add(movement.reference);
+      this.seenKeys.add(bookKey(movement));
+    }
+    return repeated;
+  }
+
   /**
    * Without pagination, a page is the list's last only when shorter than a page the service has been
    * seen to serve: a full one, or one after the first (a short first page may be a cap, not the end;
-   * the next page tells, empty at the end).
+   * the next page tells, empty at the end). A page after the first holding only transactions this
+   * walk has seen is the end too (take): a service that ignores `page` repeats its one answer.
    */
   private bareEnd(page: TransactionPage, pageNumber: number): boolean {
     const served =

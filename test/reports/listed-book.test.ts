@@ -1,5 +1,5 @@
 // What the transaction book keeps of a list the test writes: transactions that share a reference on
-// one Lagos day, and a list without pagination from a service that caps its pages.
+// one Lagos day, and a list without pagination from a service that caps its pages or ignores them.
 import { describe, expect } from 'vitest';
 import { treasuryFigures } from '../../src/reports/figures.js';
 import { listedDeposit, onePage, listedBookTest as test } from '../support/listed-book.js';
@@ -112,4 +112,15 @@ describe('a list without pagination', () => {
     expect(asked).toEqual([1, 2]);
     expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(7);
   });
+
+  for (const count of [30, 10]) {
+    test(`ends where a service ignoring the page number repeats its ${count}`, async ({ bookOf }) => {
+      // The same answer for every page (an empty one far on, so a walk past the end still stops).
+      const { book, asked } = await bookOf((page) => (page > 5 ? [] : history(count)), NOW);
+      const coverage = await book.read(new Date(NOW - 7 * DAY));
+      expect(coverage).toMatchObject({ listEnd: true, interrupted: false });
+      expect(asked).toEqual([1, 2]);
+      expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(count);
+    });
+  }
 });
