@@ -15,10 +15,20 @@ export const dayKey = (scope: string, day: string) => `reports:movements:${scope
  */
 export function bookKey(movement: Movement): string {
   if (movement.undated) return undatedBookKey(movement.reference);
-  return movement.id === undefined ? `at:${movement.at}:${movement.reference}` : `id:${movement.id}`;
+  return movement.id === undefined ? datedBookKey(movement) : `id:${movement.id}`;
 }
 
 const undatedBookKey = (reference: string) => `ref:${reference}`;
+const datedBookKey = (movement: Movement) => `at:${movement.at}:${movement.reference}`;
+
+/**
+ * Puts the movement into its day's map under its key. A dated one the service now sends with an id
+ * replaces the copy kept before it had one (same reference and creation time), so it counts once.
+ */
+export function fileInDay(map: Record<string, Movement>, movement: Movement): void {
+  if (!movement.undated && movement.id !== undefined) delete map[datedBookKey(movement)];
+  map[bookKey(movement)] = movement;
+}
 
 /**
  * Where each undated movement (Movement.undated) was filed: its reference → the time it was filed

@@ -16,7 +16,7 @@ import type { Priority } from '../cngn/api.js';
 import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
-import { bookKey, dayKey, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
+import { bookKey, dayKey, fileInDay, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
 import { lagosDayStart } from './figures.js';
 import { lagosDay, movementOf } from './movements.js';
@@ -285,7 +285,7 @@ export class TransactionBook {
       const key = dayKey(this.scope, day);
       await this.store.withLock(key, async () => {
         const map = (await this.store.get<Record<string, Movement>>(key)) ?? {};
-        for (const movement of list) map[bookKey(movement)] = movement;
+        for (const movement of list) fileInDay(map, movement);
         await this.store.set(key, map);
       });
     }

@@ -50,6 +50,17 @@ describe('two dated transactions sharing a reference on one Lagos day', () => {
     ]);
   });
 
+  test('count once when the service starts sending the id of one kept without it', async ({ bookOf }) => {
+    let extra: object = {};
+    const listed = () => [listedDeposit('NO-ID-YET', '100.00', '2026-11-20T09:00:00.000Z', extra)];
+    const { book } = await bookOf(() => onePage(listed()), NOW);
+    await book.read(new Date(NOW - DAY));
+    extra = { id: 'later' };
+    await book.read(new Date(NOW - DAY));
+    const movements = await book.movements(new Date(NOW - DAY), new Date(NOW + 1));
+    expect(movements.map((m) => [m.reference, m.id])).toEqual([['NO-ID-YET', 'later']]);
+  });
+
   test('are read again from the service when the book was kept one movement a reference a day', async ({
     bookOf,
   }) => {
