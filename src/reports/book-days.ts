@@ -4,7 +4,31 @@ import type { Store } from '../store/index.js';
 import { lagosDay } from './movements.js';
 import type { Movement } from './types.js';
 
-export const dayKey = (scope: string, day: string) => `reports:day:${scope}:${day}`;
+// Keyed by the layout below: a book kept under an older layout (one movement a reference a day) is not
+// trusted, and is read again from the service once (see docs/decisions/report-figures.md).
+export const dayKey = (scope: string, day: string) => `reports:movements:${scope}:${day}`;
+
+/**
+ * A movement's key within its day: the service's id when it sends one, else its reference and
+ * creation time (two dated transactions sharing a reference are two). An undated movement is keyed by
+ * its reference alone, its time moving from read to read, so a re-read replaces its own copy.
+ */
+export function bookKey(movement: Movement): string {
+  if (movement.undated) return undatedBookKey(movement.reference);
+  return movement.id === undefined ? datedBookKey(movement) : `id:${movement.id}`;
+}
+
+const undatedBookKey = (reference: string) => `ref:${reference}`;
+const datedBookKey = (movement: Movement) => `at:${movement.at}:${movement.reference}`;
+
+/**
+ * Puts the movement into its day's map under its key. A dated one the service now sends with an id
+ * replaces the copy kept before it had one (same reference and creation time), so it counts once.
+ */
+export function fileInDay(map: Record<string, Movement>, movement: Movement): void {
+  if (!movement.undated && movement.id !== undefined) delete map[datedBookKey(movement)];
+  map[bookKey(movement)] = movement;
+}
 
 /**
  * Where each undated movement (Movement.undated) was filed: its reference → the time it was filed
@@ -60,8 +84,9 @@ export async function forget(store: Store, scope: string, day: string, reference
   const key = dayKey(scope, day);
   await store.withLock(key, async () => {
     const map = await store.get<Record<string, Movement>>(key);
-    if (!map || !Object.hasOwn(map, reference)) return;
-    delete map[reference];
+    const kept = undatedBookKey(reference);
+    if (!map || !Object.hasOwn(map, kept)) return;
+    delete map[kept];
     await store.set(key, map);
   });
 }

@@ -41,6 +41,15 @@ export function countable(value: unknown): Money | undefined {
   }
 }
 
+/**
+ * A transaction's amount as Money, or undefined when it cannot be counted: as countable, and never
+ * below zero (the list's kind says which way money went; a signed amount would flip it).
+ */
+function transactionAmount(value: unknown): Money | undefined {
+  const amount = countable(value);
+  return amount && amount.compare(Money.zero()) >= 0 ? amount : undefined;
+}
+
 /** The Lagos day (YYYY-MM-DD) an instant falls on. */
 export function lagosDay(at: Date | string): string {
   return new TZDate(new Date(at).getTime(), LAGOS).toISOString().slice(0, 10);
@@ -55,7 +64,7 @@ const UNREADABLE_SHOWN = 40;
  * report says it is missing from the figures rather than drop it silently.
  */
 export function movementOf(tx: Transaction, seenAt: Date): Movement {
-  const amount = countable(tx.amount);
+  const amount = transactionAmount(tx.amount);
   const { kind, direction } = kindOf(tx.trx_type);
   const extra = tx as Record<string, unknown>;
   // No documented shape carries a fee; one sent anyway is taken as the service's word.
@@ -66,6 +75,7 @@ export function movementOf(tx: Transaction, seenAt: Date): Movement {
   const reason = typeof extra.reason === 'string' && extra.reason ? extra.reason : undefined;
   return {
     reference: tx.trx_ref,
+    ...(tx.id ? { id: tx.id } : {}),
     kind,
     direction,
     amount: (amount ?? Money.zero()).toString(),

@@ -16,7 +16,7 @@ import type { Priority } from '../cngn/api.js';
 import { CngnErrorCode, cngnCallError, RateBudgetError } from '../cngn/errors.js';
 import type { TransactionPage } from '../cngn/schemas.js';
 import type { Store } from '../store/index.js';
-import { dayKey, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
+import { bookKey, dayKey, fileInDay, fileUndated, forget, oneOfEach, undatedDays } from './book-days.js';
 import { realSleep, whenBudgetAllows } from './budget-wait.js';
 import { lagosDayStart } from './figures.js';
 import { lagosDay, movementOf } from './movements.js';
@@ -93,7 +93,7 @@ const topOf = (page: TransactionPage) =>
 
 // Movements are kept by Lagos day, so storing a page rewrites a few days and never a whole month of
 // them (a month of 10,000 movements is megabytes of JSON; see docs/decisions/month-report-reads.md).
-const stateKey = (scope: string) => `reports:book-days:${scope}`;
+const stateKey = (scope: string) => `reports:book-runs:${scope}`;
 /** A turn of the event loop: work that waits on this process (acks, answers) goes first. */
 const nextTurn = () => setImmediate();
 /** Transactions made into movements in one turn (a few ms on a loaded machine). */
@@ -285,7 +285,7 @@ export class TransactionBook {
       const key = dayKey(this.scope, day);
       await this.store.withLock(key, async () => {
         const map = (await this.store.get<Record<string, Movement>>(key)) ?? {};
-        for (const movement of list) map[movement.reference] = movement;
+        for (const movement of list) fileInDay(map, movement);
         await this.store.set(key, map);
       });
     }
@@ -333,9 +333,13 @@ class PageWalk {
   current: Segment | undefined;
   readonly older: Segment[];
   private readonly seen = new Set<string>();
+  /** The transactions seen (bookKey): a later page of them all is a service ignoring `page`. */
+  private readonly seenKeys = new Set<string>();
   private offset = 0;
   // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
   private size: number;
+  /** The service has been seen to serve `size` a page (read without pagination, see bareEnd). */
+  private servedSize = false;
   /** Pending movements of a joined segment still to be read again, by reference, with their times. */
   private readonly chasingAt = new Map<string, number>();
 
@@ -364,8 +368,8 @@ class PageWalk {
   take(page: TransactionPage, pageNumber: number, kept: Movement[]): PageStep | 'empty' {
     const pageTop = (pageNumber - 1) * this.size;
     const count = page.pagination?.count;
-    for (const movement of kept) this.seen.add(movement.reference);
-    const isEnd = page.pagination ? page.pagination.isLastPage : page.data.length < this.size;
+    const repeated = this.see(kept, pageNumber);
+    const isEnd = page.pagination ? page.pagination.isLastPage : repeated || this.bareEnd(page, pageNumber);
     if (pageNumber === 1 && !isEnd && page.data.length > 0 && page.data.length < this.size)
       this.size = page.data.length;
     const first = page.data[0];
@@ -384,6 +388,29 @@ class PageWalk {
     if (isEnd) current.end = true;
     this.offset = pageTop + this.size;
     return { oldest, count, isEnd };
+  }
+
+  /** Marks the page's movements seen; whether it is a page after the first holding only seen ones. */
+  private see(kept: readonly Movement[], pageNumber: number): boolean {
+    const repeated = pageNumber > 1 && kept.length > 0 && kept.every((m) => this.seenKeys.has(bookKey(m)));
+    for (const movement of kept) {
+      this.seen.add(movement.reference);
+      this.seenKeys.add(bookKey(movement));
+    }
+    return repeated;
+  }
+
+  /**
+   * Without pagination, a page is the list's last only when shorter than a page the service has been
+   * seen to serve: a full one, or one after the first (a short first page may be a cap, not the end;
+   * the next page tells, empty at the end). A page after the first holding only transactions this
+   * walk has seen is the end too (take): a service that ignores `page` repeats its one answer.
+   */
+  private bareEnd(page: TransactionPage, pageNumber: number): boolean {
+    const served =
+      this.servedSize || page.data.length === this.size || (pageNumber > 1 && page.data.length > 0);
+    this.servedSize = served;
+    return served && page.data.length < this.size;
   }
 
   /** The older segment whose newest transaction is on this page, joined to the current one. */

@@ -20,6 +20,8 @@ export type MovementKind = 'deposit' | 'withdrawal' | 'redemption' | 'bridge' | 
 /** One transaction as the report counts it. */
 export interface Movement {
   reference: string;
+  /** The service's own id for the transaction, when it sends one. */
+  id?: string | undefined;
   kind: MovementKind;
   direction: 'in' | 'out';
   amount: string;

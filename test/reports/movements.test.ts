@@ -110,6 +110,27 @@ describe('a transaction as a movement', () => {
     expect(figures.fees).toBe('0.00');
   });
 
+  it('counts a negative amount in no figure and names it, rather than flip which way it moved', () => {
+    const signed = movementOf(
+      tx({ trx_ref: 'WD-NEG', trx_type: 'withdraw', amount: '-1000.00', status: 'completed' }),
+      SEEN,
+    );
+    expect(signed).toMatchObject({ amount: '0.00', unreadableAmount: '-1000.00' });
+    const figures = treasuryFigures({
+      environment: 'live',
+      period: lastDays(2, new Date(SEEN.getTime() + 1)),
+      balance: '5000.00',
+      movements: [
+        signed,
+        movementOf(tx({ trx_ref: 'IN-NEG', trx_type: 'deposit', amount: -250, status: 'completed' }), SEEN),
+      ],
+    });
+    expect(figures).toMatchObject({ opening: '5000.00', closing: '5000.00' });
+    expect(figures.outflows.withdrawal).toBe('0.00');
+    expect(figures.inflows.deposit).toBe('0.00');
+    expect(figures.unreadable?.map((m) => m.reference)).toEqual(['WD-NEG', 'IN-NEG']);
+  });
+
   it('dates one without a creation time by when it was seen, and marks it undated', () => {
     const undated = movementOf(tx({ createdAt: null, updatedAt: null }), SEEN);
     expect(undated.at).toBe(SEEN.toISOString());
@@ -224,7 +245,7 @@ describe('a transaction listed without a creation time', () => {
       ['WD-UNDATED', 'succeeded', SEEN.toISOString()],
     ]);
     // Not stored under the later day at all: the book holds one copy.
-    expect(await store.get('reports:day:test:undated:2026-11-22')).toBeUndefined();
+    expect(await store.get('reports:movements:test:undated:2026-11-22')).toBeUndefined();
     const period = lastDays(3, new Date(clock.now));
     const figures = treasuryFigures({ environment: 'test', period, balance: '1000.00', movements });
     expect(figures).toMatchObject({ opening: '1300.00', closing: '1000.00' });
@@ -244,10 +265,10 @@ describe('a transaction listed without a creation time', () => {
       at,
       status: 'succeeded',
     });
-    await store.set('reports:day:test:undated:2026-11-20', {
+    await store.set('reports:movements:test:undated:2026-11-20', {
       R1: dated('withdrawal', 'out', '300.00', '2026-11-20T10:00:00.000Z'),
     });
-    await store.set('reports:day:test:undated:2026-11-22', {
+    await store.set('reports:movements:test:undated:2026-11-22', {
       R1: dated('deposit', 'in', '500.00', '2026-11-22T09:00:00.000Z'),
     });
     const movements = await book.movements(
@@ -266,10 +287,10 @@ describe('a transaction listed without a creation time', () => {
     const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
     // Filed under the 20th (its newest word: failed); a stopped write left a copy under the 22nd.
     await store.set('reports:undated:test:undated', { 'WD-UNDATED': '2026-11-20T10:00:00.000Z' });
-    await store.set('reports:day:test:undated:2026-11-20', {
+    await store.set('reports:movements:test:undated:2026-11-20', {
       'WD-UNDATED': undatedCopy('failed', '2026-11-20T10:00:00.000Z'),
     });
-    await store.set('reports:day:test:undated:2026-11-22', {
+    await store.set('reports:movements:test:undated:2026-11-22', {
       'WD-UNDATED': undatedCopy('succeeded', '2026-11-22T09:00:00.000Z'),
     });
     const movements = await book.movements(
@@ -287,10 +308,10 @@ describe('a transaction listed without a creation time', () => {
   it('is given once when kept under two days already, with its newest outcome', async () => {
     const clock = { now: SEEN.getTime() };
     const { store, book } = await bookOf(() => withdrawal('pending', null), clock);
-    await store.set('reports:day:test:undated:2026-11-20', {
+    await store.set('reports:movements:test:undated:2026-11-20', {
       'WD-UNDATED': undatedCopy('pending', '2026-11-20T10:00:00.000Z'),
     });
-    await store.set('reports:day:test:undated:2026-11-22', {
+    await store.set('reports:movements:test:undated:2026-11-22', {
       'WD-UNDATED': undatedCopy('succeeded', '2026-11-22T09:00:00.000Z'),
     });
     const movements = await book.movements(

@@ -5,7 +5,7 @@
 import type { ContextBlock, KnownBlock } from '@slack/types';
 import { environmentMarker, lagosTime, naira } from '../../format/display.js';
 import { Money } from '../../format/money.js';
-import { clipMrkdwn, clipPlain, escapeMrkdwn, mentionUser } from '../../format/mrkdwn.js';
+import { clipMrkdwn, clipPlain, escapeMrkdwn, MAX_MRKDWN_TEXT, mentionUser } from '../../format/mrkdwn.js';
 import { withCaveat } from '../../reports/chart-text.js';
 import type { ApprovalFigures, Movement, MovementKind, Report } from '../../reports/types.js';
 import type { SlackMessage } from '../types.js';
@@ -35,7 +35,11 @@ const KIND_WORDS: Record<MovementKind, string> = {
 };
 const KINDS = Object.keys(KIND_WORDS) as MovementKind[];
 
-const context = (text: string): ContextBlock => ({ type: 'context', elements: [{ type: 'mrkdwn', text }] });
+/** Slack refuses a context text past 3,000 characters: a note too long is cut rather than the summary refused. */
+const context = (text: string): ContextBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: clipMrkdwn(text) }],
+});
 
 /** `cNGN treasury — last 7 days (sandbox)`: the chart's title and the summary's header. */
 export function reportTitle(report: Report): string {
@@ -117,14 +121,28 @@ const CUT_SHORT =
 /** How many references the note on unreadable amounts names; the CSV has the period's all. */
 const UNREADABLE_SHOWN = 10;
 
-/** `2 transactions with amounts that could not be read: `REF` ("100.505"), …`, when any. */
+const UNREADABLE_TAIL =
+  '. They are counted in no figure, so the figures are incomplete: the opening, the closing and the flows may be off by them.';
+
+/**
+ * `2 transactions with amounts that could not be read: `REF` ("100.505"), …`, when any. References are
+ * named while the note stays within Slack's limit for a context text (the service's references and
+ * amounts can be long); the rest are counted, and the CSV has them all.
+ */
 function unreadableNote(unreadable: readonly Movement[]): string {
-  const named = unreadable
-    .slice(0, UNREADABLE_SHOWN)
-    .map((m) => `\`${shown(m.reference, REFERENCE_SHOWN)}\` ("${shown(m.unreadableAmount ?? '', 80)}")`);
-  const more = unreadable.length - UNREADABLE_SHOWN;
   const count = unreadable.length === 1 ? '1 transaction' : `${unreadable.length} transactions`;
-  return `:warning: ${count} with amounts that could not be read: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}. They are counted in no figure, so the figures are incomplete: the opening, the closing and the flows may be off by them.`;
+  const note = (named: readonly string[]) => {
+    const more = unreadable.length - named.length;
+    const rest = more > 0 ? `${named.length ? ' and ' : ''}${more} more, all in the CSV` : '';
+    return `:warning: ${count} with amounts that could not be read: ${named.join(', ')}${rest}${UNREADABLE_TAIL}`;
+  };
+  const named: string[] = [];
+  for (const m of unreadable.slice(0, UNREADABLE_SHOWN)) {
+    const item = `\`${shown(m.reference, REFERENCE_SHOWN)}\` ("${shown(m.unreadableAmount ?? '', 80)}")`;
+    if (note([...named, item]).length > MAX_MRKDWN_TEXT) break;
+    named.push(item);
+  }
+  return note(named);
 }
 
 /** What the figures rest on, when it is less than the whole period read at one moment. */
