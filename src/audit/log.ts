@@ -149,7 +149,7 @@ export class AuditLog {
     if (headAhead(head, previous)) {
       // The head's writer stopped between moving the head and appending its entry: append it, unless
       // the list holds it already, an older entry put in again after it: the chain goes on from it.
-      if (!(await listHolds(this.store, list, head.entry))) {
+      if (!(await listHolds(this.store, list, head.entry, this.headSeq(environment)))) {
         await this.store.appendToList(list, head.entry);
         return undefined;
       }
@@ -164,7 +164,8 @@ export class AuditLog {
     const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
     if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) return undefined;
     // The list holds it too: put in unless another appender did (see list-holds.ts).
-    if (!(await listHolds(this.store, list, entry))) await this.store.appendToList(list, entry);
+    if (!(await listHolds(this.store, list, entry, this.headSeq(environment))))
+      await this.store.appendToList(list, entry);
     if (state.pending.length > 1 && state.found) {
       // The finding is in the chain: the mark follows the chain as it now is.
       this.seal?.marks.reset(environment, next, new Date(entry.at));
@@ -174,6 +175,11 @@ export class AuditLog {
     }
     this.seal?.marks.raise(environment, next, new Date(entry.at));
     return entry;
+  }
+
+  /** Reads the seq the head of `environment` is at now (see list-holds.ts). */
+  private headSeq(environment: ServiceEnvironment): () => Promise<number | undefined> {
+    return async () => (await this.store.get<ChainHead>(headKey(environment)))?.seq;
   }
 
   /**

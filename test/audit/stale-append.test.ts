@@ -94,3 +94,20 @@ auditTest(
     expect(next.prev).toBe(listed[3]?.hash);
   },
 );
+
+auditTest(
+  'a forged entry at a far seq, not the list’s last, keeps no later entry out of the list',
+  async ({ oneReplica }) => {
+    const store = await oneReplica('audit-stale-append-forged-seq');
+    const log = new AuditLog(store);
+    for (let n = 0; n < 5; n++) await log.append('sandbox', auditDraft(n));
+    const listed = await store.readList<AuditEntry>(LIST, 0, -1);
+    await store.appendToList(LIST, { ...listed[4], seq: 1e9, hash: 'f'.repeat(64) });
+    await store.appendToList(LIST, listed[4]);
+
+    for (let n = 5; n < 5 + 2 * MANY; n++) await log.append('sandbox', auditDraft(n));
+    const seqs = (await store.readList<AuditEntry>(LIST, 0, -1)).map((e) => e.seq);
+    const later = Array.from({ length: 2 * MANY }, (_, n) => n + 5);
+    expect(seqs).toEqual([0, 1, 2, 3, 4, 1e9, 4, ...later]);
+  },
+);
