@@ -1427,7 +1427,7 @@ function placedEntries(segments) {
 
 // src/audit/archive-find.ts
 import { readdirSync, statSync } from "node:fs";
-import { basename as basename2, dirname, join as join2 } from "node:path";
+import { basename as basename2, dirname, join as join2, resolve } from "node:path";
 
 // src/audit/segments.ts
 import { readFileSync } from "node:fs";
@@ -1706,7 +1706,8 @@ var listFolders = (path, list) => {
   }
 };
 var ENVIRONMENTS = ["sandbox", "test", "live"];
-var isArchiveName = (path) => ENVIRONMENTS.includes(basename2(path)) || SEGMENT_NAME.test(basename2(path));
+var isEnvironmentName = (path) => ENVIRONMENTS.includes(basename2(path));
+var isArchiveName = (path) => isEnvironmentName(path) || SEGMENT_NAME.test(basename2(path));
 var segmentFiles = (path) => [MANIFEST_FILE, ENTRIES_FILE].map((file) => join2(path, file)).filter((file) => {
   try {
     return statSync(file).isFile();
@@ -1716,7 +1717,7 @@ var segmentFiles = (path) => [MANIFEST_FILE, ENTRIES_FILE].map((file) => join2(p
     throw error;
   }
 });
-var isSegmentDir = (path) => SEGMENT_NAME.test(basename2(path)) || !ENVIRONMENTS.includes(basename2(path)) && segmentFiles(path).length > 0;
+var isSegmentDir = (path) => SEGMENT_NAME.test(basename2(path)) || !isEnvironmentName(path) && segmentFiles(path).length > 0;
 var unreadableFolder = (path, why) => ({
   name: basename2(path),
   path,
@@ -1734,7 +1735,8 @@ function environmentSegments(path, list) {
 }
 function findArchive(path, list = readdirSync) {
   if (!isDir(path)) return fileGiven(path);
-  if (SEGMENT_NAME.test(basename2(path))) return single(readSegment(path));
+  const name = basename2(resolve(path));
+  if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
   const children = listFolders(path, list);
   if (!Array.isArray(children)) throw new Error(`${path} cannot be read (${children.unreadable})`);
   const stray = segmentFiles(path);
@@ -1743,15 +1745,20 @@ function findArchive(path, list = readdirSync) {
       `${path} holds a segment's files but is not named as a segment's folder: give its ${MANIFEST_FILE} to check it alone`
     );
   }
-  if (children.some(isSegmentDir)) {
+  if (!children.some(isEnvironmentName) && children.some(isSegmentDir)) {
     const segments = children.map((child) => readSegment(child));
-    return { single: false, environments: [{ name: basename2(path), segments }], stray };
+    return { single: false, environments: [{ name: basename2(path), segments }], stray, decoys: [] };
   }
-  const found = children.map((child) => ({ child, name: basename2(child), segments: environmentSegments(child, list) })).filter(({ child, segments }) => segments.length > 0 || isArchiveName(child));
+  return archiveAt(children, stray, list);
+}
+function archiveAt(children, stray, list) {
+  const decoys = children.filter((child) => !isEnvironmentName(child) && isSegmentDir(child));
+  const found = children.filter((child) => !decoys.includes(child)).map((child) => ({ child, name: basename2(child), segments: environmentSegments(child, list) })).filter(({ child, segments }) => segments.length > 0 || isArchiveName(child));
   return {
     single: false,
     environments: found.filter(({ segments }) => segments.length > 0).map(({ name, segments }) => ({ name, segments })),
-    stray: [...stray, ...found.flatMap(({ child }) => segmentFiles(child))]
+    stray: [...stray, ...found.flatMap(({ child }) => segmentFiles(child))],
+    decoys
   };
 }
 function fileGiven(path) {
@@ -1765,7 +1772,8 @@ function single(segment) {
   return {
     single: true,
     environments: [{ name: segment.manifest?.environment ?? "?", segments: [segment] }],
-    stray: []
+    stray: [],
+    decoys: []
   };
 }
 
@@ -1808,7 +1816,7 @@ function runVerifier(args, print) {
   if (found.environments.length === 0) return usage(print, `no audit segment found in ${path}`);
   if (exportPasskey !== void 0) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
-  let problems = printStray(found.stray, print);
+  let problems = printStray(found.stray, print) + printDecoys(found.decoys, print);
   const unknown = /* @__PURE__ */ new Set();
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
@@ -1871,6 +1879,14 @@ function printStray(files, print) {
     );
   }
   return files.length;
+}
+function printDecoys(folders, print) {
+  for (const folder of folders) {
+    print(
+      `PROBLEM ${folder}: a segment's folder beside the environments' folders, where the bot writes none: not checked`
+    );
+  }
+  return folders.length;
 }
 function printEnvironment(name, report, print) {
   for (const problem of report.problems) {

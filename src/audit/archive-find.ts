@@ -3,7 +3,7 @@
 // is one segment that cannot be read (a problem the check reports), never skipped; any other folder the
 // archive's file system holds (a mount root's lost+found) is not the archive's and is skipped.
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   ENTRIES_FILE,
   MANIFEST_FILE,
@@ -41,9 +41,10 @@ const listFolders = (path: string, list: ListFolder): string[] | { unreadable: s
   }
 };
 const ENVIRONMENTS: readonly ServiceEnvironment[] = ['sandbox', 'test', 'live'];
+/** A folder named as an environment's. */
+const isEnvironmentName = (path: string) => (ENVIRONMENTS as readonly string[]).includes(basename(path));
 /** A folder named as the archive names its own: an environment's or a segment's. */
-const isArchiveName = (path: string) =>
-  (ENVIRONMENTS as readonly string[]).includes(basename(path)) || SEGMENT_NAME.test(basename(path));
+const isArchiveName = (path: string) => isEnvironmentName(path) || SEGMENT_NAME.test(basename(path));
 /** Which of a segment's files a folder holds; a passing failure to look (out of file handles) is thrown. */
 const segmentFiles = (path: string): string[] =>
   [MANIFEST_FILE, ENTRIES_FILE]
@@ -63,8 +64,7 @@ const segmentFiles = (path: string): string[] =>
  * named as an environment (whose own stray files are reported as such).
  */
 const isSegmentDir = (path: string) =>
-  SEGMENT_NAME.test(basename(path)) ||
-  (!(ENVIRONMENTS as readonly string[]).includes(basename(path)) && segmentFiles(path).length > 0);
+  SEGMENT_NAME.test(basename(path)) || (!isEnvironmentName(path) && segmentFiles(path).length > 0);
 /** A folder this user may not list, as a segment the check reports (never skipped). */
 const unreadableFolder = (path: string, why: string): SegmentOnDisk => ({
   name: basename(path),
@@ -94,17 +94,24 @@ export interface ArchiveFound {
    * the bot never writes one there, so each is a problem (a copy put there to be checked instead).
    */
   stray: string[];
+  /**
+   * Segments' folders lying beside an archive's environment folders: the bot never writes one there,
+   * so each is a problem, never read as a segment (a copy put there to be checked instead).
+   */
+  decoys: string[];
 }
 
 /**
  * Finds the segments at `path`; throws when it is no segment, environment or archive folder. A folder
  * is one segment alone only when its name is a segment's (or the path names its file): a folder holding
  * folders is an archive or an environment whatever else it holds, so a copy of one segment's files
- * beside them never stands in for the segments.
+ * beside them never stands in for the segments. A folder holding an environment's folder is an archive,
+ * whatever else it holds or is named: a segment's folder beside it is a decoy, reported, never read.
  */
 export function findArchive(path: string, list: ListFolder = readdirSync): ArchiveFound {
   if (!isDir(path)) return fileGiven(path);
-  if (SEGMENT_NAME.test(basename(path))) return single(readSegment(path));
+  const name = basename(resolve(path));
+  if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
   const children = listFolders(path, list);
   if (!Array.isArray(children)) throw new Error(`${path} cannot be read (${children.unreadable})`);
   const stray = segmentFiles(path);
@@ -113,11 +120,18 @@ export function findArchive(path: string, list: ListFolder = readdirSync): Archi
       `${path} holds a segment's files but is not named as a segment's folder: give its ${MANIFEST_FILE} to check it alone`,
     );
   }
-  if (children.some(isSegmentDir)) {
+  if (!children.some(isEnvironmentName) && children.some(isSegmentDir)) {
     const segments = children.map((child) => readSegment(child));
-    return { single: false, environments: [{ name: basename(path), segments }], stray };
+    return { single: false, environments: [{ name: basename(path), segments }], stray, decoys: [] };
   }
+  return archiveAt(children, stray, list);
+}
+
+/** An archive's environments, from the folders in it; segments' folders beside them are decoys. */
+function archiveAt(children: string[], stray: string[], list: ListFolder): ArchiveFound {
+  const decoys = children.filter((child) => !isEnvironmentName(child) && isSegmentDir(child));
   const found = children
+    .filter((child) => !decoys.includes(child))
     .map((child) => ({ child, name: basename(child), segments: environmentSegments(child, list) }))
     .filter(({ child, segments }) => segments.length > 0 || isArchiveName(child));
   return {
@@ -126,6 +140,7 @@ export function findArchive(path: string, list: ListFolder = readdirSync): Archi
       .filter(({ segments }) => segments.length > 0)
       .map(({ name, segments }) => ({ name, segments })),
     stray: [...stray, ...found.flatMap(({ child }) => segmentFiles(child))],
+    decoys,
   };
 }
 
@@ -143,5 +158,6 @@ function single(segment: SegmentOnDisk): ArchiveFound {
     single: true,
     environments: [{ name: segment.manifest?.environment ?? '?', segments: [segment] }],
     stray: [],
+    decoys: [],
   };
 }

@@ -1,9 +1,11 @@
 // A copy of a genuine segment's two files, added beside an archive's folders, never stands in for the
 // archive: the verifier still checks every segment, their links and the passkey-signed approvals, and
 // reports the copy itself as a problem. A folder is one segment alone only when named as a segment (or
-// when its file is named). The archives here are checked by the bundled script too.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// when its file is named); a folder holding an environment's folder is an archive whatever its name, and
+// a segment's folder beside the environments' is reported, never read. The archives here are checked by
+// the bundled script too.
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { ENTRIES_FILE, MANIFEST_FILE } from '../../src/audit/segments.js';
 import { verify } from '../support/approver-archive.js';
@@ -89,6 +91,51 @@ test('a folder holding a segment’s files under another name is checked alone o
     `audit-verify: ${renamed} holds a segment's files but is not named as a segment's folder: give its ${MANIFEST_FILE} to check it alone`,
   );
   const lines = verifiesCleanly(join(renamed, MANIFEST_FILE), signer.publicKey, STANDALONE);
+  expect(lines).toContain(
+    'One segment checked alone: whether segments before or after it are missing is not checked.',
+  );
+});
+
+/**
+ * A copy of the archive as `top` in a folder beside it: a copy of its segment in a segment-named folder
+ * beside the environment's folder, the segment's files in the environment's folder, and the genuine
+ * segment then edited.
+ */
+function decoyedArchive(folder: string, top: string) {
+  const archive = join(dirname(folder), '..', `decoyed-${top}`, top);
+  cpSync(dirname(folder), archive, { recursive: true });
+  const environment = join(archive, basename(folder));
+  const segment = segmentOf(environment);
+  const decoy = join(archive, basename(segment));
+  cpSync(segment, decoy, { recursive: true });
+  const copies = copySegmentFiles(segment, environment);
+  const entries = join(segment, ENTRIES_FILE);
+  writeFileSync(entries, readFileSync(entries, 'utf8').replace('"kind":"withdraw"', '"kind":"redeem"'));
+  return { archive, decoy, copies };
+}
+
+for (const top of ['sandbox', 'handed-over']) {
+  test(`a segment's folder beside the environment's, in an archive named ${top}, is reported, not read`, ({
+    signed,
+  }) => {
+    const { folder, signer } = signed;
+    const { archive, decoy, copies } = decoyedArchive(folder, top);
+
+    const { status, lines } = verify(archive, signer.publicKey, STANDALONE);
+    expect(status).toBe(1);
+    expect(problems(lines)).toEqual(
+      expect.arrayContaining([
+        `PROBLEM ${decoy}: a segment's folder beside the environments' folders, where the bot writes none: not checked`,
+        ...copies.map(strayLine),
+        expect.stringMatching(/^PROBLEM sandbox\//),
+      ]),
+    );
+  });
+}
+
+test('a segment’s folder given as `.` from inside it is that segment alone', ({ signed }) => {
+  const { folder, signer } = signed;
+  const lines = verifiesCleanly(`${segmentOf(folder)}/.`, signer.publicKey, STANDALONE);
   expect(lines).toContain(
     'One segment checked alone: whether segments before or after it are missing is not checked.',
   );
