@@ -163,7 +163,9 @@ export class AuditLog {
     const entry = chainEntry({ ...(state.pending[0] as AuditDraft), environment }, previous, sealed);
     const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
     if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) return undefined;
-    // The list holds it too: put in unless another appender did (see list-holds.ts).
+    // The list holds it too: put in unless another appender did (see list-holds.ts). Check and write
+    // are two steps: only an appender past a lapsed lock acts between them, putting the entry in too
+    // (a copy in a row, which withoutCopies drops) or, if it also chains its own, a copy after that.
     if (!(await listHolds(this.store, list, entry, this.headSeq(environment))))
       await this.store.appendToList(list, entry);
     if (state.pending.length > 1 && state.found) {
