@@ -1,17 +1,18 @@
 // An appender whose lock lapsed after it moved the head, and that stalls while another replica finishes
 // its append and chains many more after it, never puts its entry in again when it wakes, however far
 // back the list holds it now; and an append that finds the list ending behind the head does not put the
-// head's entry in a second time when the list holds it further back.
+// head's entry in a second time when the list holds it further back. Only a hash proves an entry
+// listed: a store writer's entry at a far seq keeps neither later entries nor a finding out.
 import { describe, expect } from 'vitest';
 import type { AuditEntry } from '../../src/approvals/types.js';
 import type { AuditDraft, RequestState } from '../../src/audit/index.js';
-import { AuditLog } from '../../src/audit/log.js';
+import { AuditLog, HEAD_UNVERIFIED } from '../../src/audit/log.js';
 import { VerifiedClosings } from '../../src/audit/verified-closings.js';
 import { VerifiedFreeze } from '../../src/audit/verified-freeze.js';
 import { auditTest } from '../support/audit-archive.js';
 import { auditDraft } from '../support/engine.js';
 import { STORE_KINDS } from '../support/shared-stores.js';
-import { LIST, stallingAfterHeadMoves } from './past-head-support.js';
+import { forgePastHead, LIST, loggedReplica, stallingAfterHeadMoves } from './past-head-support.js';
 
 /** More entries than an append looks through at the list's end. */
 const MANY = 10;
@@ -109,5 +110,25 @@ auditTest(
     const seqs = (await store.readList<AuditEntry>(LIST, 0, -1)).map((e) => e.seq);
     const later = Array.from({ length: 2 * MANY }, (_, n) => n + 5);
     expect(seqs).toEqual([0, 1, 2, 3, 4, 1e9, 4, ...later]);
+  },
+);
+
+auditTest(
+  'a finding recorded after a forged entry at a far seq is put in the list',
+  async ({ replicas, auditReplica }) => {
+    const fixtures = { replicas, auditReplica };
+    const { store, replica } = await loggedReplica(fixtures, 'audit-stale-append-forged-finding', 5);
+    const listed = await store.readList<AuditEntry>(LIST, 0, -1);
+    await store.appendToList(LIST, { ...listed[4], seq: 1e9, hash: 'f'.repeat(64) });
+    await store.appendToList(LIST, listed[4]);
+    await forgePastHead(store, 40);
+
+    await replica.log.append('sandbox', auditDraft(6));
+    const after = await store.readList<AuditEntry>(LIST, 0, -1);
+    expect(after.slice(7).map((e) => [e.seq, e.action])).toEqual([
+      [5, 'approved'],
+      [6, HEAD_UNVERIFIED],
+      [7, 'approved'],
+    ]);
   },
 );
