@@ -1427,7 +1427,7 @@ function placedEntries(segments) {
 
 // src/audit/archive-find.ts
 import { readdirSync, statSync } from "node:fs";
-import { basename as basename2, dirname, join as join2 } from "node:path";
+import { basename as basename2, dirname, join as join2, resolve } from "node:path";
 
 // src/audit/segments.ts
 import { readFileSync } from "node:fs";
@@ -1706,20 +1706,18 @@ var listFolders = (path, list) => {
   }
 };
 var ENVIRONMENTS = ["sandbox", "test", "live"];
-var isArchiveName = (path) => ENVIRONMENTS.includes(basename2(path)) || SEGMENT_NAME.test(basename2(path));
-var isSegmentDir = (path) => {
-  if (SEGMENT_NAME.test(basename2(path))) return true;
-  const isFile = (file) => {
-    try {
-      return statSync(join2(path, file)).isFile();
-    } catch (error) {
-      const code = error.code;
-      if (code === "ENOENT" || code && UNREADABLE_CODES.has(code)) return false;
-      throw error;
-    }
-  };
-  return isFile(MANIFEST_FILE) || isFile(ENTRIES_FILE);
-};
+var isEnvironmentName = (path) => ENVIRONMENTS.includes(basename2(path));
+var isArchiveName = (path) => isEnvironmentName(path) || SEGMENT_NAME.test(basename2(path));
+var segmentFiles = (path) => [MANIFEST_FILE, ENTRIES_FILE].map((file) => join2(path, file)).filter((file) => {
+  try {
+    return statSync(file).isFile();
+  } catch (error) {
+    const code = error.code;
+    if (code === "ENOENT" || code && UNREADABLE_CODES.has(code)) return false;
+    throw error;
+  }
+});
+var isSegmentDir = (path) => SEGMENT_NAME.test(basename2(path)) || !isEnvironmentName(path) && segmentFiles(path).length > 0;
 var unreadableFolder = (path, why) => ({
   name: basename2(path),
   path,
@@ -1736,31 +1734,46 @@ function environmentSegments(path, list) {
   });
 }
 function findArchive(path, list = readdirSync) {
-  const file = !isDir(path);
-  if (file) {
-    const name = basename2(path);
-    if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && isSegmentDir(dirname(path))) {
-      return single(readSegment(dirname(path)));
-    }
-    throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
+  if (!isDir(path)) return fileGiven(path);
+  const name = basename2(resolve(path));
+  if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
+  const children = listFolders(path, list);
+  if (!Array.isArray(children)) throw new Error(`${path} cannot be read (${children.unreadable})`);
+  const stray = segmentFiles(path);
+  if (children.length === 0 && stray.length > 0) {
+    throw new Error(
+      `${path} holds a segment's files but is not named as a segment's folder: give its ${MANIFEST_FILE} to check it alone`
+    );
   }
-  if (isSegmentDir(path)) return single(readSegment(path));
-  const listed = listFolders(path, list);
-  if (!Array.isArray(listed)) throw new Error(`${path} cannot be read (${listed.unreadable})`);
-  const children = listed;
-  if (children.some(isSegmentDir)) {
-    return {
-      single: false,
-      environments: [{ name: basename2(path), segments: children.map((child) => readSegment(child)) }]
-    };
+  if (!children.some(isEnvironmentName) && children.some(isSegmentDir)) {
+    const segments = children.map((child) => readSegment(child));
+    return { single: false, environments: [{ name: basename2(path), segments }], stray, decoys: [] };
   }
-  const environments = children.map((child) => ({ name: basename2(child), segments: environmentSegments(child, list) })).filter((environment) => environment.segments.length > 0);
-  return { single: false, environments };
+  return archiveAt(children, stray, list);
+}
+function archiveAt(children, stray, list) {
+  const decoys = children.filter((child) => !isEnvironmentName(child) && isSegmentDir(child));
+  const found = children.filter((child) => !decoys.includes(child)).map((child) => ({ child, name: basename2(child), segments: environmentSegments(child, list) })).filter(({ child, segments }) => segments.length > 0 || isArchiveName(child));
+  return {
+    single: false,
+    environments: found.filter(({ segments }) => segments.length > 0).map(({ name, segments }) => ({ name, segments })),
+    stray: [...stray, ...found.flatMap(({ child }) => segmentFiles(child))],
+    decoys
+  };
+}
+function fileGiven(path) {
+  const name = basename2(path);
+  if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && segmentFiles(dirname(path)).length > 0) {
+    return single(readSegment(dirname(path)));
+  }
+  throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
 }
 function single(segment) {
   return {
     single: true,
-    environments: [{ name: segment.manifest?.environment ?? "?", segments: [segment] }]
+    environments: [{ name: segment.manifest?.environment ?? "?", segments: [segment] }],
+    stray: [],
+    decoys: []
   };
 }
 
@@ -1803,7 +1816,7 @@ function runVerifier(args, print) {
   if (found.environments.length === 0) return usage(print, `no audit segment found in ${path}`);
   if (exportPasskey !== void 0) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
-  let problems = 0;
+  let problems = printStray(found.stray, print) + printDecoys(found.decoys, print);
   const unknown = /* @__PURE__ */ new Set();
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
@@ -1858,6 +1871,22 @@ function readKeyOption(arg, value, print) {
       `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`
     );
   }
+}
+function printStray(files, print) {
+  for (const file of files) {
+    print(
+      `PROBLEM ${file}: a segment's file outside any segment's folder, where the bot writes none: not checked`
+    );
+  }
+  return files.length;
+}
+function printDecoys(folders, print) {
+  for (const folder of folders) {
+    print(
+      `PROBLEM ${folder}: a segment's folder beside the environments' folders, where the bot writes none: not checked`
+    );
+  }
+  return folders.length;
 }
 function printEnvironment(name, report, print) {
   for (const problem of report.problems) {

@@ -3,7 +3,7 @@
 // is one segment that cannot be read (a problem the check reports), never skipped; any other folder the
 // archive's file system holds (a mount root's lost+found) is not the archive's and is skipped.
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   ENTRIES_FILE,
   MANIFEST_FILE,
@@ -41,26 +41,30 @@ const listFolders = (path: string, list: ListFolder): string[] | { unreadable: s
   }
 };
 const ENVIRONMENTS: readonly ServiceEnvironment[] = ['sandbox', 'test', 'live'];
+/** A folder named as an environment's. */
+const isEnvironmentName = (path: string) => (ENVIRONMENTS as readonly string[]).includes(basename(path));
 /** A folder named as the archive names its own: an environment's or a segment's. */
-const isArchiveName = (path: string) =>
-  (ENVIRONMENTS as readonly string[]).includes(basename(path)) || SEGMENT_NAME.test(basename(path));
+const isArchiveName = (path: string) => isEnvironmentName(path) || SEGMENT_NAME.test(basename(path));
+/** Which of a segment's files a folder holds; a passing failure to look (out of file handles) is thrown. */
+const segmentFiles = (path: string): string[] =>
+  [MANIFEST_FILE, ENTRIES_FILE]
+    .map((file) => join(path, file))
+    .filter((file) => {
+      try {
+        return statSync(file).isFile();
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || (code && UNREADABLE_CODES.has(code))) return false;
+        throw error;
+      }
+    });
 /**
- * Whether a folder is a segment: named as one (read whatever it holds, so one emptied or that cannot be
- * entered is reported), or holding a segment's file; a passing failure to look (out of file handles) is thrown.
+ * Whether a folder inside an archive or an environment is a segment: named as one (read whatever it
+ * holds, so one emptied or that cannot be entered is reported), or holding a segment's file and not
+ * named as an environment (whose own stray files are reported as such).
  */
-const isSegmentDir = (path: string) => {
-  if (SEGMENT_NAME.test(basename(path))) return true;
-  const isFile = (file: string) => {
-    try {
-      return statSync(join(path, file)).isFile();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || (code && UNREADABLE_CODES.has(code))) return false;
-      throw error;
-    }
-  };
-  return isFile(MANIFEST_FILE) || isFile(ENTRIES_FILE);
-};
+const isSegmentDir = (path: string) =>
+  SEGMENT_NAME.test(basename(path)) || (!isEnvironmentName(path) && segmentFiles(path).length > 0);
 /** A folder this user may not list, as a segment the check reports (never skipped). */
 const unreadableFolder = (path: string, why: string): SegmentOnDisk => ({
   name: basename(path),
@@ -85,37 +89,75 @@ export interface ArchiveFound {
   /** One segment alone: its place in the chain is not checked. */
   single: boolean;
   environments: Array<{ name: string; segments: SegmentOnDisk[] }>;
+  /**
+   * A segment's files lying beside an archive's or an environment's folders, in no segment's folder:
+   * the bot never writes one there, so each is a problem (a copy put there to be checked instead).
+   */
+  stray: string[];
+  /**
+   * Segments' folders lying beside an archive's environment folders: the bot never writes one there,
+   * so each is a problem, never read as a segment (a copy put there to be checked instead).
+   */
+  decoys: string[];
 }
 
-/** Finds the segments at `path`; throws when it is no segment, environment or archive folder. */
+/**
+ * Finds the segments at `path`; throws when it is no segment, environment or archive folder. A folder
+ * is one segment alone only when its name is a segment's (or the path names its file): a folder holding
+ * folders is an archive or an environment whatever else it holds, so a copy of one segment's files
+ * beside them never stands in for the segments. A folder holding an environment's folder is an archive,
+ * whatever else it holds or is named: a segment's folder beside it is a decoy, reported, never read.
+ */
 export function findArchive(path: string, list: ListFolder = readdirSync): ArchiveFound {
-  const file = !isDir(path);
-  if (file) {
-    const name = basename(path);
-    if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && isSegmentDir(dirname(path))) {
-      return single(readSegment(dirname(path)));
-    }
-    throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
+  if (!isDir(path)) return fileGiven(path);
+  const name = basename(resolve(path));
+  if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
+  const children = listFolders(path, list);
+  if (!Array.isArray(children)) throw new Error(`${path} cannot be read (${children.unreadable})`);
+  const stray = segmentFiles(path);
+  if (children.length === 0 && stray.length > 0) {
+    throw new Error(
+      `${path} holds a segment's files but is not named as a segment's folder: give its ${MANIFEST_FILE} to check it alone`,
+    );
   }
-  if (isSegmentDir(path)) return single(readSegment(path));
-  const listed = listFolders(path, list);
-  if (!Array.isArray(listed)) throw new Error(`${path} cannot be read (${listed.unreadable})`);
-  const children = listed;
-  if (children.some(isSegmentDir)) {
-    return {
-      single: false,
-      environments: [{ name: basename(path), segments: children.map((child) => readSegment(child)) }],
-    };
+  if (!children.some(isEnvironmentName) && children.some(isSegmentDir)) {
+    const segments = children.map((child) => readSegment(child));
+    return { single: false, environments: [{ name: basename(path), segments }], stray, decoys: [] };
   }
-  const environments = children
-    .map((child) => ({ name: basename(child), segments: environmentSegments(child, list) }))
-    .filter((environment) => environment.segments.length > 0);
-  return { single: false, environments };
+  return archiveAt(children, stray, list);
+}
+
+/** An archive's environments, from the folders in it; segments' folders beside them are decoys. */
+function archiveAt(children: string[], stray: string[], list: ListFolder): ArchiveFound {
+  const decoys = children.filter((child) => !isEnvironmentName(child) && isSegmentDir(child));
+  const found = children
+    .filter((child) => !decoys.includes(child))
+    .map((child) => ({ child, name: basename(child), segments: environmentSegments(child, list) }))
+    .filter(({ child, segments }) => segments.length > 0 || isArchiveName(child));
+  return {
+    single: false,
+    environments: found
+      .filter(({ segments }) => segments.length > 0)
+      .map(({ name, segments }) => ({ name, segments })),
+    stray: [...stray, ...found.flatMap(({ child }) => segmentFiles(child))],
+    decoys,
+  };
+}
+
+/** A segment's file named itself: that segment alone. */
+function fileGiven(path: string): ArchiveFound {
+  const name = basename(path);
+  if ((name === MANIFEST_FILE || name === ENTRIES_FILE) && segmentFiles(dirname(path)).length > 0) {
+    return single(readSegment(dirname(path)));
+  }
+  throw new Error(`${path} is not an archive folder, a segment folder or a segment's ${MANIFEST_FILE}`);
 }
 
 function single(segment: SegmentOnDisk): ArchiveFound {
   return {
     single: true,
     environments: [{ name: segment.manifest?.environment ?? '?', segments: [segment] }],
+    stray: [],
+    decoys: [],
   };
 }

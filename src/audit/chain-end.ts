@@ -47,7 +47,7 @@ export function endsAtHead(head: ChainHead | undefined, list: AuditEntry[]): boo
   return !!head && !!tail && tail.seq === head.seq && tail.hash === head.hash;
 }
 
-/** Entries from the end of the list an append looks through for its own (see AuditLog.listHolds). */
+/** Entries from the end of the list an append looks through for its own (see list-holds.ts). */
 export const HOLDS_WINDOW = 8;
 
 /** The list's last chained entry is one the head does not cover: past its seq, or another at its seq. */

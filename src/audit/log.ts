@@ -40,6 +40,7 @@ import {
 import { headText, signatureHolds } from './crypto.js';
 import { cutPlan } from './cut-plan.js';
 import { mendCutFork } from './fork.js';
+import { listHolds } from './list-holds.js';
 import { type AuditSeal, type HeadProblem, headProblem } from './signing.js';
 import type { AuditEntry, ServiceEnvironment } from './types.js';
 
@@ -143,11 +144,16 @@ export class AuditLog {
     environment: ServiceEnvironment,
     state: AppendState,
   ): Promise<AuditEntry | undefined> {
-    const { head, list, previous, sealed } = await this.chainEnd(environment);
+    const { head, list, previous: last, sealed } = await this.chainEnd(environment);
+    let previous = last;
     if (headAhead(head, previous)) {
-      // The head's writer stopped between moving the head and appending its entry: append it.
-      await this.store.appendToList(list, head.entry);
-      return undefined;
+      // The head's writer stopped between moving the head and appending its entry: append it, unless
+      // the list holds it already, an older entry put in again after it: the chain goes on from it.
+      if (!(await listHolds(this.store, list, head.entry, this.headSeq(environment)))) {
+        await this.store.appendToList(list, head.entry);
+        return undefined;
+      }
+      previous = head.entry;
     }
     if (this.seal && !state.found) {
       const found = await this.headFinding(environment, head, list, previous);
@@ -157,7 +163,11 @@ export class AuditLog {
     const entry = chainEntry({ ...(state.pending[0] as AuditDraft), environment }, previous, sealed);
     const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
     if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) return undefined;
-    await this.listHolds(list, entry);
+    // The list holds it too: put in unless another appender did (see list-holds.ts). Check and write
+    // are two steps: only an appender past a lapsed lock acts between them, putting the entry in too
+    // (a copy in a row, which withoutCopies drops) or, if it also chains its own, a copy after that.
+    if (!(await listHolds(this.store, list, entry, this.headSeq(environment))))
+      await this.store.appendToList(list, entry);
     if (state.pending.length > 1 && state.found) {
       // The finding is in the chain: the mark follows the chain as it now is.
       this.seal?.marks.reset(environment, next, new Date(entry.at));
@@ -167,6 +177,11 @@ export class AuditLog {
     }
     this.seal?.marks.raise(environment, next, new Date(entry.at));
     return entry;
+  }
+
+  /** Reads the seq the head of `environment` is at now (see list-holds.ts). */
+  private headSeq(environment: ServiceEnvironment): () => Promise<number | undefined> {
+    return async () => (await this.store.get<ChainHead>(headKey(environment)))?.seq;
   }
 
   /**
@@ -258,17 +273,6 @@ export class AuditLog {
     const all = await this.store.readList<AuditEntry>(list, 0, -1);
     const previous = all.findLast((entry) => entry.hash);
     return { head, list, previous, sealed: previous ? [] : all };
-  }
-
-  /**
-   * After the head moved onto `entry`: the list holds it too. Another appender may have put it in, and
-   * past a lapsed lock even chained its own after it: when one of the list's last entries is this very
-   * entry (by hash), it is not put in again. Another entry at its seq is no reason to leave it out.
-   */
-  private async listHolds(list: string, entry: AuditEntry): Promise<void> {
-    const last = await this.store.readList<AuditEntry>(list, -HOLDS_WINDOW, -1);
-    if (last.some((e) => e.hash === entry.hash)) return;
-    await this.store.appendToList(list, entry);
   }
 
   /**

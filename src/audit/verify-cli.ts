@@ -60,7 +60,7 @@ export function runVerifier(args: string[], print: (line: string) => void): numb
   if (found.environments.length === 0) return usage(print, `no audit segment found in ${path}`);
   if (exportPasskey !== undefined) return printPasskey(found, exportPasskey, print);
   print(`Checking the audit archive at ${path}`);
-  let problems = 0;
+  let problems = printStray(found.stray, print) + printDecoys(found.decoys, print);
   const unknown = new Set<string>();
   for (const { name, segments } of found.environments) {
     problems += printEnvironment(name, verifySegments(name, segments, keys, found.single), print);
@@ -129,6 +129,26 @@ function readKeyOption(
       `${arg} ${value}: not a public key (${error instanceof Error ? error.message : String(error)})`,
     );
   }
+}
+
+/** A segment's files outside any segment's folder, one problem each (see ArchiveFound.stray). */
+function printStray(files: string[], print: (line: string) => void): number {
+  for (const file of files) {
+    print(
+      `PROBLEM ${file}: a segment's file outside any segment's folder, where the bot writes none: not checked`,
+    );
+  }
+  return files.length;
+}
+
+/** Segments' folders beside an archive's environment folders, one problem each (see ArchiveFound.decoys). */
+function printDecoys(folders: string[], print: (line: string) => void): number {
+  for (const folder of folders) {
+    print(
+      `PROBLEM ${folder}: a segment's folder beside the environments' folders, where the bot writes none: not checked`,
+    );
+  }
+  return folders.length;
 }
 
 /** One environment's problems and summary lines; returns how many problems it has. */

@@ -90,3 +90,23 @@ export async function forgePastHead(store: Store, n: number): Promise<AuditEntry
   await store.appendToList(LIST, forged);
   return forged;
 }
+
+/**
+ * An appender whose lock lapsed and that stalls right after it moved the head (a pause, a slow store),
+ * until the test lets it go on: `reached` once it stalls, `release` to wake it.
+ */
+export function stallingAfterHeadMoves(store: Store): {
+  store: Store;
+  reached: Promise<void>;
+  release: () => void;
+} {
+  let stalled!: () => void;
+  const reached = new Promise<void>((resolve) => (stalled = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const stall = async () => {
+    stalled();
+    await gate;
+  };
+  return { store: wrapped(store, { ...lockLapsed, ...afterHeadMoves(store, stall) }), reached, release };
+}
