@@ -327,7 +327,7 @@ var MoneyFormatError = class extends Error {
   name = "MoneyFormatError";
   code = "money_format";
 };
-var GROUPED = /^-?\d{1,3}(?:,\d{3})+$/;
+var GROUPED = /^-?[1-9]\d{0,2}(?:,\d{3})+$/;
 var Money = class _Money {
   constructor(kobo) {
     this.kobo = kobo;
@@ -421,8 +421,8 @@ var Money = class _Money {
 };
 function numberToPlainDecimal(value) {
   const text = String(value);
-  if (!/e/i.test(text)) return text;
-  return value.toFixed(2);
+  if (/e/i.test(text)) throw new MoneyFormatError(`${text} is not an amount in kobo`);
+  return text;
 }
 
 // src/audit/approval-bytes.ts
