@@ -108,6 +108,7 @@ export class EngineRunning {
       now: core.now,
       log: this.options.log,
     });
+    await core.signed.closeClickIfDue();
     this.trailOpen = true;
   }
 

@@ -129,6 +129,8 @@ export class PasskeyBook {
     private readonly sealer?: PasskeySealer | undefined,
     /** The clock links are issued and checked by. */
     private readonly now: () => Date = () => new Date(),
+    /** Who counts towards the two holders that close the first-passkeys click (absent: the click is not closed on a write). */
+    private readonly countsTowardsTwo?: ((user: string) => Promise<boolean>) | undefined,
   ) {}
 
   private get key(): string {
@@ -195,11 +197,13 @@ export class PasskeyBook {
    * changes the book (see ApprovalCore.locked), and its late write must not undo that change (a
    * revocation, a counter moved). A refused write decides again on a fresh read, a few times at most.
    */
-  private change(fn: (book: BookEntry[]) => BookEntry[] | undefined): Promise<boolean> {
+  private change(
+    fn: (book: BookEntry[]) => BookEntry[] | undefined | Promise<BookEntry[] | undefined>,
+  ): Promise<boolean> {
     return this.store.withLock(`${this.key}:write`, async () => {
       for (let run = 1; ; run++) {
         const read = await this.store.get<BookEntry[]>(this.key);
-        const next = fn(read ?? []);
+        const next = await fn(read ?? []);
         if (!next) return false;
         if (await this.store.compareAndSet(this.key, read, next)) return true;
         if (run >= CHANGE_RUNS)
@@ -210,17 +214,40 @@ export class PasskeyBook {
 
   /**
    * Add a registered passkey, sealed; false when its credential is already in the book, or its
-   * registration request was barred.
+   * registration request was barred. When it makes two approvers who have held a passkey here, the
+   * first-passkeys click is closed first (its sealed marker, then the passkey): a stop between the two
+   * writes leaves the click closed, never open with two holders whom a later change of who is an
+   * approver would stop counting.
    */
   add(passkey: Passkey): Promise<boolean> {
     const { requestId } = passkey.registration;
-    return this.change((book) =>
-      book.some(
+    return this.change(async (book) => {
+      const taken = book.some(
         (p) => p.credentialId === passkey.credentialId || (!isPasskey(p) && p.barred.requestId === requestId),
-      )
-        ? undefined
-        : [...book, this.seal(passkey)],
-    );
+      );
+      if (taken) return undefined;
+      if (await this.makesTwo(book, passkey.user)) await this.closeClick(new Date(passkey.addedAt));
+      return [...book, this.seal(passkey)];
+    });
+  }
+
+  /**
+   * Will `user`'s passkey, added to `book`, make two who count (approvers) that have held one here,
+   * revoked since or not? Who counts unknown (Slack not answering, say): taken as two, so the click
+   * closes rather than stays open.
+   */
+  private async makesTwo(book: BookEntry[], user: string): Promise<boolean> {
+    const counts = this.countsTowardsTwo;
+    const users = new Set(book.filter((p): p is Passkey => isPasskey(p) && this.holds(p)).map((p) => p.user));
+    users.add(user);
+    if (!counts || users.size < 2) return false;
+    let held = 0;
+    try {
+      for (const one of users) if ((await counts(one)) && ++held >= 2) return true;
+    } catch {
+      return true;
+    }
+    return false;
   }
 
   /**
