@@ -9,11 +9,7 @@ import type { ApprovalRequest } from './types.js';
 export type CountsTowardsTwo = (user: string) => Promise<boolean>;
 
 /** How many who count had held a sealed passkey by `at` (any time when absent), revoked since or not. */
-async function approversWhoHeld(
-  book: PasskeyBook,
-  counts: CountsTowardsTwo,
-  at?: Date,
-): Promise<number> {
+async function approversWhoHeld(book: PasskeyBook, counts: CountsTowardsTwo, at?: Date): Promise<number> {
   const by = at?.getTime() ?? Number.POSITIVE_INFINITY;
   const users = new Set((await book.sealed()).filter((p) => Date.parse(p.addedAt) <= by).map((p) => p.user));
   let held = 0;
