@@ -32,7 +32,9 @@ export type RefusalReason =
   /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
   | 'delegator-counted'
   /** An unfreeze request: this approver froze the sends, so another approver lifts the freeze. */
-  | 'froze';
+  | 'froze'
+  /** A passkey registration whose owner is no longer an approver or a live delegate. */
+  | 'passkey-owner-gone';
 
 /** Whether an approval still counts: its approver is in the pool, has left it, or is not known to be in it. */
 export type StillCounts = 'counts' | 'left' | 'unknown';
@@ -169,6 +171,8 @@ export class ApprovalPolicy {
     delegations?: readonly Delegation[],
   ): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
+    if (request.kind === 'passkey' && !(await this.mayHoldPasskey(request.payload.user, delegations)))
+      return { allowed: false, reason: 'passkey-owner-gone' };
     const counted = countedPeople(request);
     const approver = await this.isApprover(user, request.kind);
     const ownRightRefusal = this.inOwnRightRefusal(request, user, approver);
@@ -180,6 +184,24 @@ export class ApprovalPolicy {
     return 'reason' in place
       ? { allowed: false, reason: place.reason }
       : { allowed: true, onBehalfOf: place.delegation.delegator, delegationId: place.delegation.id };
+  }
+
+  /** May `user` hold a passkey here now: an approver, or the delegate of a live delegation (as at filing)? */
+  private async mayHoldPasskey(user: string, delegations?: readonly Delegation[]): Promise<boolean> {
+    return (await this.approversAndDelegates(delegations)).includes(user);
+  }
+
+  /**
+   * Does a passkey registration's owner still count, judged now without reading Slack: in a pool by the
+   * configured lists and the groups' last known members, or a live delegate? 'unknown' when that rests
+   * on a group never read and they hold no live delegation.
+   */
+  async passkeyOwnerStillCounts(user: string): Promise<StillCounts> {
+    const membership = this.pools.lastKnownHas(user);
+    if (membership === 'in') return 'counts';
+    const now = this.delegationSource?.now() ?? new Date();
+    if ((await this.delegations()).some((d) => d.delegate === user && isLive(d, now))) return 'counts';
+    return membership === 'out' ? 'left' : 'unknown';
   }
 
   /**
