@@ -147,6 +147,12 @@ export class ApprovalPolicy {
     return membership === 'in' ? 'counts' : membership === 'out' ? 'left' : 'unknown';
   }
 
+  /** Is `user` an approver (in any pool), judged without reading Slack, as approvalStillCounts judges? */
+  lastKnownApprover(user: string): StillCounts {
+    const membership = this.pools.lastKnownHas(user);
+    return membership === 'in' ? 'counts' : membership === 'out' ? 'left' : 'unknown';
+  }
+
   /** Read the user groups of the kind's pool from Slack (the cache while fresh), for `approvalStillCounts`. */
   readPoolGroups(kind: RequestKind): Promise<void> {
     return this.pools.readGroups(kind);

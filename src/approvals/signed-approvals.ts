@@ -6,6 +6,7 @@
 
 import {
   type ApprovalEvidence,
+  type ApprovalPolicy,
   heldAt,
   needsSignature,
   type SignatureRefusal,
@@ -143,7 +144,7 @@ export class SignedApprovals {
     custody: { environment: ServiceEnvironment };
     signing?: SigningOptions | undefined;
     auditSeal?: { signer: PasskeySealer } | undefined;
-    policy?: { isApprover(user: string): Promise<boolean> } | undefined;
+    policy?: Pick<ApprovalPolicy, 'isApprover' | 'lastKnownApprover'> | undefined;
     now?: (() => Date) | undefined;
     log?: EngineLog | undefined;
     /** Where the bot holds the audit signing key: which requests the signed chain records as closed. */
@@ -162,8 +163,10 @@ export class SignedApprovals {
     this.log = from.log;
     const { policy } = from;
     this.counts = policy ? (user) => policy.isApprover(user) : anyone;
-    // The book closes the first-passkeys click as it writes the passkey that makes two approvers holders.
-    this.book = new PasskeyBook(from.store, from.custody.environment, sealer, undefined, this.counts);
+    // The book closes the first-passkeys click as it writes the passkey that makes two approvers holders,
+    // judging who is an approver by their last known membership (no waiting on Slack; unknown counts).
+    const lastKnown: CountsTowardsTwo = async (user) => policy?.lastKnownApprover(user) !== 'left';
+    this.book = new PasskeyBook(from.store, from.custody.environment, sealer, undefined, lastKnown);
     this.now = from.now ?? (() => new Date());
     this.closedOnChain = new ClosedOnChain(from.closings, from.log, (id) => this.tell({ closedOnChain: id }));
   }
