@@ -177,13 +177,13 @@ export class ApprovalPolicy {
     delegations?: readonly Delegation[],
   ): Promise<ApprovalCheck> {
     if (user === request.requester) return { allowed: false, reason: 'requester' };
-    if (request.kind === 'passkey' && !(await this.mayHoldPasskey(request.payload.user, delegations)))
-      return { allowed: false, reason: 'passkey-owner-gone' };
     const counted = countedPeople(request);
     const approver = await this.isApprover(user, request.kind);
     const ownRightRefusal = this.inOwnRightRefusal(request, user, approver);
     if (ownRightRefusal) return { allowed: false, reason: ownRightRefusal };
     if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
+    if (approver && (await this.passkeyOwnerGone(request, delegations)))
+      return { allowed: false, reason: 'passkey-owner-gone' };
     if (approver) return { allowed: true };
     if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
     const place = await this.placeAmong(request, user, counted, delegations ?? (await this.delegations()));
@@ -192,9 +192,23 @@ export class ApprovalPolicy {
       : { allowed: true, onBehalfOf: place.delegation.delegator, delegationId: place.delegation.id };
   }
 
-  /** May `user` hold a passkey here now: an approver, or the delegate of a live delegation (as at filing)? */
-  private async mayHoldPasskey(user: string, delegations?: readonly Delegation[]): Promise<boolean> {
-    return (await this.approversAndDelegates(delegations)).includes(user);
+  /**
+   * Is a passkey registration's owner known to be no approver now (named people first, then the
+   * groups) and no live delegate? Not known (a group's read failed): taken as still one, so a failed
+   * read never makes a list throw; the executor's check before the write, by last known membership,
+   * sends it back if they left.
+   */
+  private async passkeyOwnerGone(
+    request: JudgedRequest,
+    delegations?: readonly Delegation[],
+  ): Promise<boolean> {
+    if (request.kind !== 'passkey') return false;
+    const owner = request.payload.user;
+    const now = this.delegationSource?.now() ?? new Date();
+    const live = (delegations ?? (await this.delegations())).some(
+      (d) => d.delegate === owner && isLive(d, now),
+    );
+    return !live && !(await this.isApprover(owner).catch(() => true));
   }
 
   /**

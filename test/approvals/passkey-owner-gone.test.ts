@@ -56,4 +56,25 @@ describe('a registration whose owner left the approvers', () => {
       reason: 'passkey-owner-gone',
     });
   });
+
+  test('a failed read of who is in the group fails no list: the owner is taken as still counting', async ({
+    fx,
+    groupRead,
+  }) => {
+    const dayos = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
+    groupRead.fails = true;
+    const waiting = await fx.engine.waitingFor(ADE, new Date());
+    expect(waiting.map((r) => r.id)).toEqual([dayos.id]);
+    // Approved as before the owner was checked: the check before the write is the backstop.
+    expect(await approveAsSeen(fx.engine, dayos.id, ADE)).toMatchObject({ ok: true });
+  });
+
+  test('a non-approver is told they are not one, not that the owner left', async ({ fx, group }) => {
+    const dayos = await fileRegistration(fx.engine, DAYO, "Dayo's laptop");
+    group.length = 0;
+    expect(await approveAsSeen(fx.engine, dayos.id, 'U_EMEKA')).toMatchObject({
+      ok: false,
+      reason: 'not-approver',
+    });
+  });
 });

@@ -9,17 +9,21 @@ import { register, TEST_SIGNING } from './passkey-registration.js';
 /**
  * `engineTest` whose approvers are `approvers` and the members of `group` (a fresh list per test,
  * read from Slack on every check: remove one and they are no approver from then on), every approval
- * signed (`CNGN_SIGNED_APPROVALS=all`).
+ * signed (`CNGN_SIGNED_APPROVALS=all`). Set `groupRead.fails` and every read of the group fails.
  */
 export function groupApproversTest(approvers: string[], members: string[], tiers = '0:1') {
   return engineTest
     .extend('group', () => [...members])
-    .extend('engineOptions', ({ group }) => ({
+    .extend('groupRead', () => ({ fails: false }))
+    .extend('engineOptions', ({ group, groupRead }) => ({
       engine: {
         policy: new ApprovalPolicy({
           approvers,
           approverGroup: 'S_TREASURY',
-          groupMembers: async () => [...group],
+          groupMembers: async () => {
+            if (groupRead.fails) throw new Error('Slack did not answer');
+            return [...group];
+          },
           groupCacheMs: 0,
           tiers: parseTiers(tiers),
         }),
