@@ -108,7 +108,6 @@ export class EngineRunning {
       now: core.now,
       log: this.options.log,
     });
-    await core.signed.closeClickIfDue();
     this.trailOpen = true;
   }
 

@@ -207,19 +207,6 @@ export class SignedApprovals {
     }
   }
 
-  /**
-   * At start, before a click is taken: a book written before the click was closed with the second
-   * approver's passkey, already showing two approvers who held one, closes it now. Not known now (Slack
-   * not answering who is an approver): logged, and the next check of a registration closes it.
-   */
-  async closeClickIfDue(): Promise<void> {
-    await clickClosed(this.book, this.counts, this.now()).catch((error: unknown) =>
-      this.log?.warn('whether the first-passkeys click has closed could not be checked at start', {
-        error: String(error),
-      }),
-    );
-  }
-
   /** Must approvals of this request be signed now? */
   async required(request: ApprovalRequest): Promise<boolean> {
     if (!this.options) return false;
@@ -376,6 +363,8 @@ export class SignedApprovals {
     const at = new Date(approval.at);
     if (!(await firstPasskeysAt(request, this.book, at, this.counts))) return false;
     if (await heldOneAt(this.book, approval.user, at)) return false;
+    // A book showing two approvers who held one, written before the marker was, closes it here.
+    if (await clickClosed(this.book, this.counts, this.now())) return 'closed';
     return (await clickStillOpen(this.book, this.counts)) ? 'counts' : 'closed';
   }
 
