@@ -5,6 +5,7 @@ import { describe, expect } from 'vitest';
 import { PASSKEY_OWNER_GONE } from '../../src/approvals/approver-left.js';
 import { partsOf } from '../../src/approvals/engine-parts.js';
 import { refusalText } from '../../src/slack/approvals/blocks/lists.js';
+import { stepText } from '../../src/slack/approvals/blocks/steps.js';
 import { approveAsSeen } from '../support/approve-as-seen.js';
 import { fileRegistration, groupApproversTest } from '../support/passkey-approvers.js';
 
@@ -29,7 +30,7 @@ describe('a registration whose owner left the approvers', () => {
     expect(await fx.engine.passkeys.passkeysOf(DAYO)).toEqual([]);
     if (clicked.ok) throw new Error('approved');
     expect(refusalText(clicked.reason, clicked.request)).toMatch(
-      /is for is no longer an approver or a delegate, so it was not approved and nothing changed/,
+      /U_DAYO.? is no longer an approver or a delegate, so their passkey registration was not approved and nothing changed/,
     );
   });
 
@@ -50,6 +51,8 @@ describe('a registration whose owner left the approvers', () => {
     const after = await fx.engine.get(dayos.id);
     expect(after).toMatchObject({ state: 'pending', round: 1, approvals: [], reason: PASSKEY_OWNER_GONE });
     expect(after?.history.at(-1)).toMatchObject({ action: 'sent-back', leftPool: DAYO });
+    if (!after) throw new Error('not stored');
+    expect(stepText(after)).toMatch(/U_DAYO.? is no longer an approver or a delegate\)/);
     expect(await fx.engine.passkeys.passkeysOf(DAYO)).toEqual([]);
     expect(await approveAsSeen(fx.engine, dayos.id, CHIDI)).toMatchObject({
       ok: false,
