@@ -17,6 +17,8 @@ interface JudgedPayloads {
   delegation: { delegate: string; until: string };
   /** The approver who froze the sends never lifts the freeze. */
   unfreeze: { frozenBy: string };
+  /** Whose passkey it registers: approved only while they are an approver or a live delegate. */
+  passkey: { user: string };
 }
 
 type PayloadKind = keyof JudgedPayloads;

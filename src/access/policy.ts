@@ -32,7 +32,9 @@ export type RefusalReason =
   /** A delegate: the delegator already counts on this request (approved it, or another delegate did). */
   | 'delegator-counted'
   /** An unfreeze request: this approver froze the sends, so another approver lifts the freeze. */
-  | 'froze';
+  | 'froze'
+  /** A passkey registration whose owner is no longer an approver or a live delegate. */
+  | 'passkey-owner-gone';
 
 /** Whether an approval still counts: its approver is in the pool, has left it, or is not known to be in it. */
 export type StillCounts = 'counts' | 'left' | 'unknown';
@@ -145,6 +147,12 @@ export class ApprovalPolicy {
     return membership === 'in' ? 'counts' : membership === 'out' ? 'left' : 'unknown';
   }
 
+  /** Is `user` an approver (in any pool), judged without reading Slack, as approvalStillCounts judges? */
+  lastKnownApprover(user: string): StillCounts {
+    const membership = this.pools.lastKnownHas(user);
+    return membership === 'in' ? 'counts' : membership === 'out' ? 'left' : 'unknown';
+  }
+
   /** Read the user groups of the kind's pool from Slack (the cache while fresh), for `approvalStillCounts`. */
   readPoolGroups(kind: RequestKind): Promise<void> {
     return this.pools.readGroups(kind);
@@ -174,12 +182,46 @@ export class ApprovalPolicy {
     const ownRightRefusal = this.inOwnRightRefusal(request, user, approver);
     if (ownRightRefusal) return { allowed: false, reason: ownRightRefusal };
     if (counted.has(user)) return { allowed: false, reason: 'already-approved' };
+    if (approver && (await this.passkeyOwnerGone(request, delegations)))
+      return { allowed: false, reason: 'passkey-owner-gone' };
     if (approver) return { allowed: true };
     if (inOwnRightOnly(request)) return { allowed: false, reason: 'not-approver' };
     const place = await this.placeAmong(request, user, counted, delegations ?? (await this.delegations()));
     return 'reason' in place
       ? { allowed: false, reason: place.reason }
       : { allowed: true, onBehalfOf: place.delegation.delegator, delegationId: place.delegation.id };
+  }
+
+  /**
+   * Is a passkey registration's owner known to be no approver now (named people first, then the
+   * groups) and no live delegate? Not known (a group's read failed): taken as still one, so a failed
+   * read never makes a list throw; the executor's check before the write, by last known membership,
+   * sends it back if they left.
+   */
+  private async passkeyOwnerGone(
+    request: JudgedRequest,
+    delegations?: readonly Delegation[],
+  ): Promise<boolean> {
+    if (request.kind !== 'passkey') return false;
+    const owner = request.payload.user;
+    const now = this.delegationSource?.now() ?? new Date();
+    const live = (delegations ?? (await this.delegations())).some(
+      (d) => d.delegate === owner && isLive(d, now),
+    );
+    return !live && !(await this.isApprover(owner).catch(() => true));
+  }
+
+  /**
+   * Does a passkey registration's owner still count, judged now without reading Slack: in a pool by the
+   * configured lists and the groups' last known members, or a live delegate? 'unknown' when that rests
+   * on a group never read and they hold no live delegation.
+   */
+  async passkeyOwnerStillCounts(user: string): Promise<StillCounts> {
+    const membership = this.pools.lastKnownHas(user);
+    if (membership === 'in') return 'counts';
+    const now = this.delegationSource?.now() ?? new Date();
+    if ((await this.delegations()).some((d) => d.delegate === user && isLive(d, now))) return 'counts';
+    return membership === 'out' ? 'left' : 'unknown';
   }
 
   /**

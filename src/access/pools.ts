@@ -76,7 +76,7 @@ export class ApproverPools {
    * Is `user` in the kind's pool, judged without reading Slack: the configured people, then each group's
    * last known members. 'unknown' when they are not found and some group was never known.
    */
-  lastKnownHas(user: string, kind: RequestKind): PoolMembership {
+  lastKnownHas(user: string, kind?: RequestKind): PoolMembership {
     const holders = this.holders(kind);
     if (holders.users.includes(user)) return 'in';
     let unknown = false;

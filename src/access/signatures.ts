@@ -81,6 +81,8 @@ function dataProblem(
   } catch {
     return 'bad-signature';
   }
+  // Decoded JSON may be any value: a crafted `null` must be refused here, not throw past the caller.
+  if (typeof client !== 'object' || client === null) return 'bad-signature';
   if (client.type !== 'webauthn.get') return 'bad-signature';
   if (client.origin !== check.origin) return 'wrong-origin';
   if (client.challenge !== check.challenge) return 'wrong-challenge';

@@ -21,6 +21,10 @@ import type { ApprovalRequest, EngineLog } from './types.js';
 export const DELEGATION_GONE =
   'an approval given in an approver’s place no longer counts: no delegation from them was in effect when it was given, or it was revoked since; approve again';
 
+/** Why a passkey registration goes back when the person it is for is no longer an approver or delegate. */
+export const PASSKEY_OWNER_GONE =
+  'the person this passkey is for is no longer an approver or a delegate, so it cannot be approved; reject it, or it expires';
+
 /**
  * How long a send waits for Slack to answer a read of its approvers' user groups before it is judged on
  * their last known members. Slack's client has no timeout of its own and retries for about half an
@@ -87,6 +91,23 @@ export function backIfApproverLeft(
 }
 
 /**
+ * Under the request's lock, before it is claimed: a passkey registration back with its approvers (no
+ * passkey written) when the person it is for is known to be no approver now and holds no live
+ * delegation; undefined when they still count, or it is not known (judged without reading Slack).
+ */
+async function backIfPasskeyOwnerGone(
+  policy: Pick<ApprovalPolicy, 'passkeyOwnerStillCounts'>,
+  request: ApprovalRequest,
+  now: Date,
+): Promise<ApprovalRequest | undefined> {
+  if (request.kind !== 'passkey') return undefined;
+  const owner = request.payload.user;
+  if ((await policy.passkeyOwnerStillCounts(owner)) !== 'left') return undefined;
+  const note = `${PASSKEY_OWNER_GONE} (checked before writing it)`;
+  return sentBack(request, request.round, PASSKEY_OWNER_GONE, { note, leftPool: owner, at: now });
+}
+
+/**
  * Is a delegation covering `approval` behind it: not revoked, not ended when the approval was given nor
  * when the request was filed, and within its cap? A revocation at any time counts against it: one
  * before the approval means it was not in effect then, one after withdraws what was given through it
@@ -139,12 +160,13 @@ async function allDelegated(
  * store, only when the request counts such an approval). Undefined when every approval still counts.
  */
 export async function backIfApprovalGone(
-  policy: Pick<ApprovalPolicy, 'approvalStillCounts'>,
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'passkeyOwnerStillCounts'>,
   book: Pick<DelegationBook, 'all' | 'byId'>,
   request: ApprovalRequest,
   now: Date,
 ): Promise<ApprovalRequest | undefined> {
-  const left = backIfApproverLeft(policy, request, now);
+  const left =
+    backIfApproverLeft(policy, request, now) ?? (await backIfPasskeyOwnerGone(policy, request, now));
   if (left) return left;
   const placed = request.approvals.filter((a) => a.onBehalfOf !== undefined);
   if (placed.length === 0) return undefined;

@@ -71,7 +71,10 @@ export interface ExecutorDeps {
    */
   approvalsProblem: ApprovalsCheck;
   /** The pools (every approval still counts for one in the kind's pool at the claim); the tiers. */
-  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'readPoolGroups' | 'requiredFor'>;
+  policy: Pick<
+    ApprovalPolicy,
+    'approvalStillCounts' | 'passkeyOwnerStillCounts' | 'readPoolGroups' | 'requiredFor'
+  >;
   settingsNow: ClaimChecks['settingsNow'];
   now: () => Date;
   log?: EngineLog | undefined;

@@ -9,16 +9,23 @@ import type { ApprovalRequest } from './types.js';
 export type CountsTowardsTwo = (user: string) => Promise<boolean>;
 
 /** How many who count had held a sealed passkey by `at` (any time when absent), revoked since or not. */
-export async function approversWhoHeld(
-  book: PasskeyBook,
-  counts: CountsTowardsTwo,
-  at?: Date,
-): Promise<number> {
+async function approversWhoHeld(book: PasskeyBook, counts: CountsTowardsTwo, at?: Date): Promise<number> {
   const by = at?.getTime() ?? Number.POSITIVE_INFINITY;
   const users = new Set((await book.sealed()).filter((p) => Date.parse(p.addedAt) <= by).map((p) => p.user));
   let held = 0;
   for (const user of users) if (await counts(user)) held += 1;
   return held;
+}
+
+/**
+ * Is the first-passkeys click closed? It is once two who count have held a sealed passkey here: the
+ * write that made them two closed it (PasskeyBook.add); a book written before that closes it now.
+ */
+export async function clickClosed(book: PasskeyBook, counts: CountsTowardsTwo, now: Date): Promise<boolean> {
+  if (await book.clickClosedAt()) return true;
+  if ((await approversWhoHeld(book, counts)) < 2) return false;
+  await book.closeClick(now);
+  return true;
 }
 
 /**

@@ -129,6 +129,11 @@ export class PasskeyBook {
     private readonly sealer?: PasskeySealer | undefined,
     /** The clock links are issued and checked by. */
     private readonly now: () => Date = () => new Date(),
+    /**
+     * Who counts towards the two holders that close the first-passkeys click (absent: the click is not
+     * closed on a write). Asked before the book's lock, never under it; it should not wait on Slack.
+     */
+    private readonly countsTowardsTwo?: ((user: string) => Promise<boolean>) | undefined,
   ) {}
 
   private get key(): string {
@@ -195,11 +200,13 @@ export class PasskeyBook {
    * changes the book (see ApprovalCore.locked), and its late write must not undo that change (a
    * revocation, a counter moved). A refused write decides again on a fresh read, a few times at most.
    */
-  private change(fn: (book: BookEntry[]) => BookEntry[] | undefined): Promise<boolean> {
+  private change(
+    fn: (book: BookEntry[]) => BookEntry[] | undefined | Promise<BookEntry[] | undefined>,
+  ): Promise<boolean> {
     return this.store.withLock(`${this.key}:write`, async () => {
       for (let run = 1; ; run++) {
         const read = await this.store.get<BookEntry[]>(this.key);
-        const next = fn(read ?? []);
+        const next = await fn(read ?? []);
         if (!next) return false;
         if (await this.store.compareAndSet(this.key, read, next)) return true;
         if (run >= CHANGE_RUNS)
@@ -210,17 +217,45 @@ export class PasskeyBook {
 
   /**
    * Add a registered passkey, sealed; false when its credential is already in the book, or its
-   * registration request was barred.
+   * registration request was barred. When it makes two approvers who have held a passkey here, the
+   * first-passkeys click is closed first (its sealed marker, then the passkey): a stop between the two
+   * writes leaves the click closed, never open with two holders whom a later change of who is an
+   * approver would stop counting. Who counts is asked before the lock is taken, never under it: a slow
+   * answer holds this write only, never a revocation or a counter moved.
    */
-  add(passkey: Passkey): Promise<boolean> {
+  async add(passkey: Passkey): Promise<boolean> {
     const { requestId } = passkey.registration;
-    return this.change((book) =>
-      book.some(
+    const counted = await this.countedBeforeAdd(passkey.user);
+    return this.change(async (book) => {
+      const taken = book.some(
         (p) => p.credentialId === passkey.credentialId || (!isPasskey(p) && p.barred.requestId === requestId),
-      )
-        ? undefined
-        : [...book, this.seal(passkey)],
-    );
+      );
+      if (taken) return undefined;
+      if (counted && this.makesTwo(book, passkey.user, counted))
+        await this.closeClick(new Date(passkey.addedAt));
+      return [...book, this.seal(passkey)];
+    });
+  }
+
+  /** Who of the book's holders and `user` count towards the two, asked before the lock; undefined: no need. */
+  private async countedBeforeAdd(user: string): Promise<Map<string, boolean> | undefined> {
+    const counts = this.countsTowardsTwo;
+    if (!counts || (await this.clickClosedAt())) return undefined;
+    const users = new Set((await this.sealed()).map((p) => p.user)).add(user);
+    const counted = new Map<string, boolean>();
+    // Who counts unknown (an error): taken as counting, so the click closes rather than stays open.
+    for (const one of users) counted.set(one, await counts(one).catch(() => true));
+    return counted;
+  }
+
+  /**
+   * Will `user`'s passkey, added to `book`, make two who count (approvers) that have held one here,
+   * revoked since or not? One not asked before the lock (added meanwhile) is taken as counting.
+   */
+  private makesTwo(book: BookEntry[], user: string, counted: Map<string, boolean>): boolean {
+    const users = new Set(book.filter((p): p is Passkey => isPasskey(p) && this.holds(p)).map((p) => p.user));
+    users.add(user);
+    return [...users].filter((one) => counted.get(one) ?? true).length >= 2;
   }
 
   /**

@@ -6,6 +6,7 @@
 
 import {
   type ApprovalEvidence,
+  type ApprovalPolicy,
   heldAt,
   needsSignature,
   type SignatureRefusal,
@@ -18,8 +19,8 @@ import { amountsAgree } from './amount-check.js';
 import { approvalBytes, approvalChallenge } from './approval-digest.js';
 import { ClosedOnChain, type ClosingsReader } from './closed-on-chain.js';
 import {
-  approversWhoHeld,
   type CountsTowardsTwo,
+  clickClosed,
   clickStillOpen,
   firstPasskeysAt,
   heldOneAt,
@@ -86,10 +87,7 @@ export async function mayApproveUnsigned(
   counts: CountsTowardsTwo = anyone,
   now: Date = new Date(),
 ): Promise<boolean> {
-  if ((request.kind as string) !== 'passkey' || (await book.clickClosedAt())) return false;
-  if ((await approversWhoHeld(book, counts)) < 2) return true;
-  await book.closeClick(now);
-  return false;
+  return (request.kind as string) === 'passkey' && !(await clickClosed(book, counts, now));
 }
 
 /** A nonce taken (once) for an approval being recorded, with the assertion it came with. */
@@ -146,7 +144,7 @@ export class SignedApprovals {
     custody: { environment: ServiceEnvironment };
     signing?: SigningOptions | undefined;
     auditSeal?: { signer: PasskeySealer } | undefined;
-    policy?: { isApprover(user: string): Promise<boolean> } | undefined;
+    policy?: Pick<ApprovalPolicy, 'isApprover' | 'lastKnownApprover'> | undefined;
     now?: (() => Date) | undefined;
     log?: EngineLog | undefined;
     /** Where the bot holds the audit signing key: which requests the signed chain records as closed. */
@@ -159,13 +157,16 @@ export class SignedApprovals {
         {},
       );
     }
-    this.book = new PasskeyBook(from.store, from.custody.environment, sealer);
     this.filingSeal = new FilingSeal(sealer, from.custody.environment);
     this.sealsKept = from.auditSeal !== undefined;
     this.#options = from.signing;
     this.log = from.log;
     const { policy } = from;
     this.counts = policy ? (user) => policy.isApprover(user) : anyone;
+    // The book closes the first-passkeys click as it writes the passkey that makes two approvers holders,
+    // judging who is an approver by their last known membership (no waiting on Slack; unknown counts).
+    const lastKnown: CountsTowardsTwo = async (user) => policy?.lastKnownApprover(user) !== 'left';
+    this.book = new PasskeyBook(from.store, from.custody.environment, sealer, undefined, lastKnown);
     this.now = from.now ?? (() => new Date());
     this.closedOnChain = new ClosedOnChain(from.closings, from.log, (id) => this.tell({ closedOnChain: id }));
   }
@@ -362,6 +363,8 @@ export class SignedApprovals {
     const at = new Date(approval.at);
     if (!(await firstPasskeysAt(request, this.book, at, this.counts))) return false;
     if (await heldOneAt(this.book, approval.user, at)) return false;
+    // A book showing two approvers who held one, written before the marker was, closes it here.
+    if (await clickClosed(this.book, this.counts, this.now())) return 'closed';
     return (await clickStillOpen(this.book, this.counts)) ? 'counts' : 'closed';
   }
 

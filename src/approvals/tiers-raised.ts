@@ -18,7 +18,7 @@ export const TIERS_RAISED_ACTION = 'tiers-raised';
 
 /** What the checks before the claim read: the pools and tiers, the delegations, the settings now. */
 export interface ClaimChecks {
-  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'requiredFor'>;
+  policy: Pick<ApprovalPolicy, 'approvalStillCounts' | 'passkeyOwnerStillCounts' | 'requiredFor'>;
   book: Pick<DelegationBook, 'all' | 'byId'>;
   /** The fingerprint of the settings this process judges by (undefined: none recorded). */
   settingsNow: () => string | undefined;

@@ -87,6 +87,17 @@ describe('verifyEvidence', () => {
     });
   });
 
+  it('refuses, never throws, a client data that is JSON but no object (null, a number, a list …)', async () => {
+    const { device, check } = setUp();
+    for (const text of ['null', '5', 'true', '"webauthn.get"', '[]']) {
+      const evidence = {
+        ...device.assert(challenge, 'n'),
+        clientDataJSON: Buffer.from(text).toString('base64url'),
+      };
+      expect(await verifyEvidence(evidence, check())).toEqual({ ok: false, reason: 'bad-signature' });
+    }
+  });
+
   it('refuses a counter that goes backwards (a cloned authenticator), unless told to skip it', async () => {
     const { device, check } = setUp();
     const used = device.passkey({ counter: 5 });

@@ -14,7 +14,8 @@ import { threadReply } from '../../src/slack/approvals/blocks/steps.js';
 import { approveAsSeen, seenOf } from '../support/approve-as-seen.js';
 import { SoftwareAuthenticator } from '../support/authenticator.js';
 import { engineTest } from '../support/engine.js';
-import { register, TEST_RP_ID, TEST_SIGNING } from '../support/passkey-registration.js';
+import { fileRegistration, groupApproversTest } from '../support/passkey-approvers.js';
+import { TEST_RP_ID, TEST_SIGNING } from '../support/passkey-registration.js';
 
 const ADE = 'U_ADE';
 const CHIDI = 'U_CHIDI';
@@ -26,19 +27,6 @@ const test = engineTest.extend('engineOptions', () => ({
     signing: { ...TEST_SIGNING, rule: parseSigningRule('all') },
   },
 }));
-
-/** `user`'s browser registers a passkey named `name`: the filed request "Register a passkey for @user". */
-async function fileRegistration(engine: ApprovalEngine, user: string, name: string) {
-  const options = await engine.passkeys.registrationChallenge(user);
-  const { response } = register({ challenge: options.challenge });
-  const filed = await engine.passkeys.filePasskey(user, {
-    response,
-    expectedChallenge: options.challenge,
-    name,
-  });
-  if (!filed.ok) throw new Error(filed.problem);
-  return filed.request;
-}
 
 /** A sealed passkey for `user` in the engine's book, added at `at` (an approved registration's write). */
 async function add(engine: ApprovalEngine, user: string, at: Date): Promise<SoftwareAuthenticator> {
@@ -234,4 +222,62 @@ describe('the first passkeys', () => {
     });
     expect(await fx.engine.passkeys.passkeysOf(DAYO)).toEqual([]);
   });
+});
+
+describe('the first passkeys, once two approvers have held one', () => {
+  const EMEKA = 'U_EMEKA';
+  /** Chidi is an approver through the treasury group, which he leaves later. */
+  const groupTest = groupApproversTest([ADE, DAYO, EMEKA], [CHIDI]);
+
+  groupTest(
+    'the second holder’s registration closes the click for good: their leaving the approvers does not reopen it',
+    async ({ fx, group }) => {
+      const book = fx.engine.passkeys.signatures().book;
+      const ade = await add(fx.engine, ADE, fx.clock.now());
+      fx.clock.advance(1_000);
+      // Chidi registers the second passkey; Ade signs it: two approvers have now held one.
+      const chidis = await fileRegistration(fx.engine, CHIDI, "Chidi's laptop");
+      const made = await fx.engine.passkeys.signingChallenge(chidis.id, ADE, chidis.round);
+      if (!made.ok || !('challenge' in made)) throw new Error(`no challenge: ${JSON.stringify(made)}`);
+      const evidence = ade.assert(made.challenge, made.nonce);
+      expect(await fx.engine.approve(chidis.id, ADE, { ...seenOf(chidis), evidence })).toMatchObject({
+        ok: true,
+      });
+      await fx.engine.idle();
+      expect((await fx.engine.get(chidis.id))?.state).toBe('completed');
+      expect(await book.clickClosedAt()).toBeDefined();
+      fx.clock.advance(60_000);
+      // Chidi leaves the treasury group; Emeka (no passkey) registers, and Dayo (none either) clicks.
+      group.length = 0;
+      const emekas = await fileRegistration(fx.engine, EMEKA, "Emeka's laptop");
+      expect(await approveAsSeen(fx.engine, emekas.id, DAYO)).toMatchObject({
+        ok: false,
+        reason: 'signature-required',
+      });
+      await fx.engine.idle();
+      expect(await fx.engine.passkeys.passkeysOf(EMEKA)).toEqual([]);
+    },
+  );
+
+  groupTest(
+    'a book showing two approvers who held passkeys, with no marker, closes the click at the next check',
+    async ({ fx }) => {
+      const { core, executor } = partsOf(fx.engine);
+      const book = fx.engine.passkeys.signatures().book;
+      // Emeka's registration was clicked while the click was open, and not yet written.
+      const emekas = await fileRegistration(fx.engine, EMEKA, "Emeka's laptop");
+      expect(await approveAsSeen(core, emekas.id, DAYO)).toMatchObject({ request: { state: 'approved' } });
+      fx.clock.advance(1_000);
+      await add(fx.engine, ADE, fx.clock.now());
+      const chidi = await add(fx.engine, CHIDI, fx.clock.now());
+      // Written by a build that closed the click only at a later registration's check; Chidi's revoked.
+      await fx.store.delete('passkeys:sandbox:click-closed');
+      await book.revoke(chidi.passkey().credentialId, CHIDI, fx.clock.now());
+      // The send's check closes it (two approvers have held one): the click no longer counts.
+      await executor.execute(emekas.id);
+      await fx.engine.idle();
+      expect(await book.clickClosedAt()).toBeDefined();
+      expect(await fx.engine.passkeys.passkeysOf(EMEKA)).toEqual([]);
+    },
+  );
 });

@@ -1,8 +1,10 @@
 // The passkey book on every store: a passkey added counts everywhere, a revoked one at once, a
 // credential is added once, and a nonce or link is used once only.
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Passkey } from '../../src/access/index.js';
 import { COUNTED_MOST, ONE_TIME_MS, PasskeyBook } from '../../src/approvals/passkey-book.js';
+import { processSealer } from '../../src/approvals/passkey-seal.js';
+import { createStore } from '../../src/store/index.js';
 import { LapsedLock } from '../support/lapsed-lock.js';
 import { STORE_KINDS, storesTest as test } from '../support/shared-stores.js';
 
@@ -205,3 +207,21 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('the passkey book asking who counts towards the first two', () => {
+  it('never under its lock: an answer that never comes holds no revocation and no counter', async () => {
+    const store = await createStore('memory://');
+    const hung = new Promise<boolean>(() => undefined);
+    const sealer = processSealer();
+    const book = new PasskeyBook(store, 'sandbox', sealer, undefined, () => hung);
+    const plain = new PasskeyBook(store, 'sandbox', sealer);
+    expect(await plain.add(passkey('c1'))).toBe(true);
+    expect(await plain.add(passkey('c2', 'U_CHIDI'))).toBe(true);
+    // A registration being written whose check of who counts hangs (Slack not answering, say).
+    void book.add(passkey('c3', 'U_DAYO'));
+    await Promise.resolve();
+    expect(await book.advanceCounter('c2', 3, 'n1', new Date('2026-11-03T00:00:00Z'))).toBe(true);
+    expect(await book.revoke('c1', 'U_CHIDI', new Date('2026-11-04T00:00:00Z'))).toBe(true);
+    expect(await book.heldBy('U_BOLA')).toEqual([]);
+  });
+});

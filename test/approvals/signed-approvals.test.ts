@@ -90,6 +90,27 @@ describe('signed approvals', () => {
     expect((await fx.engine.verifyAudit()).ok).toBe(true);
   });
 
+  test('an assertion whose client data is JSON null is refused and on the record, not thrown', async ({
+    fx,
+    networkId,
+  }) => {
+    const request = await fileDraft(fx.engine, withdrawalDraft(networkId, '5000'));
+    const device = await deviceFor(fx.engine, APPROVER_A);
+    const signed = await signFor(fx.engine, request, APPROVER_A, device);
+    const evidence = { ...signed, clientDataJSON: Buffer.from('null').toString('base64url') };
+    expect(await fx.engine.approve(request.id, APPROVER_A, { ...seenOf(request), evidence })).toMatchObject({
+      ok: false,
+      reason: 'bad-signature',
+    });
+    await fx.engine.idle();
+    const refused = (await fx.engine.audit(20)).filter(
+      (e) => e.requestId === request.id && e.action === 'signature-refused',
+    );
+    expect(refused.map((e) => [e.actor, e.note])).toEqual([
+      [APPROVER_A, 'a passkey approval did not count: bad-signature'],
+    ]);
+  });
+
   test('a replayed, misdirected, another person’s or cloned assertion is refused, nothing recorded', async ({
     fx,
     networkId,

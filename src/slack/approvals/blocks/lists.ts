@@ -124,6 +124,10 @@ export function refusalText(
       return `The approver you stand in for already counts on ${title} (each person counts once); nothing changed.`;
     case 'froze':
       return `You froze the sends, so you cannot approve ${title}: another approver lifts the freeze. Nothing changed.`;
+    case 'passkey-owner-gone': {
+      const owner = request?.kind === 'passkey' ? mentionUser(request.payload.user) : 'The person it is for';
+      return `${owner} is no longer an approver or a delegate, so their passkey registration was not approved and nothing changed. Reject it, or it expires.`;
+    }
     case 'over-daily-limit':
       return `${title} was not approved: ${limit ? dailyLimitText(limit) : 'it would pass the daily limit'}. It stays waiting for approval; nothing changed. Approve it again once there is room in the limit.`;
   }

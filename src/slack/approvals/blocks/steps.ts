@@ -32,6 +32,12 @@ export function threadReply(request: ApprovalRequest): string {
   return notice ? escapeOwnSentence(notice) : (lifecycleThreadReply(request) ?? stepText(request));
 }
 
+/** Who a step went back for: a registration's owner no longer one who may hold a passkey, or an approver who left. */
+function leftWords(request: ApprovalRequest, user: string): string {
+  const owner = request.kind === 'passkey' && request.payload.user === user;
+  return `${mentionUser(user)} ${owner ? 'is no longer an approver or a delegate' : 'left the pool'}`;
+}
+
 /** The request's newest step in words, with who took it and its note. */
 export function stepText(request: ApprovalRequest): string {
   const step = request.history.at(-1);
@@ -40,7 +46,7 @@ export function stepText(request: ApprovalRequest): string {
   const note = step.note ? ` — ${escapeMrkdwn(step.note)}` : '';
   const whole = wholeSentence(request, step, by, note);
   if (whole !== undefined) return whole;
-  const left = step.leftPool ? ` (${mentionUser(step.leftPool)} left the pool)` : '';
+  const left = step.leftPool ? ` (${leftWords(request, step.leftPool)})` : '';
   const words: Record<string, string> = {
     filed: 'Filed',
     'approval-added': 'Approval added',
