@@ -3,7 +3,6 @@
 // engine path bound to the round the modal showed.
 import { describe, expect } from 'vitest';
 import { MAYBE_NOT_RECORDED } from '../../../src/slack/approvals/actions/click.js';
-import { createStore } from '../../../src/store/index.js';
 import { botTest as test } from '../../support/bot.js';
 import { redemptionDraft } from '../../support/drafts.js';
 import { openedViewId } from '../../support/fake-slack.js';
@@ -217,13 +216,10 @@ describe('Review all', () => {
 
 describe('an approval whose write landed before the store failed', () => {
   test('is said to be maybe recorded, counted neither approved nor not, never "nothing changed"', async ({
-    startApp,
+    startControlledApp,
     controls,
-    defer,
   }) => {
-    const memory = await createStore('memory://');
-    defer(() => memory.close());
-    const app = await startApp({ store: controls.wrap(memory), tiers: '0:1' });
+    const { app, store: memory } = await startControlledApp({ tiers: '0:1' });
     const lost = await fileWithdrawal(app, '1500');
     const other = await fileWithdrawal(app, '2500');
     const { viewId } = await openReviewAll(app, APPROVER_A);
@@ -245,13 +241,10 @@ describe('an approval whose write landed before the store failed', () => {
     expect(app.sandbox.count('POST', '/v1/api/withdraw')).toBe(2);
   });
   test('a final redemption whose approval landed after the re-check, the answer lost: maybe recorded', async ({
-    startApp,
+    startControlledApp,
     controls,
-    defer,
   }) => {
-    const memory = await createStore('memory://');
-    defer(() => memory.close());
-    const app = await startApp({ store: controls.wrap(memory), tiers: '0:1' });
+    const { app, store: memory } = await startControlledApp({ tiers: '0:1' });
     app.sandbox.setAccountName('0123456789', 'ADA OBI');
     const { id } = await fileDraft(app.engine, redemptionDraft(REQUESTER));
     const { viewId, options } = await openReviewAll(app, APPROVER_A);
