@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { request } from 'undici';
 import type { CngnEnvironment } from '../../src/cngn/api.js';
+import type { Transaction } from '../../src/cngn/schemas.js';
 import type { Logger } from '../../src/log.js';
 import { alertDigest } from '../../src/slack/alerts/digest-blocks.js';
 import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
@@ -171,6 +172,16 @@ let n = 0;
  * A webhook body like the service's, with a fresh transaction unless told otherwise, signed now (one
  * dated long ago is posted only as a possible replay).
  */
+/** The service's transaction list holding `tx` alone, on its one and last page. */
+export function oneTransactionList(tx: Transaction): TransactionSource {
+  return {
+    getTransactions: async () => ({
+      data: [tx],
+      pagination: { count: 1, pages: 1, isLastPage: true, nextPage: null, previousPage: null },
+    }),
+  } as TransactionSource;
+}
+
 export function webhookBody(event: string, data: Record<string, unknown> = {}): Record<string, unknown> {
   n += 1;
   const at = new Date().toISOString();

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import type { WebhookEvent } from '../../src/cngn/schemas.js';
 import type { IntakeResult } from '../../src/webhooks/index.js';
 import { aheadLimitMs, DEFAULT_RETENTION_MS } from '../../src/webhooks/outbox.js';
-import { postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
+import { oneTransactionList, postsMentioning, waitUntil, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest as test } from '../support/webhooks.js';
 
 test('a deposit signed just under 12 hours ahead is credited on arrival, and reconciliation does not post it again', async ({
@@ -25,12 +25,7 @@ test('a deposit signed just under 12 hours ahead is credited on arrival, and rec
     createdAt: at,
     updatedAt: at,
   };
-  const transactions = {
-    getTransactions: async () => ({
-      data: [tx],
-      pagination: { count: 1, pages: 1, isLastPage: true, nextPage: null, previousPage: null },
-    }),
-  };
+  const transactions = oneTransactionList(tx);
   const told: string[] = [];
   const results: IntakeResult[] = [];
   const rig = await startRig({

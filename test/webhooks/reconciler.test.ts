@@ -11,7 +11,13 @@ import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandb
 import { createStore, type LockOptions, type Store } from '../../src/store/index.js';
 import { clientFor } from '../support/cngn-client.js';
 import { inMemoryDir } from '../support/fixtures.js';
-import { postsMentioning, SECRET, waitUntil, webhookBody } from '../support/webhook-rig.js';
+import {
+  oneTransactionList,
+  postsMentioning,
+  SECRET,
+  waitUntil,
+  webhookBody,
+} from '../support/webhook-rig.js';
 import { webhooksTest } from '../support/webhooks.js';
 
 /**
@@ -253,12 +259,7 @@ describe('reconciler', () => {
       createdAt: at,
       updatedAt: at,
     };
-    const transactions = {
-      getTransactions: async () => ({
-        data: [tx],
-        pagination: { count: 1, pages: 1, isLastPage: true, nextPage: null, previousPage: null },
-      }),
-    };
+    const transactions = oneTransactionList(tx);
     const rig = await startRig({ transactions, now: () => clock });
     clock += 3_600_000;
     expect((await rig.webhooks.reconciler?.runOnce())?.queued).toBe(1);

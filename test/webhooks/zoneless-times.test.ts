@@ -7,7 +7,7 @@ import { webhookEventSchema } from '../../src/cngn/schemas.js';
 import { webhookMessage } from '../../src/slack/alerts/message-blocks.js';
 import { signedEventTime } from '../../src/webhooks/event-age.js';
 import { hostZoneFixture } from '../support/host-zone.js';
-import { webhookBody } from '../support/webhook-rig.js';
+import { oneTransactionList, webhookBody } from '../support/webhook-rig.js';
 import { webhooksTest } from '../support/webhooks.js';
 
 const test = webhooksTest.extend('hostZone', hostZoneFixture);
@@ -79,12 +79,7 @@ describe('a time that names no zone', () => {
       createdAt: at,
       updatedAt: at,
     };
-    const transactions = {
-      getTransactions: async () => ({
-        data: [tx],
-        pagination: { count: 1, pages: 1, isLastPage: true, nextPage: null, previousPage: null },
-      }),
-    };
+    const transactions = oneTransactionList(tx);
     const rig = await startRig({ transactions, now: () => clock });
     clock += 3_600_000;
     expect((await rig.webhooks.reconciler?.runOnce())?.queued).toBe(1);
