@@ -164,8 +164,8 @@ export class AuditLog {
     const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
     if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) return undefined;
     // The list holds it too: put in unless another appender did (see list-holds.ts). Check and write
-    // are two steps: only an appender past a lapsed lock acts between them, putting the entry in too
-    // (a copy in a row, which withoutCopies drops) or, if it also chains its own, a copy after that.
+    // are two steps: an appender past a lapsed lock that stalls between them may put its entry in again
+    // after others chained on; reads and the chain check drop that exact copy (withoutCopies).
     if (!(await listHolds(this.store, list, entry, this.headSeq(environment))))
       await this.store.appendToList(list, entry);
     if (state.pending.length > 1 && state.found) {
@@ -320,7 +320,9 @@ export class AuditLog {
       async () => {
         const read = await this.head(environment);
         const generation = await this.current(environment, read);
-        const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
+        // Without copies: one carried into the new generation past its first listing would break it.
+        const list = generationList(environment, generation);
+        const entries = withoutCopies(await this.store.readList<AuditEntry>(list, 0, -1));
         if (!this.rewritable(environment, read, entries)) return 0;
         const plan = cutPlan(entries, olderThan, archived, now);
         if (!plan) return 0;
