@@ -1426,8 +1426,8 @@ function placedEntries(segments) {
 }
 
 // src/audit/archive-find.ts
-import { readdirSync, statSync } from "node:fs";
-import { basename as basename2, dirname, join as join2, resolve } from "node:path";
+import { readdirSync, realpathSync, statSync } from "node:fs";
+import { basename as basename2, dirname, join as join2 } from "node:path";
 
 // src/audit/segments.ts
 import { readFileSync } from "node:fs";
@@ -1735,7 +1735,7 @@ function environmentSegments(path, list) {
 }
 function findArchive(path, list = readdirSync) {
   if (!isDir(path)) return fileGiven(path);
-  const name = basename2(resolve(path));
+  const name = basename2(realpathSync(path));
   if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
   const children = listFolders(path, list);
   if (!Array.isArray(children)) throw new Error(`${path} cannot be read (${children.unreadable})`);
@@ -1747,7 +1747,7 @@ function findArchive(path, list = readdirSync) {
   }
   if (!children.some(isEnvironmentName) && children.some(isSegmentDir)) {
     const segments = children.map((child) => readSegment(child));
-    return { single: false, environments: [{ name: basename2(path), segments }], stray, decoys: [] };
+    return { single: false, environments: [{ name, segments }], stray, decoys: [] };
   }
   return archiveAt(children, stray, list);
 }
