@@ -1426,8 +1426,8 @@ function placedEntries(segments) {
 }
 
 // src/audit/archive-find.ts
-import { readdirSync, realpathSync, statSync } from "node:fs";
-import { basename as basename2, dirname, join as join2 } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { basename as basename2, dirname, join as join2, resolve } from "node:path";
 
 // src/audit/segments.ts
 import { readFileSync } from "node:fs";
@@ -1735,7 +1735,7 @@ function environmentSegments(path, list) {
 }
 function findArchive(path, list = readdirSync) {
   if (!isDir(path)) return fileGiven(path);
-  const name = basename2(realpathSync(path));
+  const name = basename2(resolve(path));
   if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
   const children = listFolders(path, list);
   if (!Array.isArray(children)) throw new Error(`${path} cannot be read (${children.unreadable})`);

@@ -2,8 +2,8 @@
 // whole archive. A folder this user may not read that is an environment's or a segment's (by its name)
 // is one segment that cannot be read (a problem the check reports), never skipped; any other folder the
 // archive's file system holds (a mount root's lost+found) is not the archive's and is skipped.
-import { type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { type Dirent, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   ENTRIES_FILE,
   MANIFEST_FILE,
@@ -103,16 +103,18 @@ export interface ArchiveFound {
 
 /**
  * Finds the segments at `path`; throws when it is no segment, environment or archive folder. A folder
- * is named by its real name (`.`, `..` and links resolved), which names the environment whose folder
- * it is; it is one segment alone only when that name is a segment's (or the path names its file): a folder holding
+ * is named by its resolved name (`.` and `..` resolved, a link by its own name), which names the
+ * environment whose folder it is; it is one segment alone only when that name is a segment's (or the
+ * path names its file): a folder holding
  * folders is an archive or an environment whatever else it holds, so a copy of one segment's files
  * beside them never stands in for the segments. A folder holding an environment's folder is an archive,
  * whatever else it holds or is named: a segment's folder beside it is a decoy, reported, never read.
  */
 export function findArchive(path: string, list: ListFolder = readdirSync): ArchiveFound {
   if (!isDir(path)) return fileGiven(path);
-  // The folder's own name, as `.`, `..` or a link lead to it; one it cannot tell stops the check.
-  const name = basename(realpathSync(path));
+  // The folder's own name, `.` and `..` resolved against the working folder; a link goes by the name it
+  // is given, never the one it leads to (a link named `live` to another environment's folder is a decoy).
+  const name = basename(resolve(path));
   if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
   const children = listFolders(path, list);
   if (!Array.isArray(children)) throw new Error(`${path} cannot be read (${children.unreadable})`);

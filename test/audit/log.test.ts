@@ -102,6 +102,14 @@ describe('the audit chain', () => {
     expect(report.broken?.entry?.seq).toBe(3);
   });
 
+  test('reads the newest entries as asked, further back for a copy it leaves out', async ({ store, log }) => {
+    const entries = await readAll(store);
+    // An appender past a lapsed lock put entry 2 in again after 3 and 4 were chained on.
+    await store.appendToList(LIST, entries[2]);
+    expect((await log.latest('sandbox', 4)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect((await log.latest('sandbox', 10)).map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   test('seals entries of an older version: the chain starts after them, and editing them is noticed', async () => {
     const fresh = await createStore('memory://');
     const older = [auditDraft(0), auditDraft(1)] as AuditEntry[];

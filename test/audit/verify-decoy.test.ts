@@ -161,13 +161,24 @@ test('an environment’s folder given as `.` from inside it, or as `..` from a s
   verifiesCleanly(`${segmentOf(folder)}/..`, signer.publicKey, STANDALONE);
 });
 
-test('an environment’s folder through a link is named by the folder it leads to; a copy under another name fails', ({
+test('a link goes by its own name: one named live to the sandbox environment, or to a segment, fails; so does a copy', ({
   signed,
 }) => {
   const { folder, signer } = signed;
-  const linked = join(dirname(folder), '..', 'linked');
+  const elsewhere = join(dirname(folder), '..', 'elsewhere');
+  mkdirSync(elsewhere);
+  const linked = join(elsewhere, 'live');
   symlinkSync(folder, linked);
-  verifiesCleanly(`${linked}/.`, signer.publicKey, STANDALONE);
+  const throughLink = verify(linked, signer.publicKey, STANDALONE);
+  expect(problems(throughLink.lines)).toEqual([
+    expect.stringMatching(/^PROBLEM live\/\S+: belongs to the sandbox environment, not live$/),
+  ]);
+  expect(throughLink.status).toBe(1);
+
+  const toSegment = join(dirname(folder), '..', 'one-segment');
+  mkdirSync(toSegment);
+  symlinkSync(segmentOf(folder), join(toSegment, 'live'));
+  expect(verify(join(toSegment, 'live'), signer.publicKey, STANDALONE).status).not.toBe(0);
 
   const copied = join(dirname(folder), '..', 'copied');
   cpSync(folder, copied, { recursive: true });
