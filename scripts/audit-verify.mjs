@@ -1747,7 +1747,7 @@ function findArchive(path, list = readdirSync) {
   }
   if (!children.some(isEnvironmentName) && children.some(isSegmentDir)) {
     const segments = children.map((child) => readSegment(child));
-    return { single: false, environments: [{ name: basename2(path), segments }], stray, decoys: [] };
+    return { single: false, environments: [{ name, segments }], stray, decoys: [] };
   }
   return archiveAt(children, stray, list);
 }

@@ -103,13 +103,17 @@ export interface ArchiveFound {
 
 /**
  * Finds the segments at `path`; throws when it is no segment, environment or archive folder. A folder
- * is one segment alone only when its name is a segment's (or the path names its file): a folder holding
+ * is named by its resolved name (`.` and `..` resolved, a link by its own name), which names the
+ * environment whose folder it is; it is one segment alone only when that name is a segment's (or the
+ * path names its file): a folder holding
  * folders is an archive or an environment whatever else it holds, so a copy of one segment's files
  * beside them never stands in for the segments. A folder holding an environment's folder is an archive,
  * whatever else it holds or is named: a segment's folder beside it is a decoy, reported, never read.
  */
 export function findArchive(path: string, list: ListFolder = readdirSync): ArchiveFound {
   if (!isDir(path)) return fileGiven(path);
+  // The folder's own name, `.` and `..` resolved against the working folder; a link goes by the name it
+  // is given, never the one it leads to (a link named `live` to another environment's folder is a decoy).
   const name = basename(resolve(path));
   if (SEGMENT_NAME.test(name)) return single({ ...readSegment(path), name });
   const children = listFolders(path, list);
@@ -122,7 +126,7 @@ export function findArchive(path: string, list: ListFolder = readdirSync): Archi
   }
   if (!children.some(isEnvironmentName) && children.some(isSegmentDir)) {
     const segments = children.map((child) => readSegment(child));
-    return { single: false, environments: [{ name: basename(path), segments }], stray, decoys: [] };
+    return { single: false, environments: [{ name, segments }], stray, decoys: [] };
   }
   return archiveAt(children, stray, list);
 }

@@ -2,7 +2,7 @@
 // entry is not in the list yet (finished by the next append), entries the signed head does not cover
 // (the bot moves the head before it writes the entry, so the list is never ahead of the head by its
 // own hand: someone with write access to the store put them there), and the entry recording a finding.
-import { type ChainHead, entryHash } from './chain.js';
+import { type ChainHead, canonicalJson, entryHash } from './chain.js';
 import { short } from './crypto.js';
 import type { HeadMark, HeadProblem } from './signing.js';
 import type { AuditEntry } from './types.js';
@@ -146,9 +146,21 @@ export function markedAt(finding: AuditEntry): string | undefined {
 }
 
 /**
- * The list without an entry appended twice in a row (a head's entry put in by its writer and by the
- * next appender at once): the same hashed entry again adds nothing, so it is not a break.
+ * The list without a later copy of an entry it already holds: a head's entry put in by its writer and
+ * by the next appender at once, or by an appender past a lapsed lock that stalled between its check and
+ * its write while others chained on (list-holds.ts). Only an exact copy goes, the same hash over the
+ * same canonical text: the entry adds nothing at its second place. Anything else under a listed hash
+ * stays where it is, for the chain check to find (an edit never hides behind the entry it copies).
  */
 export function withoutCopies(entries: AuditEntry[]): AuditEntry[] {
-  return entries.filter((entry, i) => i === 0 || !entry.hash || entries[i - 1]?.hash !== entry.hash);
+  const listed = new Map<string, AuditEntry>();
+  return entries.filter((entry) => {
+    if (entry.hash === undefined) return true;
+    const first = listed.get(entry.hash);
+    if (!first) {
+      listed.set(entry.hash, entry);
+      return true;
+    }
+    return canonicalJson(first) !== canonicalJson(entry);
+  });
 }

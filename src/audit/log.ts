@@ -163,9 +163,8 @@ export class AuditLog {
     const entry = chainEntry({ ...(state.pending[0] as AuditDraft), environment }, previous, sealed);
     const next = this.signed(environment, { seq: entry.seq ?? 0, hash: entry.hash ?? '', entry });
     if (!(await this.store.compareAndSet<ChainHead>(headKey(environment), head, next))) return undefined;
-    // The list holds it too: put in unless another appender did (see list-holds.ts). Check and write
-    // are two steps: only an appender past a lapsed lock acts between them, putting the entry in too
-    // (a copy in a row, which withoutCopies drops) or, if it also chains its own, a copy after that.
+    // The list holds it too, unless another appender put it in (list-holds.ts); an appender past a lapsed
+    // lock stalling between check and write puts it in again later: reads drop that copy (withoutCopies).
     if (!(await listHolds(this.store, list, entry, this.headSeq(environment))))
       await this.store.appendToList(list, entry);
     if (state.pending.length > 1 && state.found) {
@@ -286,13 +285,17 @@ export class AuditLog {
   }
 
   /** Every entry, oldest first. */
-  entries(environment: ServiceEnvironment): Promise<AuditEntry[]> {
-    return this.read(environment, (list) => this.store.readList<AuditEntry>(list, 0, -1));
+  async entries(environment: ServiceEnvironment): Promise<AuditEntry[]> {
+    return withoutCopies(await this.read(environment, 0));
   }
 
-  /** The newest `count` entries, oldest first. */
-  latest(environment: ServiceEnvironment, count: number): Promise<AuditEntry[]> {
-    return this.read(environment, (list) => this.store.readList<AuditEntry>(list, -count, -1));
+  /** The newest `count` entries, oldest first: a copy left out is made up for from further back. */
+  async latest(environment: ServiceEnvironment, count: number): Promise<AuditEntry[]> {
+    for (let want = count; ; want += count) {
+      const listed = await this.read(environment, -want);
+      const entries = withoutCopies(listed);
+      if (entries.length >= count || listed.length < want) return entries.slice(-count);
+    }
   }
 
   /**
@@ -320,7 +323,9 @@ export class AuditLog {
       async () => {
         const read = await this.head(environment);
         const generation = await this.current(environment, read);
-        const entries = await this.store.readList<AuditEntry>(generationList(environment, generation), 0, -1);
+        // Without copies: one carried into the new generation past its first listing would break it.
+        const list = generationList(environment, generation);
+        const entries = withoutCopies(await this.store.readList<AuditEntry>(list, 0, -1));
         if (!this.rewritable(environment, read, entries)) return 0;
         const plan = cutPlan(entries, olderThan, archived, now);
         if (!plan) return 0;
@@ -474,15 +479,13 @@ export class AuditLog {
     return this.store.compareAndSet<number>(key, stored, to);
   }
 
-  /**
-   * Read the current generation (finishing a switch the head names); read again if a cut moved the
-   * pointer meanwhile (its old list is deleted only after the pointer moved past it).
-   */
-  private async read(environment: ServiceEnvironment, read: (list: string) => Promise<AuditEntry[]>) {
+  /** The current generation's list (a switch the head names finished), again if a cut moved it meanwhile. */
+  private async read(environment: ServiceEnvironment, from: number): Promise<AuditEntry[]> {
     for (;;) {
       const generation = await this.current(environment, await this.head(environment));
-      const entries = await read(generationList(environment, generation));
-      if ((await this.generation(environment)) === generation) return withoutCopies(entries);
+      const list = generationList(environment, generation);
+      const entries = await this.store.readList<AuditEntry>(list, from, -1);
+      if ((await this.generation(environment)) === generation) return entries;
     }
   }
 }

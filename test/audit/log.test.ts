@@ -102,6 +102,14 @@ describe('the audit chain', () => {
     expect(report.broken?.entry?.seq).toBe(3);
   });
 
+  test('reads the newest entries as asked, further back for a copy it leaves out', async ({ store, log }) => {
+    const entries = await readAll(store);
+    // An appender past a lapsed lock put entry 2 in again after 3 and 4 were chained on.
+    await store.appendToList(LIST, entries[2]);
+    expect((await log.latest('sandbox', 4)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect((await log.latest('sandbox', 10)).map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+  });
+
   test('seals entries of an older version: the chain starts after them, and editing them is noticed', async () => {
     const fresh = await createStore('memory://');
     const older = [auditDraft(0), auditDraft(1)] as AuditEntry[];
@@ -186,6 +194,19 @@ describe('audit retention', () => {
     const report = await log.verify('sandbox');
     expect(report).toMatchObject({ ok: true, cut: { seq: 2, count: 3 } });
     await log.append('sandbox', auditDraft(10));
+    expect((await log.verify('sandbox')).ok).toBe(true);
+  });
+
+  test('leaves out an older entry listed again, so the chain after the cut verifies', async ({
+    store,
+    log,
+  }) => {
+    for (let n = 0; n < 4; n++) await log.append('sandbox', old(n));
+    await store.appendToList(LIST, (await log.entries('sandbox'))[1]);
+    await log.append('sandbox', auditDraft(9));
+    const at = new Date('2026-06-01');
+    expect(await log.cut('sandbox', at, at, archivedThrough(2))).toBe(3);
+    expect((await log.entries('sandbox')).map((e) => e.seq)).toEqual([undefined, 3, 4, 5]);
     expect((await log.verify('sandbox')).ok).toBe(true);
   });
 

@@ -91,6 +91,19 @@ export async function forgePastHead(store: Store, n: number): Promise<AuditEntry
   return forged;
 }
 
+/** Where a stalled appender waits: `stall` tells `reached` and waits for `release`. */
+function stallGate(): { reached: Promise<void>; release: () => void; stall: () => Promise<void> } {
+  let stalled!: () => void;
+  const reached = new Promise<void>((resolve) => (stalled = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const stall = async () => {
+    stalled();
+    await gate;
+  };
+  return { reached, release, stall };
+}
+
 /**
  * An appender whose lock lapsed and that stalls right after it moved the head (a pause, a slow store),
  * until the test lets it go on: `reached` once it stalls, `release` to wake it.
@@ -100,13 +113,23 @@ export function stallingAfterHeadMoves(store: Store): {
   reached: Promise<void>;
   release: () => void;
 } {
-  let stalled!: () => void;
-  const reached = new Promise<void>((resolve) => (stalled = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const stall = async () => {
-    stalled();
-    await gate;
-  };
+  const { reached, release, stall } = stallGate();
   return { store: wrapped(store, { ...lockLapsed, ...afterHeadMoves(store, stall) }), reached, release };
+}
+
+/**
+ * An appender whose lock lapsed and that stalls between its check that the list does not hold its
+ * entry and its write of it, until the test lets it go on: `reached` once it stalls, `release` to wake it.
+ */
+export function stallingBeforeListWrite(store: Store): {
+  store: Store;
+  reached: Promise<void>;
+  release: () => void;
+} {
+  const { reached, release, stall } = stallGate();
+  const appendToList = (async (key: string, value: unknown) => {
+    if (key === LIST) await stall();
+    return store.appendToList(key, value);
+  }) as never;
+  return { store: wrapped(store, { ...lockLapsed, appendToList }), reached, release };
 }

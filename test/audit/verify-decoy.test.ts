@@ -2,13 +2,22 @@
 // archive: the verifier still checks every segment, their links and the passkey-signed approvals, and
 // reports the copy itself as a problem. A folder is one segment alone only when named as a segment (or
 // when its file is named); a folder holding an environment's folder is an archive whatever its name, and
-// a segment's folder beside the environments' is reported, never read. The archives here are checked by
-// the bundled script too.
-import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// a segment's folder beside the environments' is reported, never read. A folder is named by its real
+// name, so `.` from inside an environment's folder is that environment, and one copied under another
+// name is not. The archives here are checked by the bundled script too.
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { ENTRIES_FILE, MANIFEST_FILE } from '../../src/audit/segments.js';
-import { verify } from '../support/approver-archive.js';
+import { verify, verifyFrom } from '../support/approver-archive.js';
 import { rewriteSegment } from '../support/audit-archive.js';
 import { APPROVER_A } from '../support/engine.js';
 import { onRequest, problems, test, unsigned, verifiesCleanly } from './signed-archives.js';
@@ -139,4 +148,43 @@ test('a segment’s folder given as `.` from inside it is that segment alone', (
   expect(lines).toContain(
     'One segment checked alone: whether segments before or after it are missing is not checked.',
   );
+});
+
+test('an environment’s folder given as `.` from inside it, or as `..` from a segment’s, is that environment', ({
+  signed,
+}) => {
+  const { folder, signer } = signed;
+  const from = verifyFrom(folder, '.', signer.publicKey);
+  expect(problems(from.lines)).toEqual([]);
+  expect(from.status).toBe(0);
+  verifiesCleanly(`${folder}/.`, signer.publicKey, STANDALONE);
+  verifiesCleanly(`${segmentOf(folder)}/..`, signer.publicKey, STANDALONE);
+});
+
+test('a link goes by its own name: one named live to the sandbox environment, or to a segment, fails; so does a copy', ({
+  signed,
+}) => {
+  const { folder, signer } = signed;
+  const elsewhere = join(dirname(folder), '..', 'elsewhere');
+  mkdirSync(elsewhere);
+  const linked = join(elsewhere, 'live');
+  symlinkSync(folder, linked);
+  const throughLink = verify(linked, signer.publicKey, STANDALONE);
+  expect(problems(throughLink.lines)).toEqual([
+    expect.stringMatching(/^PROBLEM live\/\S+: belongs to the sandbox environment, not live$/),
+  ]);
+  expect(throughLink.status).toBe(1);
+
+  const toSegment = join(dirname(folder), '..', 'one-segment');
+  mkdirSync(toSegment);
+  symlinkSync(segmentOf(folder), join(toSegment, 'live'));
+  expect(verify(join(toSegment, 'live'), signer.publicKey, STANDALONE).status).not.toBe(0);
+
+  const copied = join(dirname(folder), '..', 'copied');
+  cpSync(folder, copied, { recursive: true });
+  const { status, lines } = verify(`${copied}/.`, signer.publicKey, STANDALONE);
+  expect(problems(lines)).toEqual([
+    expect.stringMatching(/^PROBLEM copied\/\S+: belongs to the sandbox environment, not copied$/),
+  ]);
+  expect(status).toBe(1);
 });

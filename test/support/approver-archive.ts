@@ -244,6 +244,16 @@ export function verify(
   return { status, lines };
 }
 
+/** The bundled script as an auditor runs it from inside the folder `cwd`: `node audit-verify.mjs <folder> --key …`. */
+export function verifyFrom(
+  cwd: string,
+  folder: string,
+  key: string,
+): { status: number | null; lines: string[] } {
+  const run = spawnSync(process.execPath, [SCRIPT, folder, '--key', key], { encoding: 'utf8', env: {}, cwd });
+  return { status: run.status, lines: run.stdout.trimEnd().split('\n') };
+}
+
 /** The lines that report a problem or something the archive cannot tell. */
 export const flagged = (lines: string[]) =>
   lines.filter((line) => /^(PROBLEM |CANNOT TELL |NOT CHECKED:)/.test(line));
