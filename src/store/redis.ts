@@ -20,6 +20,15 @@ import { checkDistinctWrites } from './writes.js';
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Closing waits this long for commands under way before dropping the connection. */
 const CLOSE_TIMEOUT_MS = 2_000;
+/**
+ * The client has no timeout on a command once it is written (its `timeout` option covers only commands
+ * still queued), so a Redis that keeps the connection and never answers would hold a lock's caller for
+ * ever. A try for a lock gets what is left of its wait, but at least this long, so a try with no wait
+ * left (`waitMs: 0`) still gets its answer from a Redis that is only slow.
+ */
+const LOCK_TRY_MIN_MS = 1_000;
+/** A lock's release waits this long for its answer; unanswered, the lock's TTL frees it. */
+const RELEASE_TIMEOUT_MS = 2_000;
 
 // Delete the key only if it still holds ARGV[1]: a lock we own (so an expired-and-retaken lock is never
 // released by us), or a value compareAndDelete read.
@@ -231,7 +240,14 @@ export class RedisStore implements Store {
     const token = randomUUID();
     const deadline = Date.now() + waitMs;
     let pause = 2;
-    while ((await this.client.set(key, token, { NX: true, PX: ttlMs })) !== 'OK') {
+    // A try that got no answer in time may still take the lock: its TTL frees it, as a dead holder's.
+    const tryLock = () =>
+      withinDeadline(
+        this.client.set(key, token, { NX: true, PX: ttlMs }),
+        Math.max(deadline - Date.now(), LOCK_TRY_MIN_MS),
+        `lock ${name}`,
+      );
+    while ((await tryLock()) !== 'OK') {
       if (Date.now() > deadline) throw new LockTimeoutError(`Timed out waiting for lock ${name}`);
       await sleep(pause + Math.random() * pause);
       pause = Math.min(pause * 2, 50);
@@ -247,7 +263,8 @@ export class RedisStore implements Store {
       clearInterval(renewal);
       // What fn wrote is saved either way: a failed release must not report it as failed. The TTL
       // frees a lock that was never released.
-      await this.client.eval(RELEASE_SCRIPT, { keys: [key], arguments: [token] }).catch((error: unknown) => {
+      const release = this.client.eval(RELEASE_SCRIPT, { keys: [key], arguments: [token] });
+      await withinDeadline(release, RELEASE_TIMEOUT_MS, `lock ${name}`).catch((error: unknown) => {
         this.log?.warn('lock not released; it frees itself when its TTL runs out', {
           lock: name,
           ttlMs,

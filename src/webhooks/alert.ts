@@ -1,12 +1,24 @@
 // The message for an outbox entry: the injected builders with the bank name looked up, or — if a
 // builder fails — the entry's key fields as plain text, so a rendering bug never loses an event.
+// The bank name is a read of the service, which can hang: it is looked up before the alert's claim is
+// taken and waited for a few seconds at most, so no claim or post lock is ever held across it (one
+// held past its lease let another replica post the alert a second time); a name not known in time
+// leaves the bank code shown.
 import { clipPlain, escapeMrkdwn } from '../format/mrkdwn.js';
 import type { Logger } from '../log.js';
+import { withinDeadline } from '../store/index.js';
 import type { AlertMessage, OutboxEntry, RenderAlert } from './types.js';
+
+/** A bank's name for its code, read from the service's bank list. */
+export type BankNameLookup = (code: string) => Promise<string | undefined>;
+
+/** How long an alert waits for its bank's name before it goes with the bank code (the read goes on). */
+const BANK_NAME_WAIT_MS = 5_000;
 
 export interface AlertRendering {
   render: RenderAlert;
-  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
+  /** The receiver's bank name, looked up beforehand (bankNameWithin). */
+  bankName?: string | undefined;
   log: Logger;
 }
 
@@ -16,8 +28,8 @@ const STALE_DELIVERY = 'Stale or replayed delivery — a person should check:';
 /** A plain-text alert's length before escaping, which can make it up to five times longer: Slack takes 40,000. */
 const NOTICE_MAX = 2_900;
 
-export async function alertFor(entry: OutboxEntry, options: AlertRendering): Promise<AlertMessage> {
-  const bankName = await bankNameFor(entry, options.bankName);
+export function alertFor(entry: OutboxEntry, options: AlertRendering): AlertMessage {
+  const { bankName } = options;
   try {
     return options.render({
       event: entry.event,
@@ -51,10 +63,14 @@ export function setAsideNotice(event: string, ref: string, channel: string, reas
   );
 }
 
-/** Redemptions carry only a bank code; a failed lookup just shows the code. */
-async function bankNameFor(
+/**
+ * The bank name an alert of `entry` shows: redemptions carry only a bank code. Undefined (the code is
+ * shown) when the lookup fails or has not answered within `waitMs`; asked before the alert is claimed.
+ */
+export async function bankNameWithin(
   entry: OutboxEntry,
-  lookup: AlertRendering['bankName'],
+  lookup: BankNameLookup | undefined,
+  waitMs = BANK_NAME_WAIT_MS,
 ): Promise<string | undefined> {
   const receiver = entry.event.data.receiver;
   const code =
@@ -67,7 +83,7 @@ async function bankNameFor(
         : undefined;
   if (!code || !lookup) return undefined;
   try {
-    return await lookup(code);
+    return await withinDeadline(lookup(code), waitMs, 'the bank list');
   } catch {
     return undefined;
   }

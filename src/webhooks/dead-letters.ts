@@ -8,7 +8,7 @@ import type { CngnEnvironment } from '../cngn/api.js';
 import { escapeMrkdwn, mentionChannel, mentionUser } from '../format/mrkdwn.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
-import { alertFor } from './alert.js';
+import { alertFor, type BankNameLookup, bankNameWithin } from './alert.js';
 import { type AlertBlocks, type AlertSink, failureReason, type SinkAnswer } from './alert-sink.js';
 import { dedupeKey, outboxIdFor } from './keys.js';
 import type { Outbox } from './outbox.js';
@@ -43,7 +43,7 @@ export interface DeadLetterDeskOptions {
   sink: AlertSink;
   render: RenderAlert;
   environment: CngnEnvironment;
-  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
+  bankName?: BankNameLookup | undefined;
   log: Logger;
   now?: () => Date;
 }
@@ -92,6 +92,8 @@ export class DeadLetterDesk {
     if (!found) return { ok: false, reason: 'not-found' };
     const letter = found;
     const { store } = this.options;
+    // A read of the service, bounded and before the claim: no claim is held across it (alert.ts).
+    const bankName = await bankNameWithin(this.entryFrom(letter), this.options.bankName);
     // Whose claim it is, down to the click: one person's two re-posts on two replicas are two holders.
     const claim = { by, token: randomUUID() };
     if (!(await store.setIfAbsent(claimKey(letter.id), claim, CLAIM_MS)))
@@ -99,7 +101,7 @@ export class DeadLetterDesk {
     try {
       // Under the same post lock as an alert's (post-lock.ts): a claim that lapsed during a slow post
       // and was taken by another re-post waits for this one, then finds it re-posted.
-      const repost = () => this.repostClaimed(letter, channel, by, record);
+      const repost = () => this.repostClaimed(letter, { channel, by, bankName }, record);
       const result = await whilePosting(store, letter.id, repost, {
         log: this.options.log,
         claimMs: CLAIM_MS,
@@ -114,8 +116,7 @@ export class DeadLetterDesk {
   /** The re-post itself, under the letter's claim and post lock (see repost). */
   private async repostClaimed(
     letter: DeadLetter,
-    channel: string,
-    by: string,
+    { channel, by, bankName }: { channel: string; by: string; bankName: string | undefined },
     record: (outcome: RepostOutcome) => Promise<void>,
   ): Promise<RepostResult> {
     const { store } = this.options;
@@ -124,11 +125,7 @@ export class DeadLetterDesk {
       return { ok: false, reason: 'not-found', letter };
     const kept = await this.options.outbox.get(letter.id);
     const entry = kept ?? this.entryFrom(letter);
-    const message = await alertFor(entry, {
-      render: this.options.render,
-      bankName: this.options.bankName,
-      log: this.options.log,
-    });
+    const message = alertFor(entry, { render: this.options.render, bankName, log: this.options.log });
     // An old letter whose entry has expired: its environment is today's guess, and the re-post says so.
     const unrecorded =
       !kept && !letter.environment ? ' (environment not recorded; shown as the current one)' : '';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
-import { alertFor, setAsideNotice } from './alert.js';
+import { alertFor, type BankNameLookup, bankNameWithin, setAsideNotice } from './alert.js';
 import { type AlertSink, failureReason } from './alert-sink.js';
 import { ChannelQueues, type ChannelWork, type Step } from './channel-queue.js';
 import { safeDigestRendering } from './digest.js';
@@ -39,7 +39,7 @@ export interface DelivererOptions {
   /** Attempts at an alert failing with an error we do not know before it is set aside (default 5). */
   maxAttempts?: number;
   /** Bank name for a bank code (redemptions carry only the code); failures just show the code. */
-  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
+  bankName?: BankNameLookup | undefined;
   /** How a wait is done (tests observe the waits asked for); stop() still ends a wait at once. */
   sleep?: (ms: number) => Promise<void>;
   /** The digest builders; unset → one message per event, whatever waits. */
@@ -371,10 +371,13 @@ export class Deliverer {
       const previous = await outbox.get(entry.after);
       if (previous && this.mustWaitFor(previous)) return { kind: 'blocked' };
     }
+    // A read of the service, bounded and before the claim: no claim is held across it (alert.ts).
+    const bankName = await bankNameWithin(entry, this.options.bankName);
     if (!(await outbox.claim(entry.id, this.owner, this.leaseMs))) return { kind: 'skip' };
     // The claim's lease is fixed; the post lock is held as long as the post lasts, up to past the lease
     // (post-lock.ts). A lock the store could not take: nothing was posted, and the claim is let go now.
-    const outcome = await whilePosting(this.options.store, entry.id, () => this.postClaimed(entry, channel), {
+    const post = () => this.postClaimed(entry, channel, bankName);
+    const outcome = await whilePosting(this.options.store, entry.id, post, {
       log: this.log,
       claimMs: this.leaseMs,
       notStarted: () => outbox.release(entry.id, this.owner),
@@ -385,15 +388,15 @@ export class Deliverer {
   }
 
   /** Post a claimed entry, read again under its post lock: one delivered meanwhile is not posted again. */
-  private async postClaimed(entry: OutboxEntry, channel: string): Promise<DeliveryOutcome> {
+  private async postClaimed(
+    entry: OutboxEntry,
+    channel: string,
+    bankName: string | undefined,
+  ): Promise<DeliveryOutcome> {
     const { outbox } = this.options;
     const current = await outbox.stillToPostAlone(entry.id, this.owner);
     if (!current) return { kind: 'skip' };
-    const message = await alertFor(current, {
-      render: this.options.render,
-      bankName: this.options.bankName,
-      log: this.log,
-    });
+    const message = alertFor(current, { render: this.options.render, bankName, log: this.log });
     // A thread only exists in its own channel; elsewhere the message stands alone.
     const parent = current.threadOf ? await outbox.get(current.threadOf) : undefined;
     const threadTs = parent?.postedChannel === channel ? parent.ts : undefined;

@@ -6,6 +6,7 @@ import { curveSecretFromSeed, openResponseData, parseOpenSshPrivateKey } from '.
 import { firstTime, outsideTimeIso } from '../format/outside-time.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { Store } from '../store/index.js';
+import type { BankNameLookup } from './alert.js';
 import type { AlertSink } from './alert-sink.js';
 import { DeadLetterDesk } from './dead-letters.js';
 import { Deliverer } from './deliverer.js';
@@ -61,7 +62,7 @@ export interface WebhooksOptions {
   /** The client's transaction list; unset → no reconciler. */
   transactions?: TransactionSource | undefined;
   /** Bank name for a code, e.g. from the client's cached bank list; unset → "Bank code 044". */
-  bankName?: ((code: string) => Promise<string | undefined>) | undefined;
+  bankName?: BankNameLookup | undefined;
   subscribers?: WebhookSubscriber[];
   log?: Logger;
   /** Told of each delivery's result (metrics); must be cheap and not throw. */
