@@ -80,8 +80,11 @@ export class RoleBook implements Roles {
     switch (need.role) {
       case 'reader':
         return this.lists.readers ? unionOf([holdersOf(this.lists.readers), this.pools.holders()]) : EVERYONE;
-      case 'requester':
-        return this.lists.requesters ? holdersOf(this.lists.requesters) : EVERYONE;
+      case 'requester': {
+        if (!this.lists.requesters) return EVERYONE;
+        const named = holdersOf(this.lists.requesters);
+        return need.approvers ? unionOf([named, this.pools.holders()]) : named;
+      }
       case 'auditor':
         return unionOf([this.lists.auditors ? holdersOf(this.lists.auditors) : NOBODY, this.pools.holders()]);
       case 'approver':

@@ -15,6 +15,12 @@ export interface Need {
    * need is an approver's in their own right (freeze, unfreeze, resolve), as the engine asks.
    */
   delegates?: boolean | undefined;
+  /**
+   * The requester role, or an approver in their own right: what the filer of a request does to it
+   * (Cancel, Extend), where approvers file what only approvers file (delegations, unfreezes, passkey
+   * registrations) whether or not they are requesters; the engine checks the request is theirs.
+   */
+  approvers?: boolean | undefined;
 }
 
 /** Who holds a role: every member who is not a guest, or the people and user groups named. */

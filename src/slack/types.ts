@@ -29,6 +29,8 @@ export type Who = 'anyone' | Need;
 export const READERS: Need = { role: 'reader' };
 export const REQUESTERS: Need = { role: 'requester' };
 export const AUDITORS: Need = { role: 'auditor' };
+/** What the filer of a request does to it (Cancel, Extend): requesters, and approvers who file too. */
+export const FILERS: Need = { role: 'requester', approvers: true };
 /** What only an approver in their own right does (freeze, unfreeze, resolve by hand): never a delegate. */
 export const APPROVERS: Need = { role: 'approver' };
 /**

@@ -40,6 +40,7 @@ import { People } from '../slack/runtime/people.js';
 import type { ApprovalSlackDeps } from '../slack/types.js';
 import type { Store } from '../store/index.js';
 import type { RecentAlerts } from '../webhooks/recent.js';
+import { delegateReads } from './gate-roles.js';
 
 export interface ApprovalsSetup {
   store: Store;
@@ -222,7 +223,7 @@ function installsOf(approvals: Approvals, setup: ApprovalsSetup, stopBegan: () =
       client,
       store: setup.store,
       api: setup.api,
-      roles: setup.roles,
+      roles: delegateReads(setup.roles, engine),
       alertsChannel: setup.alertsChannel,
       notify: setup.notify,
       alerts: setup.alerts,

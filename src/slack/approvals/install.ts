@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App, CustomRoute } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { RoleBook } from '../../access/index.js';
+import type { Roles } from '../../access/index.js';
 import { type ApprovalEngine, STOP_DRAIN_MS } from '../../approvals/index.js';
 import type { CngnApi } from '../../cngn/api.js';
 import type { ApprovalNotify } from '../../config.js';
@@ -38,7 +38,8 @@ export interface ApprovalsInstallDeps {
   client: (app: App) => WebClient;
   store: Store;
   api: CngnApi;
-  roles: RoleBook;
+  /** Who holds which role, as the gate asks for reading (a live delegate reads too). */
+  roles: Roles;
   alertsChannel?: string | undefined;
   /** CNGN_APPROVAL_NOTIFY (default both). */
   notify?: ApprovalNotify | undefined;

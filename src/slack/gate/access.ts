@@ -12,7 +12,7 @@ import { findSubcommand } from '../commands/registry.js';
 import { DEPOSIT_VIEW, QUOTE_VIEW } from '../deposits/blocks.js';
 import { TX_PAGE_ACTIONS } from '../reads/blocks.js';
 import { unwrapLinks } from '../runtime/links.js';
-import { DECIDERS, type Feature, READERS, REQUESTERS, type Who } from '../types.js';
+import { DECIDERS, type Feature, FILERS, READERS, REQUESTERS, type Who } from '../types.js';
 import { TEAM_JOIN_EVENT, USER_CHANGE_EVENT } from './user-changes.js';
 
 /** One id the bot listens to (a pattern for a family of ids) and who may use it. */
@@ -29,9 +29,10 @@ export const ACTIONS: readonly Declared[] = [
   { id: REVIEW_ALL_ACTION, who: DECIDERS },
   // The review's link to the sign page: Slack tells the bot of the click, which changes nothing.
   { id: SIGN_LINK_ACTION, who: DECIDERS },
-  // Cancelling and extending a request are its requester's (the engine checks it is theirs).
-  { id: CANCEL_ACTION, who: REQUESTERS },
-  { id: EXTEND_ACTION, who: REQUESTERS },
+  // Cancelling and extending a request are its filer's, a requester or an approver who filed what only
+  // approvers file (the engine checks it is theirs).
+  { id: CANCEL_ACTION, who: FILERS },
+  { id: EXTEND_ACTION, who: FILERS },
   // A delegate reposts a dead letter as before: it moves no money and decides nothing.
   { id: DEAD_LETTER_REPOST_ACTION, who: DECIDERS },
   { id: TX_PAGE_ACTIONS, who: READERS },

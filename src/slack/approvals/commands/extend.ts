@@ -2,7 +2,7 @@
 // original lifetime (the whole of it when no duration is given). The engine decides and records it.
 import { parseDuration } from '../../../config.js';
 import type { ApprovalSlackDeps } from '../../types.js';
-import { type FeatureSubcommand, REQUESTERS } from '../../types.js';
+import { type FeatureSubcommand, FILERS } from '../../types.js';
 import { noticeMessage } from '../../ui/messages.js';
 import { extendAnswer } from '../blocks/reminders.js';
 
@@ -29,7 +29,7 @@ export const EXTEND_SUBCOMMAND: FeatureSubcommand<'approvals', ApprovalSlackDeps
   name: 'extend',
   usage: 'extend <request> [duration]',
   summary: 'extend your pending request once, by at most its original lifetime',
-  who: REQUESTERS,
+  who: FILERS,
   example: 'extend AR-1A2B3C4D5E 12h',
   needs: 'approvals',
   run: async (command, deps) => noticeMessage(await extendCommand(command.args, command.userId, deps)),
