@@ -276,9 +276,8 @@ export class TransactionBook {
       for (const tx of page.data.slice(start, start + MOVEMENTS_A_TURN))
         movements.push(movementOf(tx, seenAt));
     }
-    const stale = movements.some((m) => m.undated)
-      ? await fileUndated(this.store, this.scope, movements)
-      : [];
+    // Every page: a dated movement may be one kept undated before.
+    const stale = await fileUndated(this.store, this.scope, movements);
     for (const [day, list] of byLagosDay(movements)) {
       // The page's parts in turns of their own: a turn for the page, one for each day stored.
       await nextTurn();
