@@ -401,7 +401,8 @@ class PageWalk {
    */
   private see(kept: readonly Movement[], pageNumber: number): boolean {
     const keys = kept.map(bookKey);
-    const page = JSON.stringify(keys);
+    // As a set: a service that ignores `page` may list ties (one creation time) in another order.
+    const page = JSON.stringify([...keys].sort());
     const again =
       pageNumber > 1 && kept.length > 0 && page === this.lastPage && keys.every((k) => this.seenKeys.has(k));
     this.repeats = again ? this.repeats + 1 : 0;

@@ -143,6 +143,20 @@ describe('a list without pagination', () => {
     expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(25);
   });
 
+  test('ends where a service ignoring the page number lists its ties in another order each time', async ({
+    bookOf,
+  }) => {
+    const ties = Array.from({ length: 10 }, (_, i) =>
+      listedDeposit(`TIE-${i}`, '100.00', new Date(NOW - 3_600_000).toISOString()),
+    );
+    const { book, asked } = await bookOf(
+      (page) => (page > 40 ? [] : [...ties.slice(page % 10), ...ties.slice(0, page % 10)]),
+      NOW,
+    );
+    expect(await book.read(new Date(NOW - 7 * DAY))).toMatchObject({ listEnd: true, interrupted: false });
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
   for (const count of [30, 10]) {
     test(`ends where a service ignoring the page number repeats its ${count}`, async ({ bookOf }) => {
       // The same answer for every page (an empty one far on, so a walk past the end still stops).
