@@ -23,9 +23,12 @@ const datedBookKey = (movement: Movement) => `at:${movement.at}:${movement.refer
 
 /**
  * Puts the movement into its day's map under its key. A dated one the service now sends with an id
- * replaces the copy kept before it had one (same reference and creation time), so it counts once.
+ * replaces the copy kept before it had one (same reference and creation time), and one now sent with
+ * its creation time the copy kept undated under the same day, so it counts once.
  */
 export function fileInDay(map: Record<string, Movement>, movement: Movement): void {
+  // Dated now: a copy kept while it came undated is this one (see fileUndated).
+  if (!movement.undated) delete map[undatedBookKey(movement.reference)];
   if (!movement.undated && movement.id !== undefined) delete map[datedBookKey(movement)];
   map[bookKey(movement)] = movement;
 }
@@ -40,8 +43,10 @@ const undatedKey = (scope: string) => `reports:undated:${scope}`;
  * An undated movement's time changes from read to read (its update time, or when it was read), so
  * a later read could file it under another day, beside its stale copy. Each is filed under the
  * earliest time any read gave it (the nearest to its creation), its newest copy replacing the
- * older there. Returns the copies filed under another day before, to be taken out once the new
- * ones are stored.
+ * older there. One that comes later with its creation time is filed under that time, whatever the
+ * times before: its undated copy, under another day, then counts nowhere (see undatedDays), and
+ * under the same day it is the same transaction read twice (oneOfEach). Returns the copies filed
+ * under another day before, to be taken out once the new ones are stored.
  */
 export async function fileUndated(
   store: Store,
@@ -49,24 +54,38 @@ export async function fileUndated(
   movements: Movement[],
 ): Promise<{ day: string; reference: string }[]> {
   const key = undatedKey(scope);
+  // Most pages hold no undated movement and none kept undated before: no lock, no write.
+  const before = (await store.get<Record<string, string>>(key)) ?? {};
+  if (!movements.some((m) => m.undated || Object.hasOwn(before, m.reference))) return [];
   return store.withLock(key, async () => {
     const index = (await store.get<Record<string, string>>(key)) ?? {};
     const stale: { day: string; reference: string }[] = [];
+    let changed = false;
     for (const movement of movements) {
-      if (!movement.undated) continue;
-      const filed = index[movement.reference];
-      if (filed !== undefined && filed <= movement.at) {
-        movement.at = filed;
-        continue;
-      }
+      const filed = Object.hasOwn(index, movement.reference) ? index[movement.reference] : undefined;
+      if (!refiles(movement, filed)) continue;
       if (filed !== undefined && lagosDay(filed) !== lagosDay(movement.at)) {
         stale.push({ day: lagosDay(filed), reference: movement.reference });
       }
       index[movement.reference] = movement.at;
+      changed = true;
     }
-    await store.set(key, index);
+    if (changed) await store.set(key, index);
     return stale;
   });
+}
+
+/**
+ * Whether the movement moves its reference's place in the index (kept at `filed`): an undated one
+ * read earlier than it is filed, a dated one kept undated before. An undated one filed earlier takes
+ * that time.
+ */
+function refiles(movement: Movement, filed: string | undefined): boolean {
+  if (filed === undefined) return movement.undated === true;
+  if (!movement.undated) return filed !== movement.at;
+  if (filed > movement.at) return true;
+  movement.at = filed;
+  return false;
 }
 
 /**

@@ -122,6 +122,67 @@ export async function closeAbandoned(
   return closed;
 }
 
+/**
+ * What a run's record under its former name (no environment in it) holds once taken over: the
+ * environment that took it, and the record found there (none when there was none). An older replica
+ * finds it no run record, so it takes it as done and posts nothing.
+ */
+interface TakenOver {
+  takenOverFor: string;
+  record?: unknown;
+}
+
+function isTakenOver(value: unknown): value is TakenOver {
+  return typeof value === 'object' && value !== null && 'takenOverFor' in value;
+}
+
+/** Tries at the take-over when others keep changing the former record meanwhile; then look again. */
+const TAKE_OVER_TRIES = 3;
+
+/**
+ * Take the run's former record (`formerKey`, written by older versions, which name no environment) over
+ * for `environment`, the one this install runs in, once across replicas, before the run's own record
+ * (`key`) is looked at: it is replaced by compare-and-set with a mark no older replica will post under,
+ * whatever it held (nothing too), and what it held becomes the run's record under `key`, so a run an
+ * older replica posted, or left half-posted, is never posted from the start again. A run an older
+ * replica is still posting (its lease live) is left to it: undefined then, with when its lease ends;
+ * `taken` once the run's own record may be worked on.
+ */
+export async function takeOverFormer(
+  store: Store,
+  keys: { key: string; formerKey: string },
+  environment: string,
+  now: number,
+): Promise<{ taken: true } | { taken: false; until: number }> {
+  for (let tries = 0; tries < TAKE_OVER_TRIES; tries++) {
+    const found = await store.get<unknown>(keys.formerKey);
+    if (isTakenOver(found)) {
+      // Another environment took it: the run's own record is this environment's alone.
+      if (found.takenOverFor === environment && found.record !== undefined) {
+        await copyRecord(store, keys.key, found.record);
+      }
+      return { taken: true };
+    }
+    if (isRunRecord(found) && found.state === 'posting' && found.leaseUntil > now) {
+      return { taken: false, until: found.leaseUntil };
+    }
+    const mark: TakenOver = { takenOverFor: environment, ...(found === undefined ? {} : { record: found }) };
+    // Nothing writes it again once marked: it may expire as a closed run does.
+    if (await store.compareAndSet(keys.formerKey, found, mark))
+      await store.set(keys.formerKey, mark, CLOSED_TTL_MS);
+  }
+  return { taken: false, until: now };
+}
+
+/**
+ * The former record as the run's own, unless the run's record was written already (by a replica that
+ * copied it first, then maybe went on with it).
+ */
+async function copyRecord(store: Store, key: string, record: unknown): Promise<void> {
+  if (!(await store.compareAndSet(key, undefined, record))) return;
+  if (!isRunRecord(record) || record.state !== 'posting') await store.set(key, record, CLOSED_TTL_MS);
+}
+
 /** Another replica changed the record first: say what it holds now. */
 async function lookedAgain(store: Store, key: string, now: number): Promise<RunLook> {
   const record = await store.get<unknown>(key);

@@ -1,6 +1,7 @@
 // The scheduled treasury report (CNGN_REPORT_SCHEDULE): when it is due, in Lagos time, and which
-// period each run reports on. A run is named by its period, so replicas and restarts agree on it and
-// its record under that name (run-lease.ts) makes it post once. Pure: the caller passes `now`.
+// period each run reports on. A run is named by the service environment whose report it is and its
+// period, so replicas and restarts agree on it and its record under that name (run-lease.ts) makes
+// it post once per environment. Pure: the caller passes `now`.
 import { TZDate } from '@date-fns/tz';
 import { dayPeriod, lagosDayName, lagosDayStart, weekPeriod } from './period.js';
 import type { ReportPeriod } from './types.js';
@@ -24,7 +25,10 @@ export interface ReportConfig {
 export interface ScheduledRun {
   due: Date;
   period: ReportPeriod;
+  /** `report-run:daily:<environment>:<day>`: each environment posts its own. */
   key: string;
+  /** The name older versions gave the run, naming no environment (`report-run:daily:<day>`). */
+  formerKey: string;
 }
 
 const FORM = /^(daily|weekly\s+(sun|mon|tue|wed|thu|fri|sat))\s+([01]?\d|2[0-3]):([0-5]\d)$/;
@@ -61,26 +65,33 @@ function dueOn(schedule: ReportSchedule, dayStart: Date): Date {
   );
 }
 
-function runDueOn(schedule: ReportSchedule, dayStart: Date): ScheduledRun {
+function runDueOn(schedule: ReportSchedule, dayStart: Date, environment: string): ScheduledRun {
   const due = dueOn(schedule, dayStart);
-  if (schedule.every === 'daily') {
-    const yesterday = lagosDayStart(dayStart, -1);
-    return { due, period: dayPeriod(yesterday), key: `report-run:daily:${lagosDayName(yesterday)}` };
-  }
+  const named = (period: ReportPeriod, first: Date): ScheduledRun => {
+    const day = lagosDayName(first);
+    return {
+      due,
+      period,
+      key: `report-run:${schedule.every}:${environment}:${day}`,
+      formerKey: `report-run:${schedule.every}:${day}`,
+    };
+  };
+  if (schedule.every === 'daily')
+    return named(dayPeriod(lagosDayStart(dayStart, -1)), lagosDayStart(dayStart, -1));
   const monday = lagosDayStart(dayStart, -7 - ((new TZDate(dayStart.getTime(), LAGOS).getDay() + 6) % 7));
-  return { due, period: weekPeriod(monday), key: `report-run:weekly:${lagosDayName(monday)}` };
+  return named(weekPeriod(monday), monday);
 }
 
 function isRunDay(schedule: ReportSchedule, dayStart: Date): boolean {
   return schedule.every === 'daily' || new TZDate(dayStart.getTime(), LAGOS).getDay() === schedule.weekday;
 }
 
-/** The last run due at or before `now`. */
-export function latestRun(schedule: ReportSchedule, now: Date): ScheduledRun {
+/** The last run due at or before `now`, of `environment`'s report. */
+export function latestRun(schedule: ReportSchedule, now: Date, environment: string): ScheduledRun {
   for (let back = 0; ; back++) {
     const dayStart = lagosDayStart(now, -back);
     if (isRunDay(schedule, dayStart) && dueOn(schedule, dayStart).getTime() <= now.getTime()) {
-      return runDueOn(schedule, dayStart);
+      return runDueOn(schedule, dayStart, environment);
     }
   }
 }
@@ -94,9 +105,9 @@ export function nextDue(schedule: ReportSchedule, now: Date): Date {
   }
 }
 
-/** The run due before `run`. */
-export function previousRun(schedule: ReportSchedule, run: ScheduledRun): ScheduledRun {
-  return latestRun(schedule, new Date(run.due.getTime() - 1));
+/** The run due before `run`, of `environment`'s report. */
+export function previousRun(schedule: ReportSchedule, run: ScheduledRun, environment: string): ScheduledRun {
+  return latestRun(schedule, new Date(run.due.getTime() - 1), environment);
 }
 
 /** `daily 08:00` or `weekly mon 08:00`, as the setting is written. */

@@ -276,9 +276,8 @@ export class TransactionBook {
       for (const tx of page.data.slice(start, start + MOVEMENTS_A_TURN))
         movements.push(movementOf(tx, seenAt));
     }
-    const stale = movements.some((m) => m.undated)
-      ? await fileUndated(this.store, this.scope, movements)
-      : [];
+    // Every page: a dated movement may be one kept undated before.
+    const stale = await fileUndated(this.store, this.scope, movements);
     for (const [day, list] of byLagosDay(movements)) {
       // The page's parts in turns of their own: a turn for the page, one for each day stored.
       await nextTurn();
@@ -333,8 +332,12 @@ class PageWalk {
   current: Segment | undefined;
   readonly older: Segment[];
   private readonly seen = new Set<string>();
-  /** The transactions seen (bookKey): a later page of them all is a service ignoring `page`. */
+  /** The transactions seen (bookKey), to tell a page of them all (see see). */
   private readonly seenKeys = new Set<string>();
+  /** The page read last, as its transactions' keys in order. */
+  private lastPage = '';
+  /** Pages in a row that were the page before them again, wholly seen. */
+  private repeats = 0;
   private offset = 0;
   // Pages are counted in what the service gives: a service that caps the size gives fewer a page.
   private size: number;
@@ -390,21 +393,32 @@ class PageWalk {
     return { oldest, count, isEnd };
   }
 
-  /** Marks the page's movements seen; whether it is a page after the first holding only seen ones. */
+  /**
+   * Marks the page's movements seen; whether the walk is at the end of a service that ignores `page`:
+   * twice in a row a page after the first was the page before it again. Once is no end: new
+   * transactions arriving at the top shift the list, and a page's worth of them makes the next page
+   * the one just read; a page only partly seen is the list shifted by fewer.
+   */
   private see(kept: readonly Movement[], pageNumber: number): boolean {
-    const repeated = pageNumber > 1 && kept.length > 0 && kept.every((m) => this.seenKeys.has(bookKey(m)));
+    const keys = kept.map(bookKey);
+    // As a set: a service that ignores `page` may list ties (one creation time) in another order.
+    const page = JSON.stringify([...keys].sort());
+    const again =
+      pageNumber > 1 && kept.length > 0 && page === this.lastPage && keys.every((k) => this.seenKeys.has(k));
+    this.repeats = again ? this.repeats + 1 : 0;
+    this.lastPage = page;
     for (const movement of kept) {
       this.seen.add(movement.reference);
       this.seenKeys.add(bookKey(movement));
     }
-    return repeated;
+    return this.repeats >= 2;
   }
 
   /**
    * Without pagination, a page is the list's last only when shorter than a page the service has been
    * seen to serve: a full one, or one after the first (a short first page may be a cap, not the end;
-   * the next page tells, empty at the end). A page after the first holding only transactions this
-   * walk has seen is the end too (take): a service that ignores `page` repeats its one answer.
+   * the next page tells, empty at the end). A service that ignores `page` repeats its one answer: the
+   * walk ends there too (see).
    */
   private bareEnd(page: TransactionPage, pageNumber: number): boolean {
     const served =

@@ -210,6 +210,7 @@ function scheduleOf(parts: Parts) {
   return {
     schedule,
     channel,
+    environment: parts.client.environment,
     store: parts.store,
     source: reportSource,
     now: parts.now,

@@ -124,13 +124,47 @@ describe('a list without pagination', () => {
     expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(7);
   });
 
+  test('reads on past a page the list shifted onto what was read, when new transactions arrive', async ({
+    bookOf,
+  }) => {
+    // Ten new transactions arrive right after the first page is read: page 2 is the old page 1.
+    const arrived = Array.from({ length: 10 }, (_, i) =>
+      listedDeposit(`NEW-${i}`, '100.00', new Date(NOW - i * 60_000).toISOString()),
+    );
+    let list = history(25);
+    const answer = (page: number) => {
+      const data = list.slice((page - 1) * 10, page * 10);
+      if (page === 1) list = [...arrived, ...list];
+      return data;
+    };
+    const { book, asked } = await bookOf(answer, NOW);
+    expect(await book.read(new Date(NOW - 7 * DAY))).toMatchObject({ listEnd: true });
+    expect(asked).toEqual([1, 2, 3, 4]);
+    expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(25);
+  });
+
+  test('ends where a service ignoring the page number lists its ties in another order each time', async ({
+    bookOf,
+  }) => {
+    const ties = Array.from({ length: 10 }, (_, i) =>
+      listedDeposit(`TIE-${i}`, '100.00', new Date(NOW - 3_600_000).toISOString()),
+    );
+    const { book, asked } = await bookOf(
+      (page) => (page > 40 ? [] : [...ties.slice(page % 10), ...ties.slice(0, page % 10)]),
+      NOW,
+    );
+    expect(await book.read(new Date(NOW - 7 * DAY))).toMatchObject({ listEnd: true, interrupted: false });
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
   for (const count of [30, 10]) {
     test(`ends where a service ignoring the page number repeats its ${count}`, async ({ bookOf }) => {
       // The same answer for every page (an empty one far on, so a walk past the end still stops).
       const { book, asked } = await bookOf((page) => (page > 5 ? [] : history(count)), NOW);
       const coverage = await book.read(new Date(NOW - 7 * DAY));
       expect(coverage).toMatchObject({ listEnd: true, interrupted: false });
-      expect(asked).toEqual([1, 2]);
+      // Once again is a list shifted by new arrivals as well; twice is the end.
+      expect(asked).toEqual([1, 2, 3]);
       expect(await book.movements(new Date(NOW - 7 * DAY), new Date(NOW + 1))).toHaveLength(count);
     });
   }

@@ -253,6 +253,28 @@ describe('a transaction listed without a creation time', () => {
     await store.close();
   });
 
+  for (const extra of [{}, { id: 'tx-1' }]) {
+    const named = 'id' in extra ? 'a time and an id' : 'a time';
+    it(`counts once, under its creation time, one that later comes with ${named}`, async () => {
+      // First listed undated two days after it was made (filed under that day); then with its time.
+      const clock = { now: SEEN.getTime() + 2 * DAY };
+      let listed: Record<string, unknown> = withdrawal('completed', null);
+      const { store, book } = await bookOf(() => listed, clock);
+      await book.read(new Date(SEEN.getTime() - DAY));
+      listed = { ...withdrawal('completed', null), ...extra, createdAt: SEEN.toISOString() };
+      clock.now += 60_000;
+      await book.read(new Date(SEEN.getTime() - DAY));
+
+      const laterDay = await book.movements(new Date('2026-11-22T00:00:00Z'), new Date(clock.now + DAY));
+      expect(laterDay).toEqual([]);
+      const all = await book.movements(new Date(SEEN.getTime() - DAY), new Date(clock.now + DAY));
+      expect(all.map((m) => [m.reference, m.at, m.undated])).toEqual([
+        ['WD-UNDATED', SEEN.toISOString(), undefined],
+      ]);
+      await store.close();
+    });
+  }
+
   it('counts two dated transactions that share a reference on two days, each once', async () => {
     const clock = { now: SEEN.getTime() };
     const { store, book } = await bookOf(() => withdrawal('pending', null), clock);

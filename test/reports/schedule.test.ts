@@ -54,24 +54,25 @@ describe('parseReportSchedule', () => {
 
 describe('the runs of a daily schedule', () => {
   it("after 08:00 Lagos the latest run is today's, reporting yesterday", () => {
-    const run = latestRun(DAILY, at('2026-11-26T07:00:00Z'));
+    const run = latestRun(DAILY, at('2026-11-26T07:00:00Z'), 'live');
     expect(run.due.toISOString()).toBe('2026-11-26T07:00:00.000Z');
-    expect(run.key).toBe('report-run:daily:2026-11-25');
+    expect(run.key).toBe('report-run:daily:live:2026-11-25');
+    expect(run.formerKey).toBe('report-run:daily:2026-11-25');
     expect(run.period).toMatchObject({ label: 'Wednesday 25 November 2026', days: ['2026-11-25'] });
   });
 
   it("before 08:00 Lagos it is yesterday's, and the next is due at 08:00", () => {
     const now = at('2026-11-26T06:59:59Z');
-    expect(latestRun(DAILY, now).key).toBe('report-run:daily:2026-11-24');
+    expect(latestRun(DAILY, now, 'live').key).toBe('report-run:daily:live:2026-11-24');
     expect(nextDue(DAILY, now).toISOString()).toBe('2026-11-26T07:00:00.000Z');
   });
 });
 
 describe('the runs of a weekly schedule', () => {
   it('reports the last Monday–Sunday week, on Mondays', () => {
-    const run = latestRun(WEEKLY, at('2026-11-26T10:00:00Z')); // a Thursday
+    const run = latestRun(WEEKLY, at('2026-11-26T10:00:00Z'), 'sandbox'); // a Thursday
     expect(run.due.toISOString()).toBe('2026-11-23T07:00:00.000Z');
-    expect(run.key).toBe('report-run:weekly:2026-11-16');
+    expect(run.key).toBe('report-run:weekly:sandbox:2026-11-16');
     expect(run.period.label).toBe('week of 16–22 November 2026');
     expect(run.period.days).toEqual([
       '2026-11-16',

@@ -4,6 +4,7 @@
 // and writes wait at a door; and what the report channel received.
 import { LogLevel, WebClient } from '@slack/web-api';
 import { expect } from 'vitest';
+import type { CngnEnvironment } from '../../src/format/environment.js';
 import { silentLogger } from '../../src/log.js';
 import { parseReportSchedule } from '../../src/reports/schedule.js';
 import { type RunTiming, ScheduledReports } from '../../src/slack/reports/scheduled.js';
@@ -13,8 +14,10 @@ import { type FixedReportSource, fixedReportSource } from './report-source.js';
 import { storesTest } from './shared-stores.js';
 
 export const CHANNEL = 'CREPORTS';
-/** The run due at 08:00 on 26 November 2026 (Lagos), for the day before. */
-export const RUN_KEY = 'report-run:daily:2026-11-25';
+/** The run due at 08:00 on 26 November 2026 (Lagos), for the day before, of the sandbox's report. */
+export const RUN_KEY = 'report-run:daily:sandbox:2026-11-25';
+/** Its name in older versions, which named no environment. */
+export const FORMER_RUN_KEY = 'report-run:daily:2026-11-25';
 export const MINUTE = 60_000;
 /** On the test's clock; a stopped replica leaves at once, as a killed one would. */
 export const TIMING: Partial<RunTiming> & { leaseMs: number; retryAfterMs: number; lookAfterMs: number } = {
@@ -54,6 +57,7 @@ export function replica(
   clock: { now: Date },
   source: FixedReportSource = fixedReportSource(),
   timing: Partial<RunTiming> = TIMING,
+  environment: CngnEnvironment = 'sandbox',
 ) {
   const timer = new TestTimer();
   // No retries: a call cut off by the test fails at once.
@@ -65,6 +69,7 @@ export function replica(
   const reports = new ScheduledReports({
     schedule: parseReportSchedule('daily 08:00'),
     channel: CHANNEL,
+    environment,
     store,
     client,
     source,

@@ -12,10 +12,17 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { WebClient } from '@slack/web-api';
 import { untilAborted } from '../../cngn/abort.js';
+import type { CngnEnvironment } from '../../format/environment.js';
 import { escapeMrkdwn } from '../../format/mrkdwn.js';
 import type { Logger } from '../../log.js';
 import { readDeadline } from '../../reports/build.js';
-import { closeAbandoned, type RunLease, type RunRecord, takeRun } from '../../reports/run-lease.js';
+import {
+  closeAbandoned,
+  type RunLease,
+  type RunRecord,
+  takeOverFormer,
+  takeRun,
+} from '../../reports/run-lease.js';
 import {
   dueTime,
   latestRun,
@@ -89,6 +96,8 @@ const TIMING: RunTiming = {
 export interface ScheduledReportsOptions {
   schedule: ReportSchedule;
   channel: string;
+  /** The service environment whose report this is: each posts its own runs. */
+  environment: CngnEnvironment;
   store: Store;
   client: WebClient;
   source: ReportSource;
@@ -224,10 +233,16 @@ export class ScheduledReports {
     this.lookAgainAt = undefined;
     const { schedule, store, logger } = this.options;
     const now = this.options.now();
-    const run = latestRun(schedule, now);
+    const run = latestRun(schedule, now, this.options.environment);
     const since = await this.since(run);
     if (run.due.getTime() < since - LATE_AFTER_MS) return 'before-schedule';
     await this.closeEarlier(run, since);
+    // An older replica posting it under its former name: left to it, looked at again once its lease ends.
+    const former = await takeOverFormer(store, run, this.options.environment, now.getTime());
+    if (!former.taken) {
+      this.lookAgainAt = former.until + this.timing.lookAfterMs;
+      return 'already-claimed';
+    }
     const look = await takeRun(store, run.key, run.due, {
       owner: this.owner,
       parts: REPORT_PARTS,
@@ -286,11 +301,8 @@ export class ScheduledReports {
     const schedule = scheduleText(this.options.schedule);
     let mark = await store.get<ScheduleMark>(SCHEDULE_KEY);
     if (mark?.schedule !== schedule) {
-      const earlier = previousRun(this.options.schedule, run);
-      const ranBefore =
-        mark === undefined &&
-        ((await store.get<unknown>(run.key)) !== undefined ||
-          (await store.get<unknown>(earlier.key)) !== undefined);
+      const earlier = previousRun(this.options.schedule, run, this.options.environment);
+      const ranBefore = mark === undefined && (await this.recorded(run, earlier));
       const from = ranBefore ? new Date(earlier.due.getTime() - LATE_AFTER_MS) : this.options.now();
       const set = { schedule, since: from.toISOString() };
       mark = (await store.compareAndSet(SCHEDULE_KEY, mark, set))
@@ -303,10 +315,21 @@ export class ScheduledReports {
     return this.scheduledSince;
   }
 
+  /** Whether any of `runs` has a record, under its name or its former one. */
+  private async recorded(...runs: ScheduledRun[]): Promise<boolean> {
+    for (const key of runs.flatMap((run) => [run.key, run.formerKey])) {
+      if ((await this.options.store.get<unknown>(key)) !== undefined) return true;
+    }
+    return false;
+  }
+
   /** The run before `run` left unfinished (its lease run out): closed, and the channel told, once. */
   private async closeEarlier(run: ScheduledRun, since: number): Promise<void> {
-    const earlier = previousRun(this.options.schedule, run);
+    const { environment, now, store } = this.options;
+    const earlier = previousRun(this.options.schedule, run, environment);
     if (earlier.due.getTime() < since - LATE_AFTER_MS) return;
+    // Left under its former name by an older replica: taken over first (unless one is still at it).
+    if (!(await takeOverFormer(store, earlier, environment, now().getTime())).taken) return;
     const closed = await closeAbandoned(this.options.store, earlier.key, {
       owner: this.owner,
       now: this.options.now,

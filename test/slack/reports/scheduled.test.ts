@@ -254,7 +254,7 @@ describe('the bot with CNGN_REPORT_SCHEDULE', () => {
       });
       defer(() => h.stop());
       // The attempt ends: failed at the lost answer (it is tried again in five minutes), or posted.
-      const record = () => store.get<RunRecord>('report-run:daily:2026-11-25');
+      const record = () => store.get<RunRecord>('report-run:daily:sandbox:2026-11-25');
       await expect
         .poll(async () => (await record())?.failures === 1 || (await record())?.state === 'posted', {
           timeout: 30_000,
