@@ -2,6 +2,7 @@
 // words and helpers its callers use. Nothing else is imported from outside this folder, except
 // engine-parts.ts by tests (.dependency-cruiser.cjs).
 export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js';
+export { approversCounted } from './approvals-needed.js';
 export { CONFLICT_ACTION } from './conflicts.js';
 export {
   delegationOf,
