@@ -198,6 +198,15 @@ export class EngineAudit {
     return this.#recorder.recordMembershipChange(group, added, removed);
   }
 
+  /**
+   * Record settings switched while the bot runs (see PolicyRecorder.recordSwitch); throws when they
+   * could not be. Returns their fingerprint, for the approval steps judged by them.
+   */
+  async recordSwitch(snapshot: PolicySnapshot, subject: string): Promise<string> {
+    await this.#recorder.recordSwitch(snapshot, subject);
+    return fingerprint(snapshot);
+  }
+
   /** Record a user group's members as first read (see PolicyRecorder). */
   recordGroupMembers(group: string, members: readonly string[]): Promise<AuditEntry | undefined> {
     return this.#recorder.recordMembers(group, members);

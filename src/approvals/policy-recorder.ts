@@ -79,7 +79,26 @@ export class PolicyRecorder {
    * setting, the first time), marked untold (see tellUntold). Returns the entry written, or undefined
    * when nothing changed.
    */
-  async recordAtStart(snapshot: PolicySnapshot): Promise<AuditEntry | undefined> {
+  recordAtStart(snapshot: PolicySnapshot): Promise<AuditEntry | undefined> {
+    return this.recordSettings(snapshot, 'settings at start', true);
+  }
+
+  /**
+   * Record settings switched while the bot runs (the workbench's signing rule), when they differ from
+   * the last recorded; told at once, like a group's members. Returns the entry written, or undefined.
+   */
+  async recordSwitch(snapshot: PolicySnapshot, subject: string): Promise<AuditEntry | undefined> {
+    const written = await this.recordSettings(snapshot, subject, false);
+    if (written) await this.tell(written);
+    return written;
+  }
+
+  /** A settings entry under the lock, unless they are the last recorded; `untold`: kept for tellUntold. */
+  private async recordSettings(
+    snapshot: PolicySnapshot,
+    subject: string,
+    untold: boolean,
+  ): Promise<AuditEntry | undefined> {
     const { store, log, environment, now } = this.options;
     const print = fingerprint(snapshot);
     return store.withLock(
@@ -93,15 +112,17 @@ export class PolicyRecorder {
           kind: 'policy',
           action: POLICY_CHANGED,
           actor: POLICY_ACTOR,
-          subject: last ? 'settings at start' : POLICY_RECORDED,
+          subject: last ? subject : POLICY_RECORDED,
           note: changes.join('; '),
           policy: { changes, settings: snapshot, fingerprint: print },
         });
-        const untold = this.keptUntold([
-          ...((await store.get<LastRecorded>(this.lastKey()))?.untold ?? []),
-          written,
-        ]);
-        await store.set<LastRecorded>(this.lastKey(), { settings: snapshot, seq: written.seq, untold });
+        const kept = (await store.get<LastRecorded>(this.lastKey()))?.untold ?? [];
+        const toTell = untold ? this.keptUntold([...kept, written]) : kept.length > 0 ? kept : undefined;
+        await store.set<LastRecorded>(this.lastKey(), {
+          settings: snapshot,
+          seq: written.seq,
+          untold: toTell,
+        });
         return written;
       },
       LOCK,
