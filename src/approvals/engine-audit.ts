@@ -200,11 +200,20 @@ export class EngineAudit {
 
   /**
    * Record settings switched while the bot runs (see PolicyRecorder.recordSwitch); throws when they
-   * could not be. Returns their fingerprint, for the approval steps judged by them.
+   * could not be. Returns their fingerprint, for the approval steps judged by them, and the entry
+   * written (undefined: they were the last recorded), to tell once the switch holds (tellSwitch).
    */
-  async recordSwitch(snapshot: PolicySnapshot, subject: string): Promise<string> {
-    await this.#recorder.recordSwitch(snapshot, subject);
-    return fingerprint(snapshot);
+  async recordSwitch(
+    snapshot: PolicySnapshot,
+    subject: string,
+  ): Promise<{ fingerprint: string; written: AuditEntry | undefined }> {
+    const written = await this.#recorder.recordSwitch(snapshot, subject);
+    return { fingerprint: fingerprint(snapshot), written };
+  }
+
+  /** Tell the approvals channel of a switch recorded by recordSwitch, once it holds. */
+  tellSwitch(entry: AuditEntry): Promise<void> {
+    return this.#recorder.tellSwitch(entry);
   }
 
   /** Record a user group's members as first read (see PolicyRecorder). */

@@ -85,12 +85,17 @@ export class PolicyRecorder {
 
   /**
    * Record settings switched while the bot runs (the workbench's signing rule), when they differ from
-   * the last recorded; told at once, like a group's members. Returns the entry written, or undefined.
+   * the last recorded. Returns the entry written, or undefined. Not told here: the caller applies the
+   * switch first and then tells it (tellSwitch), so no Slack post stands between the record and the
+   * rule it names.
    */
-  async recordSwitch(snapshot: PolicySnapshot, subject: string): Promise<AuditEntry | undefined> {
-    const written = await this.recordSettings(snapshot, subject, false);
-    if (written) await this.tell(written);
-    return written;
+  recordSwitch(snapshot: PolicySnapshot, subject: string): Promise<AuditEntry | undefined> {
+    return this.recordSettings(snapshot, subject, false);
+  }
+
+  /** Tell a switch recordSwitch wrote, once it holds; a failed telling is logged, the record stands. */
+  tellSwitch(entry: AuditEntry): Promise<void> {
+    return this.tell(entry);
   }
 
   /** A settings entry under the lock, unless they are the last recorded; `untold`: kept for tellUntold. */

@@ -1,6 +1,7 @@
 // The workbench's "Require passkeys" switches the running bot's signing rule (the sandbox only). The
 // audit chain's newest settings are what the verifier judges signatures by, and each approval step
-// names the settings that judged it, so the new rule is on the record before it takes effect.
+// names the settings that judged it, so the new rule is on the record before it takes effect, and
+// takes effect as soon as it is: the post to #approvals comes after.
 import type { SigningRule } from '../access/index.js';
 import type { ApprovalCore } from './approval-core.js';
 import type { EngineAudit } from './engine-audit.js';
@@ -32,12 +33,15 @@ export class SigningSwitch {
   async #switch(rule: SigningRule): Promise<boolean> {
     const signing = this.core.signed.options;
     if (!signing?.switchable) return false;
-    if (this.#settings) {
-      const settings = withSignedApprovals(this.#settings, signedApprovalsText(rule, signing.origin));
-      const recorded = await this.trail.recordSwitch(settings, SWITCHED);
-      this.#settings = settings;
-      this.core.judging.opened(recorded);
-    }
-    return this.core.signed.setRule(rule);
+    if (!this.#settings) return this.core.signed.setRule(rule);
+    const settings = withSignedApprovals(this.#settings, signedApprovalsText(rule, signing.origin));
+    const { fingerprint, written } = await this.trail.recordSwitch(settings, SWITCHED);
+    // Applied at once after the record, with no wait between: a click judged in between would be
+    // judged by the old rule while the chain already names the new one.
+    this.#settings = settings;
+    this.core.judging.opened(fingerprint);
+    const switched = this.core.signed.setRule(rule);
+    if (written) await this.trail.tellSwitch(written);
+    return switched;
   }
 }

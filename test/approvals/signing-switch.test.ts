@@ -1,7 +1,9 @@
 // The workbench's "Require passkeys" switches the running bot's signing rule. The audit chain's newest
 // settings are what the verifier judges signatures by, so each switch is on the record before it holds:
 // the chain read back says the rule in force, and the verifier finds nothing wrong with an unsigned
-// click made while it was off or a signed approval made once it was on again.
+// click made while it was off or a signed approval made once it was on again. It holds as soon as it is
+// recorded: the post to the approvals channel comes after, so a slow Slack leaves no click judged by the
+// old rule while the chain names the new one.
 import { describe, expect } from 'vitest';
 import { checkApprovalEvidence } from '../../src/audit/approval-evidence.js';
 import type { AuditEntry } from '../../src/audit/index.js';
@@ -57,5 +59,36 @@ describe('the signing rule switched while the bot runs', () => {
     expect(report.problems).toEqual([]);
     expect(report.unknown).toEqual([]);
     expect(report.signatures).toBeGreaterThan(0);
+  });
+
+  test('holds as soon as it is recorded, while its post to the approvals channel is still on its way', async ({
+    signing: { app, a },
+  }) => {
+    expect(await app.engine.switchSigningRule({ mode: 'off' })).toBe(true);
+    let posting!: () => void;
+    const posted = new Promise<void>((resolve) => {
+      posting = resolve;
+    });
+    let release!: () => void;
+    const slackAnswers = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    app.engine.onPolicyRecorded(async () => {
+      posting();
+      await slackAnswers;
+    });
+    const switching = app.engine.switchSigningRule({ mode: 'all' });
+    await posted;
+    expect(await recordedRule(app)).toBe(`all at ${app.signingUrl}`);
+    const id = await fileWithdrawal(app, '4000');
+    await approve(app, id, APPROVER_A);
+    const { submitted } = await signWith(app, await signingToken(app, APPROVER_A, id), a);
+    expect(submitted.status).toBe(200);
+    await sent(app, id);
+    release();
+    expect(await switching).toBe(true);
+    const chain: AuditEntry[] = await app.engine.audit(1000);
+    const report = checkApprovalEvidence(chain.map((entry) => ({ entry, segment: 'store' })));
+    expect(report.problems).toEqual([]);
   });
 });
