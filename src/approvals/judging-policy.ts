@@ -1,7 +1,8 @@
 // Which settings judge this process's clicks, as each approval step names them: the fingerprint of the
 // settings the start put on the record (EngineAudit.open, through the engine's openTrail), then those
-// of each switch of the signing rule while the bot runs (signing-switch.ts). An engine given settings to record takes no approval before they are recorded:
-// its step could not name the settings that judged it.
+// of each switch of the signing rule while the bot runs (signing-switch.ts). An engine given settings
+// to record takes no approval before they are recorded: its step could not name the settings that
+// judged it.
 import { ApprovalErrorCode } from './error-codes.js';
 
 /** An approval asked of an engine whose settings are not on the audit record yet. */
