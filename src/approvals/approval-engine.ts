@@ -2,7 +2,7 @@
 // executes approved ones exactly once, tracks them to the end, and resumes after a restart. What the
 // approvals folder offers others is listed in index.ts.
 
-import type { Delegation } from '../access/index.js';
+import type { Delegation, SigningRule } from '../access/index.js';
 import type {
   ArchiveOutcome,
   AuditAlarmListener,
@@ -51,6 +51,7 @@ import { type ReminderPoint, Reminders } from './reminders.js';
 import type { ReportRefusal } from './report-requests.js';
 import { resolveByHand } from './resolve-by-hand.js';
 import { approvalsCheck } from './send-checks.js';
+import { SigningSwitch } from './signing-switch.js';
 import { StopLookup } from './stop-lookup.js';
 import { type BridgeCallbackHint, Tracker, type TrackerOptions } from './tracker.js';
 import type {
@@ -87,12 +88,15 @@ export class ApprovalEngine {
   readonly passkeys: EnginePasskeys;
   /** Opening the trail, the start, the sweeps, background work and the stop (engine-running.ts). */
   private readonly running: EngineRunning;
+  /** The signing rule switched while the bot runs, on the record first (signing-switch.ts). */
+  private readonly signingSwitch: SigningSwitch;
 
   constructor(private readonly options: ApprovalEngineOptions) {
     const core = new ApprovalCore(options);
     this.core = core;
     this.trail = new EngineAudit(core, options);
     this.passkeys = new EnginePasskeys(core, options, (work) => this.running.background(work));
+    this.signingSwitch = new SigningSwitch(core, this.trail, options.policySnapshot);
     // Each part gets what it uses, and reaches the core only for its locks, writes and notices.
     const parts = { core, repo: core.repo, custody: options.custody, now: core.now, log: options.log };
     const own = {
@@ -384,6 +388,13 @@ export class ApprovalEngine {
   /** Record a user group's members as first read, when they differ from those last recorded. */
   recordGroupMembers(group: string, members: readonly string[]) {
     return this.trail.recordGroupMembers(group, members);
+  }
+  /**
+   * Switch the signing rule while the bot runs (only where it is switchable: the workbench's sandbox),
+   * the settings with it on the audit record before it takes effect. False, nothing changed, elsewhere.
+   */
+  switchSigningRule(rule: SigningRule): Promise<boolean> {
+    return this.signingSwitch.switchTo(rule);
   }
   onPolicyRecorded(listener: PolicyRecordListener): void {
     this.trail.onPolicyRecorded(listener);

@@ -55,7 +55,12 @@ export function approvalsShort(
 ): string | undefined {
   const needed = approvalsNeeded(request, policy);
   if (needed === undefined) return TOO_FEW_APPROVALS;
+  return approversCounted(request) < needed ? TOO_FEW_APPROVALS : undefined;
+}
+
+/** The distinct people whose approval counts, the requester aside (a delegate's counts for its approver). */
+export function approversCounted(request: ApprovalRequest): number {
   const people = new Set(request.approvals.map((a) => a.onBehalfOf ?? a.user));
   people.delete(request.requester);
-  return people.size < needed ? TOO_FEW_APPROVALS : undefined;
+  return people.size;
 }

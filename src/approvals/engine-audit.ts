@@ -198,6 +198,24 @@ export class EngineAudit {
     return this.#recorder.recordMembershipChange(group, added, removed);
   }
 
+  /**
+   * Record settings switched while the bot runs (see PolicyRecorder.recordSwitch); throws when they
+   * could not be. Returns their fingerprint, for the approval steps judged by them, and the entry
+   * written (undefined: they were the last recorded), to tell once the switch holds (tellSwitch).
+   */
+  async recordSwitch(
+    snapshot: PolicySnapshot,
+    subject: string,
+  ): Promise<{ fingerprint: string; written: AuditEntry | undefined }> {
+    const written = await this.#recorder.recordSwitch(snapshot, subject);
+    return { fingerprint: fingerprint(snapshot), written };
+  }
+
+  /** Tell the approvals channel of a switch recorded by recordSwitch, once it holds. */
+  tellSwitch(entry: AuditEntry): Promise<void> {
+    return this.#recorder.tellSwitch(entry);
+  }
+
   /** Record a user group's members as first read (see PolicyRecorder). */
   recordGroupMembers(group: string, members: readonly string[]): Promise<AuditEntry | undefined> {
     return this.#recorder.recordMembers(group, members);

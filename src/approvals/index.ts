@@ -2,6 +2,7 @@
 // words and helpers its callers use. Nothing else is imported from outside this folder, except
 // engine-parts.ts by tests (.dependency-cruiser.cjs).
 export { ApprovalEngine, type ApprovalEngineOptions } from './approval-engine.js';
+export { approversCounted } from './approvals-needed.js';
 export { CONFLICT_ACTION } from './conflicts.js';
 export {
   delegationOf,
@@ -25,7 +26,7 @@ export { DEFAULT_LIMIT_WINDOW_MS, type LimitSettings, type LimitUse } from './li
 export { PasskeyBook, type PasskeyPageRefusal } from './passkey-book.js';
 export { PASSKEY_REVOKED_ACTION } from './passkey-requests.js';
 export type { UnfreezePayload } from './payloads.js';
-export { type PolicySnapshot, policySnapshot } from './policy-record.js';
+export { type PolicySnapshot, policySnapshot, signedApprovalsText } from './policy-record.js';
 export { POLICY_RECORDED } from './policy-recorder.js';
 export { settingWords } from './policy-words.js';
 export { BALANCE_KINDS } from './preflight.js';

@@ -1,7 +1,8 @@
 // Which settings judge this process's clicks, as each approval step names them: the fingerprint of the
-// settings the start put on the record (EngineAudit.open, through the engine's openTrail, the only
-// caller of opened()). An engine given settings to record takes no approval before they are recorded:
-// its step could not name the settings that judged it.
+// settings the start put on the record (EngineAudit.open, through the engine's openTrail), then those
+// of each switch of the signing rule while the bot runs (signing-switch.ts). An engine given settings
+// to record takes no approval before they are recorded: its step could not name the settings that
+// judged it.
 import { ApprovalErrorCode } from './error-codes.js';
 
 /** An approval asked of an engine whose settings are not on the audit record yet. */
@@ -22,7 +23,7 @@ export class JudgingPolicy {
   /** `toRecord`: the engine was given settings to record (policySnapshot), so steps must name them. */
   constructor(private readonly toRecord: boolean) {}
 
-  /** The settings are on the record: each approval step names them from now on (openTrail only). */
+  /** The settings are on the record: each approval step names them from now on (openTrail, a switch). */
   opened(fingerprint: string): void {
     this.#fingerprint = fingerprint;
   }

@@ -5,7 +5,7 @@
 // line is its ID as a token, `@U0ADA`, `@S0TREASURY`, not markup: where the line is shown, the token
 // becomes a mention (format/mrkdwn.ts). Pure: no store, no Slack.
 import { createHash } from 'node:crypto';
-import type { ApprovalTier, Holders } from '../access/index.js';
+import type { ApprovalTier, Holders, SigningRule } from '../access/index.js';
 import { canonicalJson } from '../audit/index.js';
 import { naira } from '../format/display.js';
 import { fullDuration } from './extend.js';
@@ -99,8 +99,24 @@ export function policySnapshot(inputs: PolicyInputs): PolicySnapshot {
   add('environment', inputs.environment);
   add('frozen at start', inputs.startFrozen ? 'yes' : 'no');
   // Recorded only once switched on: an install that never signs sees no change in its policy.
-  if (inputs.signedApprovals) add('signed approvals', inputs.signedApprovals);
+  if (inputs.signedApprovals) add(SIGNED_APPROVALS, inputs.signedApprovals);
   return settings;
+}
+
+/** The setting that says which approvals are signed, and where (recorded only while the rule is not off). */
+const SIGNED_APPROVALS = 'signed approvals';
+
+/** `all at https://desk.example` or `above ₦250,000.00 at …`: the setting's words; undefined when off. */
+export function signedApprovalsText(rule: SigningRule, origin: string): string | undefined {
+  if (rule.mode === 'off') return undefined;
+  const which = rule.mode === 'above' ? `above ${naira(rule.amount.toString())}` : rule.mode;
+  return `${which} at ${origin}`;
+}
+
+/** `snapshot` with its signing rule now `words` (undefined: off, no setting), in policySnapshot's order. */
+export function withSignedApprovals(snapshot: PolicySnapshot, words: string | undefined): PolicySnapshot {
+  const others = snapshot.filter((s) => s.name !== SIGNED_APPROVALS);
+  return words ? [...others, { name: SIGNED_APPROVALS, value: words }] : others;
 }
 
 /** SHA-256 of the snapshot's canonical JSON: equal policies, equal fingerprints. */

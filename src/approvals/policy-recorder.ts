@@ -79,7 +79,31 @@ export class PolicyRecorder {
    * setting, the first time), marked untold (see tellUntold). Returns the entry written, or undefined
    * when nothing changed.
    */
-  async recordAtStart(snapshot: PolicySnapshot): Promise<AuditEntry | undefined> {
+  recordAtStart(snapshot: PolicySnapshot): Promise<AuditEntry | undefined> {
+    return this.recordSettings(snapshot, 'settings at start', true);
+  }
+
+  /**
+   * Record settings switched while the bot runs (the workbench's signing rule), when they differ from
+   * the last recorded. Returns the entry written, or undefined. Not told here: the caller applies the
+   * switch first and then tells it (tellSwitch), so no Slack post stands between the record and the
+   * rule it names.
+   */
+  recordSwitch(snapshot: PolicySnapshot, subject: string): Promise<AuditEntry | undefined> {
+    return this.recordSettings(snapshot, subject, false);
+  }
+
+  /** Tell a switch recordSwitch wrote, once it holds; a failed telling is logged, the record stands. */
+  tellSwitch(entry: AuditEntry): Promise<void> {
+    return this.tell(entry);
+  }
+
+  /** A settings entry under the lock, unless they are the last recorded; `untold`: kept for tellUntold. */
+  private async recordSettings(
+    snapshot: PolicySnapshot,
+    subject: string,
+    untold: boolean,
+  ): Promise<AuditEntry | undefined> {
     const { store, log, environment, now } = this.options;
     const print = fingerprint(snapshot);
     return store.withLock(
@@ -93,15 +117,17 @@ export class PolicyRecorder {
           kind: 'policy',
           action: POLICY_CHANGED,
           actor: POLICY_ACTOR,
-          subject: last ? 'settings at start' : POLICY_RECORDED,
+          subject: last ? subject : POLICY_RECORDED,
           note: changes.join('; '),
           policy: { changes, settings: snapshot, fingerprint: print },
         });
-        const untold = this.keptUntold([
-          ...((await store.get<LastRecorded>(this.lastKey()))?.untold ?? []),
-          written,
-        ]);
-        await store.set<LastRecorded>(this.lastKey(), { settings: snapshot, seq: written.seq, untold });
+        const kept = (await store.get<LastRecorded>(this.lastKey()))?.untold ?? [];
+        const toTell = untold ? this.keptUntold([...kept, written]) : kept.length > 0 ? kept : undefined;
+        await store.set<LastRecorded>(this.lastKey(), {
+          settings: snapshot,
+          seq: written.seq,
+          untold: toTell,
+        });
         return written;
       },
       LOCK,

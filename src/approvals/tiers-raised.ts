@@ -7,7 +7,7 @@
 // stored count missing or not a whole number, fewer approvals than its own count, no settings recorded,
 // or what the claim cannot see, is still failed at the send (approvalsShort) and needs a person.
 import type { ApprovalPolicy } from '../access/index.js';
-import { approvalsNeeded } from './approvals-needed.js';
+import { approvalsNeeded, approversCounted } from './approvals-needed.js';
 import { backIfApprovalGone } from './approver-left.js';
 import type { DelegationBook } from './delegation-requests.js';
 import { transition } from './state-machine.js';
@@ -44,9 +44,7 @@ function waitingForRaisedTiers(
 ): ApprovalRequest | undefined {
   const needed = approvalsNeeded(request, tiers);
   if (needed === undefined || !approvedUnderOtherSettings(request, settingsNow)) return undefined;
-  const people = new Set(request.approvals.map((a) => a.onBehalfOf ?? a.user));
-  people.delete(request.requester);
-  const counted = people.size;
+  const counted = approversCounted(request);
   if (counted < request.requiredApprovals || counted >= needed) return undefined;
   const more = needed - counted;
   const wait = more === 1 ? 'one more approval' : `${more} more approvals`;

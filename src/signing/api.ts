@@ -19,6 +19,7 @@ import type { ApprovalEvidence } from '../access/index.js';
 import {
   type ApprovalEngine,
   type ApprovalRequest,
+  approversCounted,
   figuresDigest,
   MaybeRecordedError,
   type PasskeyBook,
@@ -28,6 +29,7 @@ import {
 import { refusalText } from '../slack/approvals/blocks/lists.js';
 import type { Barred } from '../slack/runtime/people.js';
 import { STARTING_HEADERS } from '../slack/runtime/request-guard.js';
+import { requestTitle } from '../slack/ui/words.js';
 import { inertPerson, peopleIn, personOf, signRequestView } from './figures.js';
 import { PageProblem } from './http.js';
 import type {
@@ -413,5 +415,21 @@ export async function signSubmit(deps: PageDeps, input: SignSubmitInput): Promis
     const text = refusalText(result.reason, result.request, result.limit, shown);
     throw refuse(deps, user, text, { page: 'sign', requestId, reason: result.reason });
   }
-  return { ok: true, requestId, message: 'Approved. Slack shows it now.' };
+  const shown = deps.engine.approvalsShown(result.request);
+  return { ok: true, requestId, message: signedMessage(result.request, shown) };
+}
+
+/**
+ * What the page says once a signed approval is recorded: what is true of the request after it, which
+ * needs `shown` approvals (as the engine shows them: the stored count, which may not be a number).
+ */
+export function signedMessage(request: ApprovalRequest, shown: number): string {
+  if (request.state !== 'pending') return 'Approved. Slack shows it now.';
+  // Pending after an approval means at least one more is needed, whatever the count reads; a count
+  // that is no number says no number at all.
+  const left = shown - approversCounted(request);
+  const more = Number.isFinite(left) ? Math.max(1, left) : undefined;
+  const approvals =
+    more === undefined ? 'more approvals' : more === 1 ? 'one more approval' : `${more} more approvals`;
+  return `Your signed approval is recorded; ${requestTitle(request)} still needs ${approvals}. Nothing is sent yet.`;
 }

@@ -132,6 +132,6 @@ export interface SignSubmitInput {
 export interface SignSubmitAnswer {
   ok: true;
   requestId: string;
-  /** "Approved. Slack shows it now." */
+  /** "Approved. Slack shows it now.", or, still waiting, how many more approvals it needs. */
   message: string;
 }

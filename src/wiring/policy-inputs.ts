@@ -9,19 +9,13 @@ import {
   type PolicySnapshot,
   parseReminderPoints,
   policySnapshot,
+  signedApprovalsText,
 } from '../approvals/index.js';
 import type { Config } from '../config.js';
-import { naira } from '../format/display.js';
 
 /** A role list as set: unset is everyone (readers, requesters) or nobody besides approvers (auditors). */
 const holdersAsSet = (ids: SlackIds | undefined, unset: 'everyone' | 'nobody'): Holders =>
   ids ? holdersOf(ids) : { everyone: unset === 'everyone', users: [], groups: [] };
-
-/** `all` or `above ₦250,000.00`, and where approvers sign: `above ₦250,000.00 at https://desk.example`. */
-function signingText({ rule, origin }: NonNullable<Config['signing']>): string {
-  const which = rule.mode === 'above' ? `above ${naira(rule.amount.toString())}` : rule.mode;
-  return `${which} at ${origin}`;
-}
 
 export function policyOf(config: Config, environment: string): PolicySnapshot {
   return policySnapshot({
@@ -44,7 +38,6 @@ export function policyOf(config: Config, environment: string): PolicySnapshot {
     notify: config.approvalNotify ?? 'both',
     startFrozen: config.startFrozen,
     // Off is no setting at all, whatever the signing URL (the workbench's changes at every start).
-    signedApprovals:
-      config.signing && config.signing.rule.mode !== 'off' ? signingText(config.signing) : undefined,
+    signedApprovals: config.signing && signedApprovalsText(config.signing.rule, config.signing.origin),
   });
 }

@@ -102,11 +102,12 @@ function workbenchSigning(
 
 /** The sandbox panel's "Require passkeys" over the running bot's signing rule (absent: approvals off). */
 function passkeyRuleOf(bot: Bot): PasskeyRule | undefined {
-  const side = bot.approvals?.engine.passkeys.signatures();
-  if (!side) return undefined;
+  const engine = bot.approvals?.engine;
+  if (!engine) return undefined;
+  const side = engine.passkeys.signatures();
   return {
     required: () => (side.options?.rule.mode ?? 'off') !== 'off',
-    require: (on) => side.setRule(on ? { mode: 'all' } : { mode: 'off' }),
+    require: (on) => engine.switchSigningRule(on ? { mode: 'all' } : { mode: 'off' }),
   };
 }
 

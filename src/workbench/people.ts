@@ -63,11 +63,13 @@ export function resolveChannel(channel: string): { id: string; name: string } | 
 }
 
 /**
- * A command's text as Slack sends it with escaping on (the manifest's `should_escape: true`): a person
- * named with `@` becomes `<@U…|name>`. An e-mail address (no space before its `@`) stays as typed.
+ * A command's text as Slack sends it with escaping on (the manifest's `should_escape: true`): a typed
+ * `&`, `<`, `>` as `&amp;`, `&lt;`, `&gt;` (the bot's unwrapLinks undoes exactly that), then a person
+ * named with `@` as `<@U…|name>`. An e-mail address (no space before its `@`) stays as typed.
  */
 export function escapeCommandMentions(text: string): string {
-  return text.replace(/(^|\s)@([A-Za-z][\w.-]*)/g, (whole, lead: string, name: string) => {
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return escaped.replace(/(^|\s)@([A-Za-z][\w.-]*)/g, (whole, lead: string, name: string) => {
     const user = USERS.find((u) => u.name.toLowerCase() === name.toLowerCase());
     return user ? `${lead}<@${user.id}|${name.toLowerCase()}>` : whole;
   });

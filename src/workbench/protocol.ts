@@ -177,8 +177,8 @@ export interface PasskeysInput {
 export interface PasskeyRule {
   /** Must approvals be signed now (the rule is not off)? */
   required(): boolean;
-  /** Switch the rule to all (true) or off (false); false when it cannot be switched here. */
-  require(on: boolean): boolean;
+  /** Switch the rule to all (true) or off (false), on the audit record first; false when it cannot be switched here. */
+  require(on: boolean): Promise<boolean>;
 }
 
 /** Every POST answers this; `error` is a sentence for the page to show (e.g. Slack's error name). */

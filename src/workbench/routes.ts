@@ -381,12 +381,15 @@ async function sandboxAction(
  * "Require passkeys": the running bot's signing rule to all or off. The embedded sandbox only: the
  * workbench never starts with a live key, and a test key's service is not the panel's to change.
  */
-function requirePasskeys(context: WorkbenchContext, on: boolean): { passkeysRequired: boolean } {
+async function requirePasskeys(
+  context: WorkbenchContext,
+  on: boolean,
+): Promise<{ passkeysRequired: boolean }> {
   if (!context.sandbox)
     throw new PageError('The sandbox panel works only with the embedded sandbox (no CNGN_API_KEY set)');
   const { passkeys } = context;
   if (!passkeys) throw new PageError('Approvals are off here: there is nothing to sign');
-  if (!passkeys.require(on)) throw new PageError('The signing rule cannot be switched here');
+  if (!(await passkeys.require(on))) throw new PageError('The signing rule cannot be switched here');
   return { passkeysRequired: passkeys.required() };
 }
 

@@ -239,7 +239,7 @@ describe.skipIf(!run)('what a passkey-signed approval withstands, in Chromium', 
     const id = await fileWithdrawal(app, '1000000');
     const submitted = ade.page.waitForRequest((r) => r.url().endsWith(CALLS.signSubmit));
     await signOnPage(ade.page, app, APPROVER_A, id);
-    await contains(outcome(ade.page), 'Approved. Slack shows it now.');
+    await contains(outcome(ade.page), 'still needs one more approval. Nothing is sent yet.');
     const captured: SubmitBody = (await submitted).postDataJSON();
     // Sent again as Ade, with a fresh link: Ade's approval already counts.
     const again = await post(app, CALLS.signSubmit, {
@@ -267,7 +267,7 @@ describe.skipIf(!run)('what a passkey-signed approval withstands, in Chromium', 
   }) => {
     const id = await fileWithdrawal(app, '1100000');
     await signOnPage(ade.page, app, APPROVER_A, id);
-    await contains(outcome(ade.page), 'Approved. Slack shows it now.');
+    await contains(outcome(ade.page), 'still needs one more approval. Nothing is sent yet.');
     // Someone with write access to the store adds Bola's approval, with no assertion, and writes it back.
     const repo = new ApprovalRepository(app.store, app.engine.environment());
     const stored = await repo.get(id);

@@ -39,18 +39,26 @@ const NAMES: Record<string, string> = {
 /**
  * The bot on a port probed free first (its signing URL names the port), tried again if it was taken;
  * its Slack names the approvers and the requester (NAMES). `more`: the audit archive's settings, the
- * policy recorded at start as a real start does (the verifier reads the signing rule from it), and a
- * store of the caller's (left open when the bot stops).
+ * policy recorded at start as a real start does (the verifier reads the signing rule from it), a
+ * store of the caller's (left open when the bot stops), and `switchable`: the rule may be switched
+ * while it runs, as in the workbench's sandbox.
  */
 export async function startSigningApp(
-  more: Pick<ApprovalAppOptions, 'config' | 'recordPolicy' | 'logger' | 'store'> = {},
+  more: Pick<ApprovalAppOptions, 'config' | 'recordPolicy' | 'logger' | 'store'> & {
+    switchable?: boolean;
+  } = {},
 ): Promise<SigningApp> {
   const slack = await FakeSlack.start();
   for (const [id, name] of Object.entries(NAMES)) slack.people.set(id, { name });
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const signingUrl = `http://localhost:${port}`;
-    const signing = { rule: { mode: 'all' as const }, rpId: 'localhost', origin: signingUrl };
+    const signing = {
+      rule: { mode: 'all' as const },
+      rpId: 'localhost',
+      origin: signingUrl,
+      switchable: more.switchable,
+    };
     try {
       const config = { ...more.config, port, signing };
       const app = await startApprovalApp({

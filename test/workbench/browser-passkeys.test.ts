@@ -163,8 +163,9 @@ describe.skipIf(!browserAvailable())(
           await contains(tab.locator('dl'), VALID_ADDRESS);
           if (who === 'Bola') await screenshot(tab, 'workbench-passkeys-sign-page');
           await signHere.click();
-          await contains(outcome(tab), 'Approved. Slack shows it now.');
           // The first signature counts as one of two; nothing is sent until the second.
+          const answer = who === 'Bola' ? 'still needs one more approval. Nothing is sent yet.' : 'Approved.';
+          await contains(outcome(tab), answer);
           if (who === 'Bola') await contains(botMessage(page, 'Withdrawal · SANDBOX'), '1 of 2 (@Bola)');
         }
         const withdrawal = botMessage(page, 'Withdrawal · SANDBOX');

@@ -133,11 +133,14 @@ describe('"Require passkeys" in the sandbox panel', () => {
     expect(on).toMatchObject({ status: 200, answer: { ok: true, passkeysRequired: true } });
     expect(signing()?.rule).toEqual({ mode: 'all' });
     expect((await bench.state(ADA)).passkeysRequired).toBe(true);
+    // On the audit record as it switched: the trail's newest settings are the rule in force.
+    expect(await recordedRule(bench)).toBe(`all at http://localhost:${port}`);
 
     const off = await bench.post('/sandbox/passkeys', { required: false });
     expect(off).toMatchObject({ status: 200, answer: { ok: true, passkeysRequired: false } });
     expect(signing()?.rule).toEqual({ mode: 'off' });
     expect((await bench.state(ADA)).passkeysRequired).toBe(false);
+    expect(await recordedRule(bench)).toBeUndefined();
 
     const bad = await bench.post('/sandbox/passkeys', { required: 'yes' });
     expect(bad.status).toBe(400);
@@ -162,6 +165,13 @@ describe('"Require passkeys" in the sandbox panel', () => {
     );
   });
 });
+
+/** The signing rule of the newest settings in the bot's audit trail (undefined: none, approvals unsigned). */
+async function recordedRule(bench: Bench): Promise<unknown> {
+  const engine = bench.started.bot.approvals?.engine;
+  const settings = (await engine?.audit(1000))?.findLast((e) => e.kind === 'policy' && e.policy?.settings);
+  return settings?.policy?.settings?.find((s) => s.name === 'signed approvals')?.value;
+}
 
 /** `/cngn policy` typed by Ada in #treasury: the wording of the answer it brings (the newest one). */
 async function policyAnswer(bench: Bench): Promise<string> {
