@@ -20,6 +20,7 @@ import {
 } from './config-admin.js';
 import { approvalSetUpProblems, tierProblems } from './config-approvers.js';
 import { parsedBy } from './config-parse.js';
+import { CNGN_API_KEY } from './config-service.js';
 import { SIGNING_VARIABLES, type SigningConfig, signingOf, signingProblems } from './config-signing.js';
 
 export type { SigningConfig };
@@ -152,13 +153,7 @@ export const envSchema = z.object({
   SLACK_APP_TOKEN: z.preprocess(blank, z.string().startsWith('xapp-', 'must start with xapp-').optional()),
   SLACK_API_URL: z.preprocess(blank, z.url('must be a URL').optional()),
   PORT: PUBLIC_PORT,
-  CNGN_API_KEY: z.preprocess(
-    blank,
-    z
-      .string()
-      .regex(/^cngn_(test|live)_/, 'must start with cngn_test_ or cngn_live_')
-      .optional(),
-  ),
+  CNGN_API_KEY,
   CNGN_ENCRYPTION_KEY: optional,
   CNGN_PRIVATE_KEY: optional,
   CNGN_BASE_URL: z.preprocess(blank, z.url('must be a URL such as https://api.cngn.co').optional()),

@@ -1,0 +1,55 @@
+// The variables that carry a credential to another host: CNGN_API_KEY is the key alone (trimmed as
+// its file form is).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { keyId } from '../src/cngn/credentials.js';
+import { loadConfig } from '../src/config.js';
+import { problemsOf, SLACK_ENV } from './support/config-env.js';
+
+const SERVICE_ENV = {
+  ...SLACK_ENV,
+  CNGN_API_KEY: 'cngn_live_0123456789abcdef',
+  CNGN_ENCRYPTION_KEY: 'enc-key',
+  CNGN_PRIVATE_KEY: readFileSync(new URL('./fixtures/test_ed25519', import.meta.url).pathname, 'utf8'),
+};
+
+function apiKeyOf(env: Record<string, string>): string {
+  const { service } = loadConfig(env);
+  if (service.mode !== 'service') throw new Error('expected the service');
+  return service.apiKey;
+}
+
+describe('CNGN_API_KEY', () => {
+  it('takes a key given with a line break at the end as the same key its file gives', () => {
+    for (const written of ['cngn_test_abc123\n', 'cngn_test_abc123\r\n', ' cngn_test_abc123 ']) {
+      const key = apiKeyOf({ ...SERVICE_ENV, CNGN_API_KEY: written });
+      expect(key).toBe('cngn_test_abc123');
+      expect(keyId(key)).toBe(keyId('cngn_test_abc123'));
+    }
+  });
+
+  it('refuses a key holding a space, line break or quote, naming the variable and never the key', () => {
+    for (const written of [
+      'cngn_live_abc\ndef',
+      'cngn_live_abc def',
+      '"cngn_live_abcdef"',
+      'cngn_live_abc"',
+    ]) {
+      const problems = problemsOf({ ...SERVICE_ENV, CNGN_API_KEY: written });
+      expect(problems.filter((p) => p.startsWith('CNGN_API_KEY:'))).toHaveLength(1);
+      expect(problems.join('\n')).not.toContain('abc');
+    }
+  });
+
+  it('says a wrong start once', () => {
+    expect(problemsOf({ ...SERVICE_ENV, CNGN_API_KEY: 'sk_123' })).toEqual([
+      'CNGN_API_KEY: must start with cngn_test_ or cngn_live_',
+    ]);
+  });
+
+  it('takes the key forms the service and the sandbox hand out', () => {
+    for (const key of ['cngn_live_sk_AbC123', 'cngn_test_0f3a9c2e7d1b4a55', 'cngn_test_some-key_01']) {
+      expect(apiKeyOf({ ...SERVICE_ENV, CNGN_API_KEY: key })).toBe(key);
+    }
+  });
+});
