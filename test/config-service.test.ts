@@ -1,5 +1,5 @@
 // The variables that carry a credential to another host: CNGN_API_KEY is the key alone (trimmed as
-// its file form is).
+// its file form is), and CNGN_BASE_URL and SLACK_API_URL send theirs over https, or to this machine.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { keyId } from '../src/cngn/credentials.js';
@@ -52,4 +52,30 @@ describe('CNGN_API_KEY', () => {
       expect(apiKeyOf({ ...SERVICE_ENV, CNGN_API_KEY: key })).toBe(key);
     }
   });
+});
+
+describe('CNGN_BASE_URL and SLACK_API_URL', () => {
+  const sending = { CNGN_BASE_URL: 'the service key', SLACK_API_URL: 'the bot token' };
+
+  for (const name of Object.keys(sending) as Array<keyof typeof sending>) {
+    it(`refuses a ${name} that would send ${sending[name]} in clear text, naming the variable`, () => {
+      for (const url of ['http://api.example.com', 'http://10.0.0.5:8080/api/', 'ftp://api.example.com']) {
+        const problems = problemsOf({ ...SERVICE_ENV, [name]: url });
+        expect(problems).toHaveLength(1);
+        expect(problems[0]).toMatch(new RegExp(`^${name}: must be an https:// URL`));
+      }
+    });
+
+    it(`takes an https ${name}, or plain http to this machine (emulators, tests)`, () => {
+      for (const url of [
+        'https://api.example.com',
+        'http://127.0.0.1:4010',
+        'http://127.0.0.2:4010/api/',
+        'http://[::1]:4010',
+        'http://localhost:4010',
+      ]) {
+        expect(problemsOf({ ...SERVICE_ENV, [name]: url })).toEqual([]);
+      }
+    });
+  }
 });
