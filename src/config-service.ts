@@ -34,8 +34,8 @@ export const CNGN_API_KEY = z.preprocess(
     .regex(/^cngn_(test|live)_/, 'must start with cngn_test_ or cngn_live_')
     // Said only of a key with the right start, so a wrong start is one problem, not two.
     .regex(
-      /^(?!cngn_(test|live)_)|^cngn_(test|live)_[A-Za-z0-9_-]+$/,
-      'must be the key alone: letters, digits, _ and - after cngn_test_ or cngn_live_ (no space, line break or quote)',
+      /^(?!cngn_(test|live)_)|^cngn_(test|live)_[!#-~]+$/,
+      'must be the key alone: visible characters after cngn_test_ or cngn_live_ (no space, line break or quote)',
     )
     .optional(),
 );

@@ -48,7 +48,13 @@ describe('CNGN_API_KEY', () => {
   });
 
   it('takes the key forms the service and the sandbox hand out', () => {
-    for (const key of ['cngn_live_sk_AbC123', 'cngn_test_0f3a9c2e7d1b4a55', 'cngn_test_some-key_01']) {
+    // The service documents no alphabet: any visible character a header may carry is taken.
+    for (const key of [
+      'cngn_live_sk_AbC123',
+      'cngn_test_0f3a9c2e7d1b4a55',
+      'cngn_test_some-key_01',
+      'cngn_live_a.b+c/d=',
+    ]) {
       expect(apiKeyOf({ ...SERVICE_ENV, CNGN_API_KEY: key })).toBe(key);
     }
   });

@@ -47,7 +47,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_API_KEY: {
     meaning:
-      "The service's API key. `cngn_test_…` selects its test environment (answers say **TEST**), `cngn_live_…` the live one (**LIVE**). Spaces and line breaks around it are dropped; after its start it holds letters, digits, `_` and `-` only. The workbench refuses a live key.",
+      "The service's API key. `cngn_test_…` selects its test environment (answers say **TEST**), `cngn_live_…` the live one (**LIVE**). Spaces and line breaks around it are dropped; after its start it holds visible characters only (no space, line break or quote). The workbench refuses a live key.",
     unset: 'the embedded [sandbox](sandbox.md); answers say **SANDBOX**',
   },
   CNGN_ENCRYPTION_KEY: {
