@@ -20,6 +20,7 @@ import {
 } from './config-admin.js';
 import { approvalSetUpProblems, tierProblems } from './config-approvers.js';
 import { parsedBy } from './config-parse.js';
+import { CNGN_API_KEY, CNGN_BASE_URL, SLACK_API_URL } from './config-service.js';
 import { SIGNING_VARIABLES, type SigningConfig, signingOf, signingProblems } from './config-signing.js';
 
 export type { SigningConfig };
@@ -150,18 +151,12 @@ export const envSchema = z.object({
   SLACK_BOT_TOKEN: z.preprocess(blank, z.string().startsWith('xoxb-', 'must start with xoxb-').optional()),
   SLACK_SIGNING_SECRET: optional,
   SLACK_APP_TOKEN: z.preprocess(blank, z.string().startsWith('xapp-', 'must start with xapp-').optional()),
-  SLACK_API_URL: z.preprocess(blank, z.url('must be a URL').optional()),
+  SLACK_API_URL,
   PORT: PUBLIC_PORT,
-  CNGN_API_KEY: z.preprocess(
-    blank,
-    z
-      .string()
-      .regex(/^cngn_(test|live)_/, 'must start with cngn_test_ or cngn_live_')
-      .optional(),
-  ),
+  CNGN_API_KEY,
   CNGN_ENCRYPTION_KEY: optional,
   CNGN_PRIVATE_KEY: optional,
-  CNGN_BASE_URL: z.preprocess(blank, z.url('must be a URL such as https://api.cngn.co').optional()),
+  CNGN_BASE_URL,
   CNGN_APPROVALS_CHANNEL: slackId('[CG]'),
   CNGN_ALERTS_CHANNEL: slackId('[CG]'),
   CNGN_ALERT_ROUTES: optional,

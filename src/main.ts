@@ -28,7 +28,23 @@ process.on('uncaughtException', (error) => {
   else process.exit(1);
 });
 
+/** A stop that hangs must not keep a broken process from its supervisor's restart. */
+const STOP_BOUND_MS = 15_000;
+
 async function main(): Promise<void> {
+  // Installed before anything starts: without a handler a signal during start-up ends the process
+  // with no drain and no line, and as PID 1 in a container it is ignored until SIGKILL. A stop asked
+  // for then waits for start-up to end, and stops the bot through the same path.
+  let askedDuringStart: string | undefined;
+  const onSignal = (signal: string) => {
+    if (shutdown) return shutdown(signal, 0);
+    if (askedDuringStart) return;
+    askedDuringStart = signal;
+    logger.info('stop asked during start-up: stopping once it ends', { reason: signal });
+    setTimeout(() => process.exit(1), STOP_BOUND_MS).unref();
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   // Test-only (the proof suite's crash line): unset in any real deployment.
   armCrashPoint(process.env.CNGN_DESK_CRASH_AT);
   let started: Awaited<ReturnType<typeof start>>;
@@ -42,7 +58,13 @@ async function main(): Promise<void> {
       },
     });
   } catch (error) {
-    if (refusedToStart(error)) process.exit(1);
+    const refused = refusedToStart(error);
+    if (askedDuringStart) {
+      if (!refused) logger.error('cngn-desk could not start', { error });
+      logger.info('stopped', { reason: askedDuringStart });
+      process.exit(0);
+    }
+    if (refused) process.exit(1);
     throw error;
   }
   logger = started.logger;
@@ -52,8 +74,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { reason });
-    // Bounded: a stop that hangs must not keep a broken process from its supervisor's restart.
-    const force = setTimeout(() => process.exit(exitCode || 1), 15_000);
+    const force = setTimeout(() => process.exit(exitCode || 1), STOP_BOUND_MS);
     force.unref();
     started.stop().then(
       () => {
@@ -66,9 +87,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  const stop = shutdown;
-  process.on('SIGTERM', () => stop('SIGTERM', 0));
-  process.on('SIGINT', () => stop('SIGINT', 0));
+  if (askedDuringStart) shutdown(askedDuringStart, 0);
 }
 
 /**

@@ -15,10 +15,10 @@ import { slackTest as it } from './support/file-slack.js';
 import { bundled, bundledMain } from './support/node-entry.js';
 
 /**
- * Runs the bot (dist/main.js, as `npm start` does; support/node-entry.ts) against `slack` to its exit,
- * with `preload`'s bundle loaded first if given: its status and what it wrote on stderr.
+ * Starts the bot (dist/main.js, as `npm start` does; support/node-entry.ts) against `slack`, with
+ * `preload`'s bundle loaded first if given: the child, what it has written on stderr so far, and its exit.
  */
-async function runToExit(slack: FakeSlack, env: Record<string, string>, preload?: string) {
+async function spawnMain(slack: FakeSlack, env: Record<string, string>, preload?: string) {
   const imports = preload ? ['--import', await bundled(preload)] : [];
   const child = spawn(process.execPath, [...imports, await bundledMain()], {
     cwd: process.cwd(),
@@ -35,12 +35,18 @@ async function runToExit(slack: FakeSlack, env: Record<string, string>, preload?
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
+  const out = { child, stderr: '', exited: once(child, 'exit') as Promise<[number | null, string | null]> };
   child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+    out.stderr += chunk.toString();
   });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stderr };
+  return out;
+}
+
+/** Runs the bot to its exit: its status and what it wrote on stderr. */
+async function runToExit(slack: FakeSlack, env: Record<string, string>, preload?: string) {
+  const run = await spawnMain(slack, env, preload);
+  const [code] = await run.exited;
+  return { code, stderr: run.stderr };
 }
 
 type Entry = Record<string, unknown>;
@@ -223,4 +229,40 @@ describe('cngn-desk when STORE_URL cannot be read', () => {
     expect(stderr).not.toContain('desk:s3');
     expect(stderr).not.toContain(url);
   });
+});
+
+describe('cngn-desk told to stop while it starts', () => {
+  it('stops once start-up ends, through the normal stop, with a line and status 0', async ({
+    slack,
+    defer,
+  }) => {
+    slack.reset();
+    defer(() => slack.reset());
+    const check = slack.hold('auth.test');
+    const run = await spawnMain(slack, {});
+    await check.arrived; // the start-up check is under way
+    run.child.kill('SIGTERM');
+    // Until the bot says it heard the signal (or it has gone): a signal sent before its handler
+    // would be Node's default, the process gone with no line.
+    const heard = new Promise<void>((resolve) => {
+      const look = () => run.stderr.includes('stop asked during start-up') && resolve();
+      run.child.stderr?.on('data', look);
+      look();
+    });
+    await Promise.race([heard, run.exited]);
+    check.release();
+    const [code, signal] = await run.exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    const messages = run.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { message: string }).message);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'stop asked during start-up: stopping once it ends',
+        'shutting down',
+        'stopped',
+      ]),
+    );
+  }, 30_000);
 });

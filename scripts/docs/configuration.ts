@@ -37,7 +37,8 @@ const TEXT: Record<Variable, VariableText> = {
     unset: 'HTTP mode',
   },
   SLACK_API_URL: {
-    meaning: "Base URL of Slack's Web API, for tests and emulators.",
+    meaning:
+      "Base URL of Slack's Web API, for tests and emulators. The bot token goes there: `https://`, or `http://` only to 127.0.0.1, ::1 or localhost.",
     unset: "Slack's own",
   },
   PORT: {
@@ -46,7 +47,7 @@ const TEXT: Record<Variable, VariableText> = {
   },
   CNGN_API_KEY: {
     meaning:
-      "The service's API key. `cngn_test_…` selects its test environment (answers say **TEST**), `cngn_live_…` the live one (**LIVE**). The workbench refuses a live key.",
+      "The service's API key. `cngn_test_…` selects its test environment (answers say **TEST**), `cngn_live_…` the live one (**LIVE**). Spaces and line breaks around it are dropped; after its start it holds visible characters only (no space, line break or quote). The workbench refuses a live key.",
     unset: 'the embedded [sandbox](sandbox.md); answers say **SANDBOX**',
   },
   CNGN_ENCRYPTION_KEY: {
@@ -59,7 +60,8 @@ const TEXT: Record<Variable, VariableText> = {
     unset: 'required with `CNGN_API_KEY`',
   },
   CNGN_BASE_URL: {
-    meaning: "The service's origin (its paths start with `/v1/api`); read only with `CNGN_API_KEY`.",
+    meaning:
+      "The service's origin (its paths start with `/v1/api`); read only with `CNGN_API_KEY`, which goes there: `https://`, or `http://` only to 127.0.0.1, ::1 or localhost (a sandbox on this machine).",
     unset: `\`${LIVE_SERVICE_URL}\``,
   },
   CNGN_APPROVALS_CHANNEL: {

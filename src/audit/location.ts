@@ -2,6 +2,7 @@
 // file:// URL) and, beside the store, the signing key the bot makes and its marks of signed heads.
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
+import { rawUrlWithoutPasswords } from '../store/url-credentials.js';
 
 /**
  * CNGN_AUDIT_ARCHIVE: a folder as a file:// URL (`file://./data/audit-archive` relative to the working
@@ -48,12 +49,21 @@ export function defaultArchiveDir(storeUrl: string): string | undefined {
   return state && join(dirname(state.keyFile), 'audit-archive');
 }
 
+/**
+ * The store's URL without any password, so a password's rotation keeps the marks: out of the userinfo,
+ * out of the query (`?password=`), and out of a URL that does not parse. A URL with no password in its
+ * query is written as it always was, so an upgrade keeps the marks file it had.
+ */
 function withoutPassword(url: string): string {
+  let parsed: URL;
   try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    return parsed.toString();
+    parsed = new URL(url);
   } catch {
-    return url;
+    return rawUrlWithoutPasswords(url);
   }
+  parsed.password = '';
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (name.toLowerCase() === 'password') parsed.searchParams.delete(name);
+  }
+  return parsed.toString();
 }

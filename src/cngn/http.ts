@@ -35,8 +35,10 @@ export class TransportFailure extends Error {
   }
 }
 
-// Failures that happen while connecting, before any byte of the request was written.
+// Failures that happen before any byte of the request was written: while connecting, or undici
+// refusing the request's own arguments (a header value holding a line break) before it writes any.
 const NOT_SENT_CODES = new Set([
+  'UND_ERR_INVALID_ARG',
   'UND_ERR_CONNECT_TIMEOUT',
   'ECONNREFUSED',
   'ENOTFOUND',

@@ -33,8 +33,26 @@ export function urlPasswordForms(url: string): string[] {
 }
 
 /** PostgreSQL's driver also takes a password as a query parameter (`postgres://desk@db/desk?password=…`). */
+const QUERY_PASSWORD = /([?&]password=)([^&#]*)/gi;
+
 function queryPasswords(url: string): string[] {
-  return [...url.matchAll(/[?&]password=([^&#]*)/gi)].map(([, written]) => written ?? '');
+  return [...url.matchAll(QUERY_PASSWORD)].map(([, , written]) => written ?? '');
+}
+
+/**
+ * `url` as written with its passwords' text left out, for a URL that does not parse: the query's,
+ * and the userinfo's up to the last `@` of the whole text (a password may hold a `/`). What is left
+ * stays the same when only a password changes.
+ */
+export function rawUrlWithoutPasswords(url: string): string {
+  const out = url.replace(QUERY_PASSWORD, '$1');
+  const start = out.indexOf('://');
+  if (start < 0) return out;
+  const rest = out.slice(start + 3);
+  const at = rest.lastIndexOf('@');
+  const colon = rest.indexOf(':');
+  if (at <= 0 || colon < 0 || colon >= at) return out;
+  return `${out.slice(0, start + 3)}${rest.slice(0, colon + 1)}${rest.slice(at)}`;
 }
 
 /** A `%` that does not start an escape (`%zz`) leaves the text as written. */

@@ -300,6 +300,21 @@ describe('timeouts and lost answers', () => {
     expect((error as Error).message).toMatch(/refused; nothing was sent/);
   });
 
+  test('reports a POST whose key cannot be a header as not sent, and nothing reaches the service', async ({
+    sandbox,
+    extraClient,
+  }) => {
+    // undici refuses a header value holding a line break before it writes anything.
+    const badKey = await extraClient(sandbox, { apiKey: `${sandbox.apiKey}\n` });
+    const withdrawals = sandbox.count('POST', '/v1/api/withdraw');
+    const error = await failure(
+      badKey.withdraw({ amount: Money.parse('10'), address: ADDRESS, networkId: 'x' }),
+    );
+    expect(error).toBeInstanceOf(CngnTransportError);
+    expect(error).toMatchObject({ mayHaveBeenSent: false });
+    expect(sandbox.count('POST', '/v1/api/withdraw')).toBe(withdrawals);
+  });
+
   test('reports a call after the client closed as not sent', async ({ sandbox, extraClient }) => {
     const closing = await extraClient(sandbox);
     await closing.close();
