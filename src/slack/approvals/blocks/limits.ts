@@ -66,12 +66,15 @@ export function tierBasisNotice(request: ApprovalRequest): KnownBlock[] {
 }
 
 /**
- * The figures of a daily-limit refusal: at filing, `₦4,000,000.00 already sent or on the way in the
- * last 24 h; the daily limit is ₦5,000,000.00; this ₦1,500,000.00 would pass it`; at a final
- * approval, what is already approved or sent.
+ * The figures of a daily-limit refusal: at filing, `₦4,000,000.00 already sent, on the way, waiting or
+ * unresolved in the last 24 h; the daily limit is ₦5,000,000.00; this ₦1,500,000.00 would pass it`;
+ * at a final approval, what is already approved or sent.
  */
 export function dailyLimitText(figures: LimitFigures): string {
-  const already = figures.stage === 'filing' ? 'already sent or on the way' : 'already approved or sent';
+  const already =
+    figures.stage === 'filing'
+      ? 'already sent, on the way, waiting or unresolved'
+      : 'already approved or sent';
   return `${naira(figures.used)} ${already} in the last ${windowWords(figures.windowMs)}; the daily limit is ${naira(figures.limit)}; this ${naira(figures.amount)} would pass it`;
 }
 
