@@ -38,7 +38,8 @@ export async function freezeSends(
 /**
  * CNGN_START_FROZEN: freeze before anything is sent, unless already frozen. Made before Slack is
  * connected, so nobody is told yet: `announce` tells the listeners once they are there (the
- * approvals channel, the banners), and does nothing when the freeze was already in place.
+ * approvals channel, the banners), and does nothing when the freeze in place was told already (one
+ * left untold by a start that stopped part-way is told now).
  */
 export async function freezeAtStart(core: ApprovalCore): Promise<Freeze & { announce: () => void }> {
   const result = await core.freeze.freeze(
@@ -47,7 +48,8 @@ export async function freezeAtStart(core: ApprovalCore): Promise<Freeze & { anno
     { quiet: true },
   );
   const announce = () => {
-    if (result.ok) core.freeze.announce({ frozen: result.freeze, underway: result.underway });
+    if (result.ok || result.recorded)
+      core.freeze.announce({ frozen: result.freeze, underway: result.underway });
   };
   return { ...result.freeze, announce };
 }
