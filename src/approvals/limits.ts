@@ -179,8 +179,7 @@ export function countWindow(
   for (const [i, entry] of entries.entries()) {
     const request = requests[i];
     if (request && !stillCounts(request)) continue;
-    const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
-    if (now.getTime() - since >= windowMs) continue;
+    if (!inWindow(entry, request, now, windowMs)) continue;
     const approved = request ? request.state !== 'pending' || approvalMayLand(entry, request) : false;
     counted.push({
       entry,
@@ -190,6 +189,36 @@ export function countWindow(
     });
   }
   return counted;
+}
+
+/**
+ * The entries the index keeps (in the same order): those that count, and, while inside the window,
+ * those a person resolved failed. Such a request counts again if the service later reports it
+ * completed (a conflict after the person's word), so its entry must still be there to count it; the
+ * others that stopped counting ended with nothing sent and never count again.
+ */
+export function keptEntries(
+  entries: readonly WindowEntry[],
+  requests: ReadonlyArray<ApprovalRequest | undefined>,
+  now: Date,
+  windowMs: number,
+): WindowEntry[] {
+  return entries.filter((entry, i) => {
+    const request = requests[i];
+    if (request && !stillCounts(request) && !failedByAPerson(request)) return false;
+    return inWindow(entry, request, now, windowMs);
+  });
+}
+
+/** Whether an entry is inside the window ending `now`; with no request, from its filing. */
+function inWindow(
+  entry: WindowEntry,
+  request: ApprovalRequest | undefined,
+  now: Date,
+  windowMs: number,
+): boolean {
+  const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
+  return now.getTime() - since < windowMs;
 }
 
 /** A pending request whose final approval the daily limit let through, and whose write may still land. */
