@@ -62,6 +62,9 @@ const lockName = (environment: ServiceEnvironment) => `approvals:freeze:${enviro
 /** Taken once per freeze the chain holds against the record, by the replica that tells it. */
 const heldToldKey = (environment: ServiceEnvironment, frozenAt: string) =>
   `approvals:freeze:${environment}:held-told:${frozenAt}`;
+/** Taken once per freeze of the record, by the run that completes its pass over claims and tells it. */
+const frozenToldKey = (environment: ServiceEnvironment, frozenAt: string) =>
+  `approvals:freeze:${environment}:frozen-told:${frozenAt}`;
 
 /** A change of the freeze, as listeners hear it (after it is stored and audited). */
 export type FreezeChange =
@@ -85,7 +88,9 @@ const BAR_RUNS = 5;
 
 export type FreezeResult =
   /** `underway`: requests whose call was already marked as going out when the freeze came. */
-  { ok: true; freeze: Freeze; underway: string[] } | { ok: false; reason: 'already-frozen'; freeze: Freeze };
+  | { ok: true; freeze: Freeze; underway: string[] }
+  /** `recorded`: the store's record holds it (not the signed chain alone); `underway` as found again. */
+  | { ok: false; reason: 'already-frozen'; freeze: Freeze; recorded: boolean; underway: string[] };
 
 /** `/cngn unfreeze` that cannot be filed: sends are not frozen, or an unfreeze already waits. */
 export class UnfreezeRefusedError extends InvalidDraftError {
@@ -176,7 +181,8 @@ export class FreezeSwitch {
   /**
    * Freeze every send: audited, then stored; then every claim not yet marked as sending is ended, so
    * none of them sends. Refused when already frozen, by the record or the signed chain (the freeze in
-   * place is returned).
+   * place is returned). The listeners hear of a freeze of the record once, from the first run whose
+   * pass completes (tellFrozen): a run that stopped part-way (a store error) leaves it to the next one.
    */
   async freeze(by: string, why: string, options: { quiet?: boolean } = {}): Promise<FreezeResult> {
     const checked = freezeReason.safeParse(why);
@@ -184,10 +190,11 @@ export class FreezeSwitch {
     const reason = checked.data;
     const { store, auditLog } = this.deps;
     const environment = this.environment;
-    const written = await store.withLock(lockName(environment), async (): Promise<FreezeResult> => {
+    const written = await store.withLock(lockName(environment), async () => {
       const read = await store.get<FreezeRecord>(this.key);
-      const held = read?.state === 'frozen' ? freezeOf(read) : await this.chain?.heldForFreeze(read);
-      if (held) return { ok: false, reason: 'already-frozen', freeze: held };
+      const recorded = read?.state === 'frozen';
+      const held = recorded ? freezeOf(read) : await this.chain?.heldForFreeze(read);
+      if (held) return { ok: false as const, reason: 'already-frozen' as const, freeze: held, recorded };
       const freeze: Freeze = { by, reason, at: this.deps.now().toISOString() };
       // The entry first, like every step: a freeze never exists without it.
       await auditLog.append(environment, {
@@ -203,19 +210,39 @@ export class FreezeSwitch {
         throw new Error('the freeze record changed while the freeze was written; try again');
       }
       this.chain?.forget();
-      return { ok: true, freeze, underway: [] };
+      return { ok: true as const, freeze };
     });
     // Run again when already frozen: a freeze whose own run stopped part-way (a store error) is
     // completed by the next `/cngn freeze`, so its answer too means no claim can still send.
     const underway = await this.stopUnmarkedClaims();
-    if (!written.ok) return written;
-    if (!options.quiet) this.tell({ frozen: written.freeze, underway });
+    const told = written.ok || written.recorded;
+    if (told && !options.quiet) await this.tellFrozen({ frozen: written.freeze, underway });
     return { ...written, underway };
   }
 
-  /** Tell the listeners of a freeze made quietly, once they are there (a start-up freeze). */
+  /**
+   * Tell the listeners of a freeze made quietly, once they are there (a start-up freeze), unless they
+   * were told of it already (the freeze was in place before, and told); or of a lift a sweep settled.
+   */
   announce(change: FreezeChange): void {
-    this.tell(change);
+    if ('frozen' in change) this.track(this.tellFrozen(change));
+    else this.tell(change);
+  }
+
+  /**
+   * A freeze of the record is told once, by the first run whose pass over claims completed (a retried
+   * `/cngn freeze`, a start after one that stopped part-way). Its listeners start before the command
+   * that froze answers. A marker that cannot be written is told anyway: twice is better than never.
+   */
+  private async tellFrozen(change: FreezeChange & { frozen: Freeze }): Promise<void> {
+    const key = frozenToldKey(this.environment, change.frozen.at);
+    const first = await this.deps.store
+      .setIfAbsent(key, this.deps.now().toISOString(), LIFT_TOLD_TTL_MS)
+      .catch((error: unknown) => {
+        this.deps.log?.warn('whether the freeze was told could not be checked', { error: String(error) });
+        return true;
+      });
+    if (first) this.startListeners(change);
   }
 
   /**

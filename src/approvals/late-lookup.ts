@@ -19,7 +19,7 @@ import type { ReconcilerOptions } from './reconciler.js';
 import type { ApprovalRepository } from './repository.js';
 import { OWN_STORE_KINDS } from './service-call.js';
 import type { SendChecks } from './signed-approvals.js';
-import { LOOKED_UP_BEFORE_SENDING, transition } from './state-machine.js';
+import { HELD_ACTION, LOOKED_UP_BEFORE_SENDING, transition } from './state-machine.js';
 import {
   askAPersonToCheck,
   CLOCK_SKEW_MS,
@@ -68,6 +68,27 @@ type Finding =
   | { found: 'several'; txs: CustodyTransaction[] }
   | { found: 'contested'; tx: CustodyTransaction; rivals: string[] }
   | { found: 'out-of-reach'; pages: number };
+
+/**
+ * Why a request whose list could not be read back to its approval is left to a person. One a freeze
+ * held since its final approval is said as such: the bot did not send it while frozen, but the list
+ * cannot confirm that nothing sent it (a store restored from a backup keeps no trace of a call made
+ * after it was taken), so it is not sent on the bot's word alone.
+ */
+function outOfReachNote(request: ApprovalRequest, pages: number): string {
+  const tooLong = `the transaction list is too long to read back to its approval (${pages} pages read)`;
+  if (!heldSinceApproval(request)) return `${tooLong}: it may have gone out already, so nothing was sent`;
+  return `it was held by the freeze of sends since its approval and could not be confirmed unsent: ${tooLong}, so nothing was sent. Check the service's transactions since its approval`;
+}
+
+/** A freeze held this round after its final approval (the held step is said once its approvals are in). */
+function heldSinceApproval(request: ApprovalRequest): boolean {
+  const approvedAt = request.approvals.at(-1)?.at;
+  if (approvedAt === undefined) return false;
+  return request.history.some(
+    (step) => step.action === HELD_ACTION && Date.parse(step.at) >= Date.parse(approvedAt),
+  );
+}
 
 export class LateLookup {
   /** Rounds this process found nothing for: nothing can send them but a claim of that round. */
@@ -152,12 +173,7 @@ export class LateLookup {
           ),
         };
       case 'out-of-reach':
-        return {
-          settled: await this.leaveToAPerson(
-            request,
-            `the transaction list is too long to read back to its approval (${finding.pages} pages read): it may have gone out already, so nothing was sent`,
-          ),
-        };
+        return { settled: await this.leaveToAPerson(request, outOfReachNote(request, finding.pages)) };
     }
   }
 

@@ -15,6 +15,7 @@ import {
   type Counted,
   countWindow,
   destinationOf,
+  keptEntries,
   LimitExceededError,
   type LimitSettings,
   movesAmount,
@@ -47,7 +48,10 @@ class IndexChangedError extends Error {
 export interface LimitWindow {
   now: Date;
   counted: Counted[];
-  /** The entries that may still count (those older than the window, or ended unsent, left out). */
+  /**
+   * The entries that may still count (those older than the window, or ended unsent, left out; one a
+   * person resolved failed stays while inside the window: limits.ts, keptEntries).
+   */
   kept: WindowEntry[];
   /** Write `entries` as the index, only over the index as read; else the decision runs again. */
   commit(entries: WindowEntry[]): Promise<void>;
@@ -164,7 +168,7 @@ export class LimitIndex {
     return {
       now,
       counted,
-      kept: counted.map((c) => c.entry),
+      kept: keptEntries(entries, requests, now, this.settings.windowMs),
       commit: async (next) => {
         if (!(await this.store.compareAndSet<StoredIndex>(key, stored, { entries: next }))) {
           throw new IndexChangedError('the limits index changed since it was read; deciding again');

@@ -40,7 +40,7 @@ export class LimitExceededError extends InvalidDraftError {
 
   constructor(readonly figures: LimitFigures) {
     super(
-      `amount: ₦${figures.used} already sent or on the way in the window; the daily limit is ₦${figures.limit}; this ₦${figures.amount} would pass it`,
+      `amount: ₦${figures.used} already sent, on the way, waiting or unresolved in the window; the daily limit is ₦${figures.limit}; this ₦${figures.amount} would pass it`,
     );
   }
 }
@@ -126,8 +126,9 @@ export interface Counted {
 
 /**
  * Whether a request adds to the totals: not once it ended with nothing sent (rejected, cancelled,
- * expired, or failed before the service took its call). A request that failed after the service
- * took it, or whose outcome was unknown, still counts: money may have moved.
+ * expired, failed before the service took its call, or found failed by a person who checked with the
+ * service: `/cngn resolve … failed`). A request that failed after the service took it, or whose
+ * outcome was unknown, still counts until a person says it failed: money may have moved.
  */
 export function stillCounts(request: ApprovalRequest): boolean {
   switch (request.state) {
@@ -136,10 +137,17 @@ export function stillCounts(request: ApprovalRequest): boolean {
     case 'expired':
       return false;
     case 'failed':
+      if (failedByAPerson(request)) return false;
       return request.history.some((step) => step.state === 'sent' || step.state === 'outcome-unknown');
     default:
       return true;
   }
+}
+
+/** Its latest step is a person's word that it failed (resolve-by-hand.ts: the only failed step with an actor). */
+function failedByAPerson(request: ApprovalRequest): boolean {
+  const last = request.history.at(-1);
+  return last?.state === 'failed' && last.actor !== undefined && request.outcome?.status === 'failed';
 }
 
 /**
@@ -171,8 +179,7 @@ export function countWindow(
   for (const [i, entry] of entries.entries()) {
     const request = requests[i];
     if (request && !stillCounts(request)) continue;
-    const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
-    if (now.getTime() - since >= windowMs) continue;
+    if (!inWindow(entry, request, now, windowMs)) continue;
     const approved = request ? request.state !== 'pending' || approvalMayLand(entry, request) : false;
     counted.push({
       entry,
@@ -182,6 +189,36 @@ export function countWindow(
     });
   }
   return counted;
+}
+
+/**
+ * The entries the index keeps (in the same order): those that count, and, while inside the window,
+ * those a person resolved failed. Such a request counts again if the service later reports it
+ * completed (a conflict after the person's word), so its entry must still be there to count it; the
+ * others that stopped counting ended with nothing sent and never count again.
+ */
+export function keptEntries(
+  entries: readonly WindowEntry[],
+  requests: ReadonlyArray<ApprovalRequest | undefined>,
+  now: Date,
+  windowMs: number,
+): WindowEntry[] {
+  return entries.filter((entry, i) => {
+    const request = requests[i];
+    if (request && !stillCounts(request) && !failedByAPerson(request)) return false;
+    return inWindow(entry, request, now, windowMs);
+  });
+}
+
+/** Whether an entry is inside the window ending `now`; with no request, from its filing. */
+function inWindow(
+  entry: WindowEntry,
+  request: ApprovalRequest | undefined,
+  now: Date,
+  windowMs: number,
+): boolean {
+  const since = request ? countedAt(entry, request, now) : Date.parse(entry.filedAt);
+  return now.getTime() - since < windowMs;
 }
 
 /** A pending request whose final approval the daily limit let through, and whose write may still land. */

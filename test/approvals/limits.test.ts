@@ -7,6 +7,7 @@ import {
   countWindow,
   destinationKey,
   destinationOf,
+  keptEntries,
   overDailyLimit,
   stillCounts,
   tierFor,
@@ -101,6 +102,28 @@ describe('what counts in the window', () => {
     expect(stillCounts(afterSent)).toBe(true);
     expect(stillCounts(afterUnknown)).toBe(true);
     expect(total(counted([afterSent, afterUnknown]))).toBe('1500.00');
+  });
+
+  it('keeps in the index, while inside the window, a sent request a person resolved failed, counting it again once a later report revives it', () => {
+    const sent = withdrawal('700.00', { state: 'failed', through: ['sent'], sentHoursAgo: 2 });
+    const resolved: ApprovalRequest = {
+      ...sent,
+      outcome: { ...sent.outcome, status: 'failed' },
+      history: [...sent.history, { at: at(1), state: 'failed', action: 'resolved', actor: 'U_BEN' }],
+    };
+    const ended = withdrawal('100.00', { state: 'rejected' });
+    const entries = [resolved, ended].map(windowEntry);
+    expect(stillCounts(resolved)).toBe(false);
+    expect(countWindow(entries, [resolved, ended], NOW, WINDOW)).toEqual([]);
+    expect(keptEntries(entries, [resolved, ended], NOW, WINDOW).map((e) => e.id)).toEqual([resolved.id]);
+    // A window after its call began it is left out like any other.
+    expect(keptEntries(entries, [resolved, ended], new Date(NOW.getTime() + 22 * HOUR), WINDOW)).toEqual([]);
+    // The service reports it completed after the person's word: a conflict, and it counts again.
+    const revived: ApprovalRequest = {
+      ...resolved,
+      history: [...resolved.history, { at: at(0.5), state: 'failed', action: 'conflicting-reports' }],
+    };
+    expect(total(countWindow(entries.slice(0, 1), [revived], NOW, WINDOW))).toBe('700.00');
   });
 
   it('counts a sent request for one window from when its call began, and a waiting one until it ends', () => {

@@ -3,10 +3,10 @@
 // and records (approvals/freeze.ts); here the words are read and the answer said privately. The
 // approvals channel hears of each freeze and lift from the notices (notices.ts).
 import { FREEZE_REASON_MAX, FREEZE_REASON_MIN } from '../../approvals/index.js';
-import { escapeMrkdwn, mentionChannel } from '../../format/mrkdwn.js';
+import { escapeMrkdwn, mentionChannel, mentionUser } from '../../format/mrkdwn.js';
 import type { ApprovalSlackDeps } from '../types.js';
 import { APPROVERS, type FeatureSubcommand, type SlackMessage } from '../types.js';
-import { FROZEN_MEANING, frozenBy, mayLift, since } from '../ui/freeze.js';
+import { FROZEN_MEANING, frozenBy, mayLift, othersThan, since } from '../ui/freeze.js';
 import { requestTitle } from '../ui/words.js';
 
 /** mrkdwn: its `<…>` placeholder written as entities, so Slack shows it as typed. */
@@ -45,13 +45,28 @@ async function freezeCommand(args: string[], userId: string, deps: ApprovalSlack
   );
 }
 
+/**
+ * Who must approve an unfreeze `userId` filed, in words: "another approver approves it", "2 approvers
+ * other than <@A> and you approve it" (mrkdwn).
+ */
+function approvesIt(frozenBy: string, userId: string, needed: number): string {
+  if (needed === 1) {
+    return `${frozenBy === userId ? 'another approver' : mayLift(frozenBy, 'you')} approves it`;
+  }
+  return `${needed} ${frozenBy === userId ? 'other approvers' : `approvers ${othersThan(frozenBy, 'you')}`} approve it`;
+}
+
+/** How many there are: "are none", "is only 1", "are only 2". */
+const thereAre = (count: number): string =>
+  count === 0 ? 'are none' : count === 1 ? 'is only 1' : `are only ${count}`;
+
 async function unfreezeCommand(userId: string, deps: ApprovalSlackDeps): Promise<SlackMessage> {
   const result = await deps.engine.fileUnfreeze(userId);
   if (result.ok) {
     const { frozenBy: froze } = result.request.payload;
-    const other = froze === userId ? 'another approver' : mayLift(froze, 'you');
+    const approve = approvesIt(froze, userId, result.request.requiredApprovals);
     return answer(
-      `Filed ${escapeMrkdwn(requestTitle(result.request))}: once ${other} approves it in ${mentionChannel(deps.approvalsChannel)}, the freeze is lifted and what was approved meanwhile goes out (unless it expired).`,
+      `Filed ${escapeMrkdwn(requestTitle(result.request))}: once ${approve} in ${mentionChannel(deps.approvalsChannel)}, the freeze is lifted and what was approved meanwhile goes out (unless it expired).`,
     );
   }
   switch (result.reason) {
@@ -59,6 +74,15 @@ async function unfreezeCommand(userId: string, deps: ApprovalSlackDeps): Promise
       return answer('Only an approver can ask to lift the freeze of sends. Nothing was filed.');
     case 'not-frozen':
       return answer('Sends are not frozen, so there is nothing to lift. Nothing was filed.');
+    case 'too-few-approvers': {
+      const { needed, eligible, frozenBy, freezerMayFile } = result;
+      const advice = freezerMayFile
+        ? `${mentionUser(frozenBy)}, who froze the sends, can file one that enough approvers can approve.`
+        : 'No approver can file one that enough could approve: add approvers, or lower the approvals of the lowest tier.';
+      return answer(
+        `An unfreeze you file could never be approved: it needs ${needed} approvals from approvers ${othersThan(frozenBy, 'you')}, and there ${thereAre(eligible)}. ${advice} Nothing was filed.`,
+      );
+    }
     case 'already-waiting':
       return answer(
         `An unfreeze is already waiting for approval${result.request ? ` as ${escapeMrkdwn(requestTitle(result.request))}` : ''} in ${mentionChannel(deps.approvalsChannel)}. Nothing was filed.`,

@@ -41,9 +41,17 @@ export function since(freeze: Pick<Freeze, 'by' | 'at'>): string {
 
 /** Who may approve an unfreeze of it, beside `whom` (its requester, in their words; mrkdwn). */
 export function mayLift(frozenBy: string, whom: string): string {
+  return `${chainUnreadable({ by: frozenBy }) ? 'any' : 'an'} approver ${othersThan(frozenBy, whom)}`;
+}
+
+/**
+ * Whom the approvers of an unfreeze must not be, after "approvers": `other than <whom>`, and the one
+ * who froze unless the hold is for an unreadable chain (no one froze it; mrkdwn).
+ */
+export function othersThan(frozenBy: string, whom: string): string {
   return chainUnreadable({ by: frozenBy })
-    ? `any approver other than ${whom}`
-    : `an approver other than ${mentionUser(frozenBy)} and ${whom}`;
+    ? `other than ${whom}`
+    : `other than ${mentionUser(frozenBy)} and ${whom}`;
 }
 
 const capitalised = (text: string): string => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;

@@ -6,6 +6,7 @@ import { closeUnsendable } from '../../../src/approvals/binding.js';
 import type { ApprovalRequest } from '../../../src/approvals/types.js';
 import { naira } from '../../../src/format/display.js';
 import { bankUnderCode } from '../../../src/slack/approvals/blocks/bank-modal.js';
+import { windowWords } from '../../../src/slack/approvals/blocks/limits.js';
 import { pendingList, refusalText } from '../../../src/slack/approvals/blocks/lists.js';
 import { approvalMessage } from '../../../src/slack/approvals/blocks/message.js';
 import { requesterNotice, stepText } from '../../../src/slack/approvals/blocks/steps.js';
@@ -250,5 +251,22 @@ describe('the bank under a chosen code', () => {
   it('is told apart by name where the list gives one code to several banks, and refused when it cannot be', () => {
     expect(bankUnderCode(TWINS, { code: '090', name: 'Beta Microfinance Bank' })).toEqual(TWINS[1]);
     expect(bankUnderCode(TWINS, { code: '090', name: 'Gamma Bank' })).toBe('several');
+  });
+});
+
+describe('a limit window in words', () => {
+  it('says a window of seconds as the window the bot counts over', () => {
+    expect(windowWords(90_000)).toBe('1 min 30 s');
+    expect(windowWords(45_000)).toBe('45 s');
+    expect(windowWords(3_599_000)).toBe('59 min 59 s');
+    expect(windowWords(3_630_000)).toBe('1 h 30 s');
+  });
+
+  it('says whole hours and minutes as before, and whole days from two days up', () => {
+    expect(windowWords(3_600_000)).toBe('1 h');
+    expect(windowWords(5_400_000)).toBe('1 h 30 min');
+    expect(windowWords(86_400_000)).toBe('24 h');
+    expect(windowWords(2 * 86_400_000)).toBe('2 days');
+    expect(windowWords(1_800_000)).toBe('30 min');
   });
 });

@@ -123,7 +123,7 @@ describe('the daily limit', () => {
     const shown = JSON.stringify(form.blocks);
     const under = shown.indexOf('withdraw.amount');
     const said =
-      'Daily limit: ₦600,000.00 already sent or on the way in the last 24 h; the daily limit is ₦1,000,000.00; this ₦500,000.00 would pass it.';
+      'Daily limit: ₦600,000.00 already sent, on the way, waiting or unresolved in the last 24 h; the daily limit is ₦1,000,000.00; this ₦500,000.00 would pass it.';
     expect(shown).toContain(said);
     expect(shown.indexOf(said)).toBeGreaterThan(under);
     expect(shown.indexOf(said)).toBeLessThan(shown.indexOf('withdraw.network'));

@@ -110,6 +110,21 @@ describe('/cngn freeze', () => {
 
 describe('/cngn unfreeze', () => {
   botTest(
+    'with two approvals needed, refuses one too few could approve, naming the one who can file it, and says who approves it',
+    async ({ startApp }) => {
+      const app = await startApp({ tiers: '0:2' });
+      await command(app, `freeze ${REASON}`, APPROVER_B);
+      // Approvers A, B and the requester: B froze, so an unfreeze A files could be approved only by one.
+      const refused = await command(app, 'unfreeze', APPROVER_A);
+      expect(refused).toContain(
+        `An unfreeze you file could never be approved: it needs 2 approvals from approvers other than <@${APPROVER_B}> and you, and there is only 1. <@${APPROVER_B}>, who froze the sends, can file one that enough approvers can approve. Nothing was filed.`,
+      );
+      expect((await app.engine.openRequests()).some((r) => r.kind === 'unfreeze')).toBe(false);
+      expect(await command(app, 'unfreeze', APPROVER_B)).toContain('once 2 other approvers approve it in');
+    },
+  );
+
+  botTest(
     'is a request the approver who froze cannot approve; approved by another, sends resume and the held one goes out once',
     async ({ app }) => {
       expect(await command(app, 'unfreeze', APPROVER_A)).toContain('Sends are not frozen');

@@ -9,14 +9,25 @@ import { mentionUser } from '../../../format/mrkdwn.js';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
+const SECOND_MS = 1000;
 
-/** `24 h`, `7 days`, `1 h 30 min`: a window as people say it (whole days from two days up). */
+/**
+ * `24 h`, `7 days`, `1 h 30 min`, `1 min 30 s`: a window as people say it (whole days from two days
+ * up), exact to the second, as CNGN_LIMIT_WINDOW may be set in seconds: never rounded to a window the
+ * bot does not count over.
+ */
 export function windowWords(ms: number): string {
   if (ms >= 2 * DAY_MS && ms % DAY_MS === 0) return `${ms / DAY_MS} days`;
-  const hours = Math.floor(ms / HOUR_MS);
-  const minutes = Math.round((ms % HOUR_MS) / MINUTE_MS);
-  const parts = [...(hours ? [`${hours} h`] : []), ...(minutes || !hours ? [`${minutes} min`] : [])];
-  return parts.join(' ');
+  const seconds = Math.round(ms / SECOND_MS);
+  const hours = Math.floor(seconds / (HOUR_MS / SECOND_MS));
+  const minutes = Math.floor((seconds % (HOUR_MS / SECOND_MS)) / (MINUTE_MS / SECOND_MS));
+  const rest = seconds % (MINUTE_MS / SECOND_MS);
+  const parts = [
+    ...(hours ? [`${hours} h`] : []),
+    ...(minutes ? [`${minutes} min`] : []),
+    ...(rest ? [`${rest} s`] : []),
+  ];
+  return parts.length ? parts.join(' ') : '0 min';
 }
 
 /**
@@ -55,12 +66,15 @@ export function tierBasisNotice(request: ApprovalRequest): KnownBlock[] {
 }
 
 /**
- * The figures of a daily-limit refusal: at filing, `₦4,000,000.00 already sent or on the way in the
- * last 24 h; the daily limit is ₦5,000,000.00; this ₦1,500,000.00 would pass it`; at a final
- * approval, what is already approved or sent.
+ * The figures of a daily-limit refusal: at filing, `₦4,000,000.00 already sent, on the way, waiting or
+ * unresolved in the last 24 h; the daily limit is ₦5,000,000.00; this ₦1,500,000.00 would pass it`;
+ * at a final approval, what is already approved or sent.
  */
 export function dailyLimitText(figures: LimitFigures): string {
-  const already = figures.stage === 'filing' ? 'already sent or on the way' : 'already approved or sent';
+  const already =
+    figures.stage === 'filing'
+      ? 'already sent, on the way, waiting or unresolved'
+      : 'already approved or sent';
   return `${naira(figures.used)} ${already} in the last ${windowWords(figures.windowMs)}; the daily limit is ${naira(figures.limit)}; this ${naira(figures.amount)} would pass it`;
 }
 
